@@ -1,0 +1,139 @@
+/**
+ * The ports: everything the core needs from the outside world arrives through these
+ * interfaces, so the core runs unchanged on Node, Deno, Bun or inside another service.
+ * Each stateful port has an in-memory, an embedded (SQLite) and a scaled implementation
+ * in `adapters/storage/`, all held to the same contract suite in `tests/contracts/`.
+ */
+
+/** Milliseconds since the Unix epoch. Tests inject a controllable clock. */
+export interface Clock {
+  now(): number;
+}
+
+/** Outbound HTTP, shaped like the standard fetch. Page fetches go through a guarded one. */
+export type FetchPort = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+export type PlanId = string;
+
+export interface Account {
+  name: string;
+  plan: PlanId;
+  created_at: string;
+}
+
+export interface KeyRecord {
+  id: string;
+  account: string;
+  name: string;
+  /** SHA-256 of the full secret, lowercase hex. The secret itself is never stored. */
+  hash: string;
+  /** Masked form, e.g. `qry_ab12...cd34`. */
+  prefix: string;
+  scopes: string[];
+  created_at: string;
+  revoked_at: string | null;
+}
+
+/** Accounts and keys. Implementations throw `StorageError` when the database is unreachable. */
+export interface KeyStore {
+  getAccount(name: string): Promise<Account | null>;
+  putAccount(account: Account): Promise<void>;
+  /** The key whose secret hashes to `hash`, revoked or not; null when none. */
+  getKeyByHash(hash: string): Promise<KeyRecord | null>;
+  getKey(id: string): Promise<KeyRecord | null>;
+  /** Stores a new key; the hash becomes usable only once the record is complete. */
+  createKey(key: KeyRecord): Promise<void>;
+  /** Every key of the account, revoked ones included, in no particular order. */
+  listKeys(account: string): Promise<KeyRecord[]>;
+  /** Marks the key revoked and stops its hash from resolving. Returns the updated record. */
+  revokeKey(id: string, revokedAt: string): Promise<KeyRecord | null>;
+  /** Records that the key was used at `at` (ISO). Kept apart from the record so it never races revocation. */
+  touchKey(id: string, at: string): Promise<void>;
+  lastUsed(ids: string[]): Promise<Record<string, string | null>>;
+  /** A cheap round trip to the database, for health. Throws when unreachable. */
+  ping(): Promise<void>;
+}
+
+export interface AdmitRequest {
+  keyId: string;
+  now: number;
+  /** Admitted requests allowed in any rolling window. */
+  perMinute: number;
+  windowMs: number;
+  /** Calendar period the quota is counted in, e.g. `2026-11`. */
+  period: string;
+  /** Usage group of a metered operation; null for unmetered requests (no quota check, no count). */
+  group: string | null;
+  /** Monthly quota; null = unlimited. Ignored when group is null. */
+  quota: number | null;
+}
+
+export type AdmitResult =
+  | { ok: true; used: number }
+  | { ok: false; reason: "rate_limited"; retryAfterMs: number; used: number }
+  | { ok: false; reason: "quota_exceeded"; used: number };
+
+export interface UsageCount {
+  used: number;
+  groups: Record<string, number>;
+}
+
+/**
+ * Atomic admission: the per-minute sliding window and the monthly quota are checked and
+ * consumed together, so concurrent requests can never over-admit. A refused request
+ * consumes nothing.
+ */
+export interface Counters {
+  admit(req: AdmitRequest): Promise<AdmitResult>;
+  /** Gives one metered unit back (the answer was a 5xx). Never goes below zero. */
+  refund(keyId: string, period: string, group: string): Promise<void>;
+  usage(keyId: string, period: string): Promise<UsageCount>;
+}
+
+/** The response cache. Values are JSON-serialisable. */
+export interface CachePort {
+  get<T>(key: string): Promise<T | null>;
+  set(key: string, value: unknown, ttlSeconds: number): Promise<void>;
+  stats(): Promise<{ entries: number; bytes: number }>;
+}
+
+/** The source registry ("intelligence"): one row per hostname seen in results. */
+export interface SourceRegistry {
+  record(hostname: string, update: { backend?: string; fetched?: boolean; ok?: boolean }): Promise<void>;
+  get(hostname: string): Promise<SourceStats | null>;
+  count(): Promise<number>;
+}
+
+export interface SourceStats {
+  hostname: string;
+  seen: number;
+  backends: Record<string, number>;
+  fetch_ok: number;
+  fetch_failed: number;
+  first_seen: string;
+  last_seen: string;
+}
+
+/** Structured logger (pino-compatible subset). Never given a secret. */
+export interface Logger {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface Ports {
+  keys: KeyStore;
+  counters: Counters;
+  cache: CachePort;
+  sources: SourceRegistry;
+  clock: Clock;
+  logger: Logger;
+  /** Outbound HTTP for upstream APIs (backends). */
+  fetch: FetchPort;
+  /**
+   * The client's socket address, from the runtime adapter (each server exposes it differently).
+   * Receives the raw Request plus whatever the adapter bound as Hono's env.
+   */
+  remoteAddress?: (req: Request, env: unknown) => string | undefined;
+}
