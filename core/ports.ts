@@ -50,6 +50,8 @@ export interface KeyStore {
   /** Records that the key was used at `at` (ISO). Kept apart from the record so it never races revocation. */
   touchKey(id: string, at: string): Promise<void>;
   lastUsed(ids: string[]): Promise<Record<string, string | null>>;
+  /** True when no key was ever created (first start). */
+  isEmpty(): Promise<boolean>;
   /** A cheap round trip to the database, for health. Throws when unreachable. */
   ping(): Promise<void>;
 }

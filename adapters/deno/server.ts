@@ -1,0 +1,37 @@
+/** Quarry on Deno: Deno.serve mounting the core app (`deno task start`). */
+import sqliteConnector from "db0/connectors/node-sqlite";
+import type { RuntimeParts } from "../shared/bootstrap.ts";
+import { announce, prepare, shutdown, StartupError } from "../shared/start.ts";
+
+declare const Deno: {
+  env: { toObject(): Record<string, string> };
+  serve(
+    opts: { hostname: string; port: number; onListen?: (addr: { port: number }) => void },
+    handler: (req: Request, info: { remoteAddr: { hostname: string } }) => Response | Promise<Response>,
+  ): { addr: { port: number }; shutdown(): Promise<void> };
+  addSignalListener(sig: string, fn: () => void): void;
+  exit(code: number): never;
+};
+
+const runtime: RuntimeParts = {
+  sqlite: (opts) => sqliteConnector({ path: opts.path }),
+  remoteAddress: (_req, info) => (info as { remoteAddr?: { hostname: string } } | undefined)?.remoteAddr?.hostname,
+};
+
+try {
+  const p = await prepare(Deno.env.toObject(), runtime);
+  const server = Deno.serve({ hostname: p.config.host, port: p.config.port, onListen: () => {} }, (req, info) => p.quarry.app.fetch(req, info));
+  await announce(p, `http://${p.config.host}:${server.addr.port}`, "deno");
+  let stopping = false;
+  for (const sig of ["SIGINT", "SIGTERM"]) {
+    Deno.addSignalListener(sig, () => {
+      if (stopping) return;
+      stopping = true;
+      // shutdown() stops accepting and resolves once in-flight requests have finished.
+      shutdown(p, () => server.shutdown(), sig).then(() => Deno.exit(0));
+    });
+  }
+} catch (err) {
+  if (err instanceof StartupError) Deno.exit(1);
+  throw err;
+}

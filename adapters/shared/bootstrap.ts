@@ -1,0 +1,72 @@
+/**
+ * Builds the ports from the configuration. Every runtime adapter and the CLI start here,
+ * so they share one storage layout: SQLite in QUARRY_DATA_DIR by default (issue 3 adds
+ * PostgreSQL and Redis), or memory for tests and ephemeral runs.
+ */
+import { createStorage, type Storage } from "unstorage";
+import dbDriver from "unstorage/drivers/db0";
+import memoryDriver from "unstorage/drivers/memory";
+import type { Config } from "../../core/config.ts";
+import type { Clock, Logger, Ports } from "../../core/ports.ts";
+import { KvKeyStore } from "../storage/kv-key-store.ts";
+import { KvSources } from "../storage/kv-sources.ts";
+import { LruCache } from "../storage/lru-cache.ts";
+import { MemoryCounters } from "../storage/memory-counters.ts";
+import { SqliteCounters } from "../storage/sqlite-counters.ts";
+import { openSqlite, type SqliteConnectorFactory } from "./sqlite.ts";
+
+export const KV_TABLE = "quarry_kv";
+export const systemClock: Clock = { now: () => Date.now() };
+
+// We create the table ourselves (migrations) before the driver would; its notice is noise.
+(globalThis as Record<string, unknown>).__unstorage_db0_experimental_warning__ = true;
+
+export interface RuntimeParts {
+  sqlite: SqliteConnectorFactory;
+  remoteAddress?: Ports["remoteAddress"];
+}
+
+export interface Built {
+  ports: Ports;
+  /** Where the data lives, for start-up messages. */
+  describe: string;
+  close(): Promise<void>;
+}
+
+export function memoryPorts(logger: Logger, clock: Clock = systemClock): Ports {
+  const kv = createStorage({ driver: memoryDriver() });
+  return {
+    keys: new KvKeyStore(kv),
+    counters: new MemoryCounters(),
+    cache: new LruCache(() => clock.now()),
+    sources: new KvSources(kv, () => clock.now()),
+    clock,
+    logger,
+    fetch: (input, init) => fetch(input, init),
+  };
+}
+
+export async function buildPorts(config: Config, runtime: RuntimeParts, logger: Logger, clock: Clock = systemClock): Promise<Built> {
+  if (config.dataDir === ":memory:") {
+    return { ports: { ...memoryPorts(logger, clock), remoteAddress: runtime.remoteAddress }, describe: "memory (nothing is kept)", close: async () => {} };
+  }
+  const sqlite = await openSqlite(config.dataDir, runtime.sqlite);
+  sqlite.sync.exec(
+    `CREATE TABLE IF NOT EXISTS ${KV_TABLE} (key TEXT PRIMARY KEY, value TEXT, blob BLOB, created_at TEXT DEFAULT CURRENT_TIMESTAMP, updated_at TEXT DEFAULT CURRENT_TIMESTAMP)`,
+  );
+  const kv: Storage = createStorage({ driver: dbDriver({ database: sqlite.db, tableName: KV_TABLE }) });
+  return {
+    ports: {
+      keys: new KvKeyStore(kv),
+      counters: new SqliteCounters(sqlite.sync),
+      cache: new LruCache(() => clock.now()),
+      sources: new KvSources(kv, () => clock.now()),
+      clock,
+      logger,
+      fetch: (input, init) => fetch(input, init),
+      remoteAddress: runtime.remoteAddress,
+    },
+    describe: `SQLite at ${sqlite.path}`,
+    close: () => sqlite.close(),
+  };
+}

@@ -1,0 +1,99 @@
+/**
+ * The KeyStore port over any unstorage Storage: the memory driver in tests, the db0 driver
+ * (SQLite or PostgreSQL) in production. Layout:
+ *   account:<name>            → Account
+ *   key:<id>                  → KeyRecord
+ *   keyhash:<sha256>          → key id (removed on revocation)
+ *   acctkey:<account>:<id>    → 1 (the account's key index)
+ *   lastused:<id>             → ISO timestamp (apart from the record, so it never races revocation)
+ */
+import type { Storage } from "unstorage";
+import { StorageError } from "../../core/errors.ts";
+import type { Account, KeyRecord, KeyStore } from "../../core/ports.ts";
+
+async function wrap<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw new StorageError(`storage ${what} failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
+}
+
+// unstorage treats ':' and '/' as key separators; account names are limited to
+// ACCOUNT_NAME (no separators) and ids are ULIDs, so both go into keys as they are.
+const enc = (s: string) => s;
+
+export class KvKeyStore implements KeyStore {
+  constructor(private readonly kv: Storage) {}
+
+  getAccount(name: string) {
+    return wrap("read", () => this.kv.getItem<Account>(`account:${enc(name)}`));
+  }
+
+  putAccount(account: Account) {
+    return wrap("write", () => this.kv.setItem(`account:${enc(account.name)}`, account));
+  }
+
+  getKeyByHash(hash: string) {
+    return wrap("read", async () => {
+      const id = await this.kv.getItem<string>(`keyhash:${hash}`);
+      return id ? this.kv.getItem<KeyRecord>(`key:${id}`) : null;
+    });
+  }
+
+  getKey(id: string) {
+    if (!/^key_[0-9A-Z]{26}$/.test(id)) return Promise.resolve(null);
+    return wrap("read", () => this.kv.getItem<KeyRecord>(`key:${id}`));
+  }
+
+  createKey(key: KeyRecord) {
+    return wrap("write", async () => {
+      await this.kv.setItem(`key:${key.id}`, key);
+      await this.kv.setItem(`acctkey:${enc(key.account)}:${key.id}`, 1);
+      // Last: the secret resolves only once the record and the index exist.
+      await this.kv.setItem(`keyhash:${key.hash}`, key.id);
+    });
+  }
+
+  listKeys(account: string) {
+    return wrap("read", async () => {
+      const base = `acctkey:${enc(account)}:`;
+      const ids = (await this.kv.getKeys(base)).map((k) => k.slice(k.lastIndexOf(":") + 1));
+      const records = await Promise.all(ids.map((id) => this.kv.getItem<KeyRecord>(`key:${id}`)));
+      return records.filter((r): r is KeyRecord => r !== null);
+    });
+  }
+
+  revokeKey(id: string, revokedAt: string) {
+    return wrap("write", async () => {
+      const key = await this.kv.getItem<KeyRecord>(`key:${id}`);
+      if (!key) return null;
+      // First: the secret stops resolving, so the very next request fails even mid-revocation.
+      await this.kv.removeItem(`keyhash:${key.hash}`);
+      const revoked = { ...key, revoked_at: key.revoked_at ?? revokedAt };
+      await this.kv.setItem(`key:${id}`, revoked);
+      return revoked;
+    });
+  }
+
+  touchKey(id: string, at: string) {
+    return wrap("write", () => this.kv.setItem(`lastused:${id}`, at));
+  }
+
+  lastUsed(ids: string[]) {
+    return wrap("read", async () => {
+      const values = await Promise.all(ids.map((id) => this.kv.getItem<string>(`lastused:${id}`)));
+      return Object.fromEntries(ids.map((id, i) => [id, values[i] ?? null]));
+    });
+  }
+
+  isEmpty() {
+    return wrap("read", async () => (await this.kv.getKeys("key:")).length === 0);
+  }
+
+  ping() {
+    return wrap("ping", async () => {
+      await this.kv.hasItem("ping");
+    });
+  }
+}

@@ -1,0 +1,49 @@
+/** In-memory Counters: exact within one process (JavaScript runs each admit to completion). */
+import { SlidingWindow } from "../../core/limits/sliding-window.ts";
+import type { AdmitRequest, AdmitResult, Counters, UsageCount } from "../../core/ports.ts";
+
+export class MemoryCounters implements Counters {
+  private windows = new Map<string, SlidingWindow>();
+  private usageBy = new Map<string, Map<string, number>>();
+
+  private groups(keyId: string, period: string): Map<string, number> {
+    const id = `${keyId}|${period}`;
+    let g = this.usageBy.get(id);
+    if (!g) this.usageBy.set(id, (g = new Map()));
+    return g;
+  }
+
+  private used(keyId: string, period: string): number {
+    let sum = 0;
+    for (const n of this.groups(keyId, period).values()) sum += n;
+    return sum;
+  }
+
+  async admit(req: AdmitRequest): Promise<AdmitResult> {
+    let w = this.windows.get(req.keyId);
+    if (!w) this.windows.set(req.keyId, (w = new SlidingWindow()));
+    const used = this.used(req.keyId, req.period);
+    if (w.count(req.now, req.windowMs) >= req.perMinute) {
+      return { ok: false, reason: "rate_limited", retryAfterMs: w.retryAfterMs(req.now, req.windowMs, req.perMinute), used };
+    }
+    if (req.group !== null && req.quota !== null && used >= req.quota) {
+      return { ok: false, reason: "quota_exceeded", used };
+    }
+    w.add(req.now);
+    if (req.group === null) return { ok: true, used };
+    const g = this.groups(req.keyId, req.period);
+    g.set(req.group, (g.get(req.group) ?? 0) + 1);
+    return { ok: true, used: used + 1 };
+  }
+
+  async refund(keyId: string, period: string, group: string): Promise<void> {
+    const g = this.groups(keyId, period);
+    const n = g.get(group) ?? 0;
+    if (n > 0) g.set(group, n - 1);
+  }
+
+  async usage(keyId: string, period: string): Promise<UsageCount> {
+    const groups = Object.fromEntries(this.groups(keyId, period));
+    return { used: this.used(keyId, period), groups };
+  }
+}

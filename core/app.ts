@@ -1,0 +1,94 @@
+/**
+ * createApp(ports, config) → the Hono app: the one thing an embedding service needs.
+ * Every route passes the gateway in the same order:
+ *   request id + headers + log line → per-IP bucket → auth + scope → body → admission → handler.
+ */
+import { Hono, type MiddlewareHandler } from "hono";
+import type { Config } from "./config.ts";
+import { ApiError, errorBody, toApiError } from "./errors.ts";
+import type { AppDeps, AppEnv } from "./gateway/context.ts";
+import { admit, guard, jsonBody } from "./gateway/guard.ts";
+import { gatewayHeaders } from "./gateway/headers.ts";
+import { ipLimit } from "./gateway/ip-limit.ts";
+import { Authenticator } from "./keys/authenticate.ts";
+import { LastUsedTracker } from "./keys/last-used.ts";
+import { openApiDocument } from "./openapi.ts";
+import type { Ports } from "./ports.ts";
+import { healthRoutes, type HealthProbes } from "./routes/health.ts";
+import { keyRoutes } from "./routes/keys.ts";
+import type { RouteDef } from "./routes/route.ts";
+import { usageRoutes } from "./routes/usage.ts";
+
+export interface AppOptions {
+  /** Operation routes (search, scrape, …) and any an embedding service adds. */
+  operations?: (deps: AppDeps) => RouteDef[];
+  health?: HealthProbes;
+}
+
+export interface Quarry {
+  app: Hono<AppEnv>;
+  routes: RouteDef[];
+  /** Waits for writes still in flight (last_used_at); call after the server stops accepting. */
+  drain(): Promise<void>;
+}
+
+export function createQuarry(ports: Ports, config: Config, options: AppOptions = {}): Quarry {
+  const deps: AppDeps = { ports, config };
+  const { clock, logger } = ports;
+  const auth = new Authenticator(ports.keys);
+  const lastUsed = new LastUsedTracker(ports.keys, logger);
+  const app = new Hono<AppEnv>();
+
+  app.use("*", gatewayHeaders(clock, logger, config.plans));
+  if (config.ipRate) app.use("*", ipLimit(config.ipRate, clock, ports, config.trustProxy));
+
+  const routes: RouteDef[] = [
+    ...healthRoutes(deps, options.health ?? {}, clock.now()),
+    ...keyRoutes(deps),
+    ...usageRoutes(deps),
+    ...(options.operations?.(deps) ?? []),
+  ];
+  for (const r of routes) {
+    const steps: MiddlewareHandler<AppEnv>[] = [];
+    if (r.auth) steps.push(guard(auth, ports.keys, config.plans, r.scope));
+    if (r.body) steps.push(jsonBody(r.body));
+    if (r.auth) steps.push(admit(ports.counters, clock, r.group, lastUsed, logger));
+    app.on([r.method], [r.path], ...(steps as [MiddlewareHandler<AppEnv>]), r.handler);
+  }
+
+  const document = openApiDocument(routes, config.version);
+  app.get("/openapi.json", (c) => c.json(document));
+  const known = [...routes.map((r) => ({ method: r.method, path: r.path })), { method: "GET", path: "/openapi.json" }];
+
+  app.notFound((c) => {
+    const allowed = known.filter((r) => pathMatches(r.path, c.req.path)).map((r) => r.method);
+    if (allowed.length) {
+      throw new ApiError("method_not_allowed", `${c.req.method} is not allowed on ${c.req.path}; use ${allowed.join(", ")}.`, {
+        headers: { Allow: allowed.join(", ") },
+      });
+    }
+    throw new ApiError("not_found", `No such endpoint: ${c.req.method} ${c.req.path}.`);
+  });
+
+  app.onError((err, c) => {
+    const apiErr = toApiError(err);
+    const requestId = c.get("requestId") ?? "req_unknown";
+    if (apiErr.status >= 500) {
+      logger.error({ req_id: requestId, err: err instanceof Error ? { message: err.message, stack: err.stack, cause: String(err.cause ?? "") } : String(err) }, apiErr.code);
+    }
+    for (const [k, val] of Object.entries(apiErr.extra.headers ?? {})) c.header(k, val);
+    return c.json(errorBody(apiErr, requestId), apiErr.status as 400);
+  });
+
+  return { app, routes, drain: () => lastUsed.drain() };
+}
+
+export function createApp(ports: Ports, config: Config, options: AppOptions = {}): Hono<AppEnv> {
+  return createQuarry(ports, config, options).app;
+}
+
+function pathMatches(pattern: string, path: string): boolean {
+  const p = pattern.split("/");
+  const s = path.replace(/\/+$/, "").split("/");
+  return p.length === s.length && p.every((seg, i) => seg.startsWith(":") ? s[i] !== "" : seg === s[i]);
+}

@@ -1,0 +1,210 @@
+/**
+ * Runs the selected backends concurrently under one deadline per request. Each backend also
+ * has its own timeout; whichever comes first aborts its fetch (AbortSignal) and reports it as
+ * `timeout`, so the answer is back by the deadline with whatever the others returned.
+ * Outcomes feed the circuit breaker and the success rate (circuit-breaker.ts).
+ */
+import type { Clock, FetchPort } from "../ports.ts";
+import { createCircuitBreaker, type BreakerPolicy, type CircuitBreaker } from "./circuit-breaker.ts";
+import type { BackendRegistry, RegistryEntry } from "./registry.ts";
+import type { BackendError, BackendKind, BackendQuery, ParseOutcome, RawResult } from "./types.ts";
+
+/** Timer scheduling, injectable so tests drive time with a fake clock. */
+export interface Timers {
+  set(fn: () => void, ms: number): unknown;
+  clear(handle: unknown): void;
+}
+
+const GLOBAL_TIMERS: Timers = {
+  set: (fn, ms) => setTimeout(fn, ms),
+  clear: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
+export interface RunnerOptions {
+  registry: BackendRegistry;
+  fetch: FetchPort;
+  clock: Clock;
+  timers?: Timers;
+  /** Longest any single backend may take, in ms (default 5000). */
+  timeoutMs?: number;
+  /** Deadline used when a run gives none, in ms from its start (default 8000). */
+  deadlineMs?: number;
+  breaker?: Partial<BreakerPolicy>;
+}
+
+export interface RunRequest {
+  query: BackendQuery;
+  /** Backends to ask; default every enabled backend of `kind`. Unknown ids are ignored. */
+  backends?: readonly string[];
+  /** Which backends are reported (default `web`). */
+  kind?: BackendKind;
+  /** The request's one deadline, in clock milliseconds. */
+  deadline?: number;
+}
+
+export type RunStatus = "ok" | "error" | "timeout" | "skipped" | "disabled";
+
+/** One backend's part in a run, as `meta.backends` shows it (api.md §6). */
+export interface BackendRunStatus {
+  status: RunStatus;
+  results: number;
+  latency_ms: number;
+  error?: string;
+}
+
+export interface RunOutcome {
+  backends: Record<string, BackendRunStatus>;
+  /** Results of the backends that answered `ok`, in registry order. */
+  results: Record<string, RawResult[]>;
+}
+
+export type HealthStatus = "ok" | "suspended" | "failing" | "disabled";
+
+export interface BackendHealth {
+  status: HealthStatus;
+  success_rate: number;
+}
+
+export interface BackendRunner {
+  run(request: RunRequest): Promise<RunOutcome>;
+  /** From recent real traffic and breaker state only; never calls an upstream. */
+  health(kind?: BackendKind): Record<string, BackendHealth>;
+}
+
+type Settled =
+  | { kind: "parsed"; outcome: ParseOutcome }
+  | { kind: "failed"; error: BackendError }
+  | { kind: "timeout"; byDeadline: boolean };
+
+/** Below this many calls in the window a poor success rate is not yet "failing". */
+const MIN_CALLS_FOR_FAILING = 3;
+
+function describe(error: BackendError): string {
+  return `${error.class}: ${error.message}`;
+}
+
+export function createRunner(options: RunnerOptions): BackendRunner {
+  const { registry, fetch, clock } = options;
+  const timers = options.timers ?? GLOBAL_TIMERS;
+  const timeoutMs = options.timeoutMs ?? 5_000;
+  const defaultDeadlineMs = options.deadlineMs ?? 8_000;
+  const breaker: CircuitBreaker = createCircuitBreaker(options.breaker);
+
+  async function call(entry: RegistryEntry & { enabled: true }, query: BackendQuery, signal: AbortSignal): Promise<Settled> {
+    let response: Response;
+    try {
+      response = await fetch(entry.backend.buildRequest(query, entry.config), { signal });
+    } catch (err) {
+      return { kind: "failed", error: { class: "network", message: err instanceof Error ? err.message : String(err) } };
+    }
+    let body: string;
+    try {
+      body = await response.text();
+    } catch (err) {
+      return { kind: "failed", error: { class: "network", message: `reading body: ${err instanceof Error ? err.message : String(err)}` } };
+    }
+    if (signal.aborted) return { kind: "timeout", byDeadline: false }; // the timer already answered
+    try {
+      return { kind: "parsed", outcome: entry.backend.parseResponse({ status: response.status, headers: response.headers, body }, query) };
+    } catch (err) {
+      // Parsers never throw by contract; if one does, contain the bug to this backend.
+      return { kind: "failed", error: { class: "parse", message: `parser bug: ${err instanceof Error ? err.message : String(err)}` } };
+    }
+  }
+
+  /** Races the call against min(per-backend timeout, time left before the deadline). */
+  async function runOne(entry: RegistryEntry & { enabled: true }, query: BackendQuery, deadline: number): Promise<Settled> {
+    const left = deadline - clock.now();
+    if (left <= 0) return { kind: "timeout", byDeadline: true };
+    const byDeadline = left < timeoutMs;
+    const controller = new AbortController();
+    let handle: unknown;
+    const timedOut = new Promise<Settled>((resolve) => {
+      handle = timers.set(() => {
+        resolve({ kind: "timeout", byDeadline });
+        controller.abort();
+      }, Math.min(left, timeoutMs));
+    });
+    const settled = await Promise.race([call(entry, query, controller.signal), timedOut]);
+    timers.clear(handle);
+    return settled;
+  }
+
+  function account(id: string, settled: Settled, startedAt: number): { status: BackendRunStatus; results?: RawResult[] } {
+    const now = clock.now();
+    const latency_ms = Math.max(0, Math.round(now - startedAt));
+    if (settled.kind === "timeout") {
+      // A backend cut short by the request's own deadline is not the backend's fault.
+      if (!settled.byDeadline) breaker.recordFailure(id, { class: "timeout", message: "timed out" }, now);
+      const error = settled.byDeadline ? "timeout: request deadline reached" : `timeout: no answer within ${timeoutMs} ms`;
+      return { status: { status: "timeout", results: 0, latency_ms, error } };
+    }
+    const error = settled.kind === "failed" ? settled.error : settled.outcome.ok ? null : settled.outcome.error;
+    if (error) {
+      breaker.recordFailure(id, error, now);
+      return { status: { status: "error", results: 0, latency_ms, error: describe(error) } };
+    }
+    const results = settled.kind === "parsed" && settled.outcome.ok ? settled.outcome.results : [];
+    breaker.recordSuccess(id, now);
+    return { status: { status: "ok", results: results.length, latency_ms }, results };
+  }
+
+  return {
+    async run(request) {
+      const startedAt = clock.now();
+      const deadline = request.deadline ?? startedAt + defaultDeadlineMs;
+      const wanted = request.backends ? new Set(request.backends) : null;
+      const backends: Record<string, BackendRunStatus> = {};
+      const pending: Promise<{ id: string; result?: RawResult[] }>[] = [];
+
+      for (const id of registry.ids(request.kind ?? "web")) {
+        const entry = registry.get(id)!;
+        if (!entry.enabled) {
+          backends[id] = { status: "disabled", results: 0, latency_ms: 0, error: entry.reason };
+          continue;
+        }
+        if (wanted && !wanted.has(id)) {
+          backends[id] = { status: "skipped", results: 0, latency_ms: 0, error: "not requested" };
+          continue;
+        }
+        const suspended = breaker.suspension(id, startedAt);
+        if (suspended) {
+          const until = new Date(suspended.until).toISOString();
+          backends[id] = { status: "skipped", results: 0, latency_ms: 0, error: `suspended until ${until} after ${describe(suspended.error)}` };
+          continue;
+        }
+        backends[id] = { status: "timeout", results: 0, latency_ms: 0 }; // placeholder keeps registry order
+        pending.push(
+          runOne(entry, request.query, deadline).then((settled) => {
+            const { status, results } = account(id, settled, startedAt);
+            backends[id] = status;
+            return { id, result: results };
+          }),
+        );
+      }
+
+      const results: Record<string, RawResult[]> = {};
+      for (const { id, result } of await Promise.all(pending)) if (result) results[id] = result;
+      return { backends, results };
+    },
+
+    health(kind = "web") {
+      const now = clock.now();
+      const report: Record<string, BackendHealth> = {};
+      for (const id of registry.ids(kind)) {
+        if (!registry.get(id)!.enabled) {
+          report[id] = { status: "disabled", success_rate: 0 };
+          continue;
+        }
+        const { rate, calls } = breaker.successRate(id, now);
+        const status: HealthStatus = breaker.suspension(id, now)
+          ? "suspended"
+          : calls >= MIN_CALLS_FOR_FAILING && rate < 0.5
+            ? "failing"
+            : "ok";
+        report[id] = { status, success_rate: Math.round(rate * 1000) / 1000 };
+      }
+      return report;
+    },
+  };
+}

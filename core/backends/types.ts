@@ -1,0 +1,89 @@
+/**
+ * The backend interface, shaped like a SearXNG engine: an `about` block, a pure request
+ * builder and a pure response parser. The runner (`runner.ts`) does all I/O, timing and
+ * failure bookkeeping, so a backend module is ~100 lines that can be tested on recorded
+ * payloads alone.
+ */
+
+export type BackendKind = "web" | "video" | "social";
+export type Credential = "key" | "token" | "url";
+export type Freshness = "day" | "week" | "month" | "year";
+
+export interface BackendAbout {
+  /** Stable id: used in `QUARRY_<ID>_URL`, request `backends` fields and health (api.md §1). */
+  id: string;
+  kind: BackendKind;
+  /**
+   * The public upstream (scheme, host and optional path prefix), or null when there is none
+   * (SearXNG is always operator-hosted). May contain `{lang}`, replaced by the query's primary
+   * language subtag (Wikipedia has one host per language).
+   */
+  defaultBaseUrl: string | null;
+  /** What the operator must configure before the backend can run. */
+  needs?: readonly Credential[];
+  /** The upstream's documentation, for operators and reviewers. */
+  docs: string;
+}
+
+export interface BackendQuery {
+  query: string;
+  /** How many results to ask the upstream for; parsers never return more. */
+  maxResults: number;
+  /** BCP-47 tag, e.g. `en` or `de-AT`. */
+  language: string;
+  freshness: Freshness | null;
+  /** 1-based result page. */
+  page?: number;
+}
+
+/** A backend's resolved settings (registry.ts fills defaults; core never reads env). */
+export interface BackendConfig {
+  /** Replaces scheme, host, port and path prefix of the upstream; no trailing slash. */
+  baseUrl: string;
+  key?: string;
+  token?: string;
+}
+
+export interface RawResult {
+  title: string;
+  url: string;
+  content: string;
+  /** ISO 8601 UTC, or null when the upstream gives no exact date. */
+  published_at: string | null;
+  /** 1-based position within this backend's answer. */
+  rank: number;
+}
+
+export type ErrorClass =
+  | "captcha"
+  | "blocked"
+  | "rate_limited"
+  | "http"
+  | "parse"
+  | "network"
+  | "timeout";
+
+export interface BackendError {
+  class: ErrorClass;
+  message: string;
+  retryAfterSeconds?: number;
+}
+
+export type ParseOutcome =
+  | { ok: true; results: RawResult[] }
+  | { ok: false; error: BackendError };
+
+/** What the runner hands a parser: the upstream's answer with the body already read. */
+export interface UpstreamResponse {
+  status: number;
+  headers: Headers;
+  body: string;
+}
+
+export interface Backend {
+  about: BackendAbout;
+  /** Builds the upstream request. No I/O. */
+  buildRequest(query: BackendQuery, cfg: BackendConfig): Request;
+  /** Turns the upstream's answer into results or a classified failure. Pure; never throws. */
+  parseResponse(res: UpstreamResponse, query: BackendQuery): ParseOutcome;
+}

@@ -1,0 +1,172 @@
+/**
+ * Configuration from environment variables (api.md §1). Pure: the adapter passes the
+ * environment in as a plain object. Every bad value stops start-up with a message naming
+ * its variable.
+ */
+import { applyPlanOverrides, DEFAULT_PLANS, type PlanOverride, type PlanTable } from "./limits/plans.ts";
+import type { BucketConfig } from "./limits/token-bucket.ts";
+
+export type Env = Record<string, string | undefined>;
+
+export const BACKEND_IDS = [
+  "searxng", "duckduckgo", "wikipedia", "brave", "youtube", "invidious",
+  "hackernews", "stackexchange", "github", "lemmy", "reddit", "bluesky", "mastodon",
+] as const;
+
+export interface BackendSettings {
+  url?: string;
+  key?: string;
+  token?: string;
+  [extra: string]: string | undefined;
+}
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  databaseUrl: string | null;
+  redisUrl: string | null;
+  plans: PlanTable;
+  ipRate: BucketConfig | null;
+  trustProxy: boolean;
+  logLevel: string;
+  backends: Record<string, BackendSettings>;
+  llm: { url: string; model: string | null; key: string | null } | null;
+  egressAllow: string[];
+  version: string;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, problem: string) {
+    super(`${variable}: ${problem}`);
+    this.name = "ConfigError";
+  }
+}
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+function str(env: Env, name: string): string | undefined {
+  const v = env[name]?.trim();
+  return v ? v : undefined;
+}
+
+function parseUrl(env: Env, name: string, protocols: string[]): string | null {
+  const raw = str(env, name);
+  if (!raw) return null;
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `"${raw}" is not a URL`);
+  }
+  if (!protocols.includes(u.protocol)) {
+    throw new ConfigError(name, `expected a ${protocols.join(" or ")} URL, got "${u.protocol}"`);
+  }
+  return raw;
+}
+
+function parsePort(env: Env): number {
+  const raw = str(env, "QUARRY_PORT") ?? "8080";
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ConfigError("QUARRY_PORT", `"${raw}" is not a port number (0-65535)`);
+  }
+  return port;
+}
+
+function parseIpRate(env: Env): BucketConfig | null {
+  const raw = str(env, "QUARRY_IP_RATE") ?? "100/200";
+  if (raw === "off") return null;
+  const m = /^(\d+(?:\.\d+)?)\/(\d+)$/.exec(raw);
+  const rate = m ? Number(m[1]) : NaN;
+  const burst = m ? Number(m[2]) : NaN;
+  if (!m || rate <= 0 || burst < 1) {
+    throw new ConfigError("QUARRY_IP_RATE", `"${raw}" is not "<per second>/<burst>" (e.g. 100/200) or "off"`);
+  }
+  return { ratePerSecond: rate, burst };
+}
+
+function parseBool(env: Env, name: string): boolean {
+  const raw = (str(env, name) ?? "false").toLowerCase();
+  if (["1", "true", "yes", "on"].includes(raw)) return true;
+  if (["0", "false", "no", "off"].includes(raw)) return false;
+  throw new ConfigError(name, `"${raw}" is not a boolean (true/false)`);
+}
+
+function isCount(v: unknown): v is number {
+  return typeof v === "number" && Number.isInteger(v) && v >= 0;
+}
+
+function parsePlans(env: Env): PlanTable {
+  const raw = str(env, "QUARRY_PLANS");
+  if (!raw) return DEFAULT_PLANS;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new ConfigError("QUARRY_PLANS", "is not valid JSON");
+  }
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) {
+    throw new ConfigError("QUARRY_PLANS", 'expected an object such as {"free":{"quota":5,"per_minute":3}}');
+  }
+  const overrides: Record<string, PlanOverride> = {};
+  for (const [id, value] of Object.entries(parsed as Record<string, unknown>)) {
+    if (!/^[a-z][a-z0-9_-]{0,31}$/.test(id)) throw new ConfigError("QUARRY_PLANS", `"${id}" is not a plan id`);
+    if (!value || typeof value !== "object") throw new ConfigError("QUARRY_PLANS", `plan "${id}" must be an object`);
+    const { quota, per_minute, ...rest } = value as Record<string, unknown>;
+    if (Object.keys(rest).length) {
+      throw new ConfigError("QUARRY_PLANS", `plan "${id}" has unknown fields: ${Object.keys(rest).join(", ")}`);
+    }
+    if (quota !== undefined && quota !== null && !isCount(quota)) {
+      throw new ConfigError("QUARRY_PLANS", `plan "${id}": quota must be a whole number >= 0 or null`);
+    }
+    if (per_minute !== undefined && !(isCount(per_minute) && per_minute > 0)) {
+      throw new ConfigError("QUARRY_PLANS", `plan "${id}": per_minute must be a whole number > 0`);
+    }
+    overrides[id] = { quota: quota as number | null | undefined, per_minute: per_minute as number | undefined };
+  }
+  try {
+    return applyPlanOverrides(DEFAULT_PLANS, overrides);
+  } catch (e) {
+    throw new ConfigError("QUARRY_PLANS", (e as Error).message);
+  }
+}
+
+function parseBackends(env: Env): Record<string, BackendSettings> {
+  const out: Record<string, BackendSettings> = {};
+  for (const id of BACKEND_IDS) {
+    const up = id.toUpperCase();
+    const settings: BackendSettings = {};
+    const url = parseUrl(env, `QUARRY_${up}_URL`, ["http:", "https:"]);
+    if (url) settings.url = url;
+    const key = str(env, `QUARRY_${up}_KEY`);
+    if (key) settings.key = key;
+    const token = str(env, `QUARRY_${up}_TOKEN`);
+    if (token) settings.token = token;
+    out[id] = settings;
+  }
+  return out;
+}
+
+export function parseConfig(env: Env, version = "0.0.0"): Config {
+  const logLevel = (str(env, "QUARRY_LOG_LEVEL") ?? "info").toLowerCase();
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError("QUARRY_LOG_LEVEL", `"${logLevel}" is not one of ${LOG_LEVELS.join(", ")}`);
+  }
+  const llmUrl = parseUrl(env, "QUARRY_LLM_URL", ["http:", "https:"]);
+  return {
+    host: str(env, "QUARRY_HOST") ?? "127.0.0.1",
+    port: parsePort(env),
+    dataDir: str(env, "QUARRY_DATA_DIR") ?? "./data",
+    databaseUrl: parseUrl(env, "QUARRY_DATABASE_URL", ["postgres:", "postgresql:"]),
+    redisUrl: parseUrl(env, "QUARRY_REDIS_URL", ["redis:", "rediss:"]),
+    plans: parsePlans(env),
+    ipRate: parseIpRate(env),
+    trustProxy: parseBool(env, "QUARRY_TRUST_PROXY"),
+    logLevel,
+    backends: parseBackends(env),
+    llm: llmUrl ? { url: llmUrl, model: str(env, "QUARRY_LLM_MODEL") ?? null, key: str(env, "QUARRY_LLM_KEY") ?? null } : null,
+    egressAllow: (str(env, "QUARRY_EGRESS_ALLOW") ?? "").split(",").map((s) => s.trim()).filter(Boolean),
+    version,
+  };
+}

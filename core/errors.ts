@@ -1,0 +1,67 @@
+/**
+ * The error-code table: one place maps every code to its HTTP status. Handlers throw
+ * `ApiError`; the app's error handler turns it into the spec's error object.
+ */
+export const ERROR_STATUS = {
+  invalid_request: 400,
+  missing_auth: 401,
+  invalid_auth: 401,
+  invalid_key: 401,
+  insufficient_scope: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  url_not_allowed: 422,
+  unsupported_content: 422,
+  rate_limited: 429,
+  quota_exceeded: 429,
+  internal_error: 500,
+  upstream_error: 502,
+  service_unavailable: 503,
+  timeout: 504,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface FieldIssue {
+  field: string;
+  message: string;
+}
+
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    /** Public message: the only text that leaves the process. */
+    message: string,
+    readonly extra: { retryAfter?: number; details?: FieldIssue[]; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+    this.status = ERROR_STATUS[code];
+  }
+}
+
+/** Thrown by storage adapters when the database cannot be reached; mapped to 503. */
+export class StorageError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "StorageError";
+  }
+}
+
+export function errorBody(err: ApiError, requestId: string) {
+  const error: Record<string, unknown> = { code: err.code, message: err.message, request_id: requestId };
+  if (err.extra.retryAfter !== undefined) error.retry_after = err.extra.retryAfter;
+  if (err.extra.details?.length) error.details = err.extra.details;
+  return { error };
+}
+
+/** Any thrown value as an ApiError: storage outages become 503, everything else a generic 500. */
+export function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof StorageError) {
+    return new ApiError("service_unavailable", "The database is unreachable; try again shortly.");
+  }
+  return new ApiError("internal_error", "Internal error; the details are logged under this request id.");
+}

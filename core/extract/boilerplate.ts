@@ -1,0 +1,128 @@
+/**
+ * Boilerplate removal before the main-content scorer runs. Readability scores blocks by text and
+ * commas, so a long cookie notice, a comment thread or a "related stories" rail can win or ride
+ * along; removing what is *named* or *marked up* as chrome first (class/id/role/aria patterns,
+ * hidden elements, navigation tags) costs one walk and makes Readability faster too.
+ * Nothing here is keyed to a site: the patterns are the vocabulary CMSs and ad/consent vendors use.
+ */
+import { childElements, NON_CONTENT_TAGS } from "./dom.ts";
+
+/** Chrome tags: never article text (headers/footers inside an article hold bylines and tags). */
+const CHROME_TAGS = new Set(["NAV", "ASIDE", "FOOTER", "HEADER", "BUTTON", "SELECT", "INPUT", "TEXTAREA", "DIALOG", "MENU"]);
+
+const CHROME_ROLES = new Set([
+  "navigation", "banner", "contentinfo", "complementary", "search", "menu", "menubar", "toolbar",
+  "dialog", "alertdialog", "tablist", "button",
+]);
+
+/**
+ * Substrings of class/id values that name chrome. Ambiguous short words are matched as whole
+ * class-name parts only (see BOILERPLATE_WORDS).
+ */
+const BOILERPLATE_SUBSTRINGS = new RegExp(
+  [
+    "cookie", "consent", "gdpr", "onetrust", "cmp-", "newsletter", "subscri", "signup", "sign-up",
+    "social", "share", "sharing", "addthis", "sharethis", "breadcrumb", "related", "recommend",
+    "outbrain", "taboola", "comment(?!ary)", "disqus", "sidebar", "widget", "advert", "sponsor",
+    "promo", "popup", "modal", "overlay", "paywall", "pagination", "trending", "most-?popular",
+    "most-?read", "read-?more", "more-?stories", "also-?read", "byline", "dateline", "timestamp",
+    "caption", "skip-?link", "sr-only", "screen-?reader", "visually-?hidden", "toolbar", "masthead",
+    "navbar", "subnav", "topnav", "footer", "tag-?cloud", "tag-?list", "author-?(bio|box|info)",
+  ].join("|"),
+  "i",
+);
+
+/** Whole class/id parts (split on space, '-' and '_') that name chrome. */
+const BOILERPLATE_WORDS = new Set([
+  "ad", "ads", "adv", "advertisement", "nav", "navigation", "menu", "tags", "tag", "print", "email",
+  "header", "hidden", "credit", "credits", "meta", "date", "author", "banner", "rating", "login",
+  "signin", "donate", "jump", "breaking", "alert", "ticker",
+]);
+
+const HIDDEN_STYLE = /(display\s*:\s*none|visibility\s*:\s*hidden)/i;
+
+export function isBoilerplateName(name: string): boolean {
+  if (!name) return false;
+  if (BOILERPLATE_SUBSTRINGS.test(name)) return true;
+  for (const part of name.toLowerCase().split(/[\s_-]+/)) {
+    if (BOILERPLATE_WORDS.has(part)) return true;
+  }
+  return false;
+}
+
+/** Tags that may hold the whole page and must never be dropped by name alone. */
+const PROTECTED_TAGS = new Set(["HTML", "BODY", "MAIN", "ARTICLE"]);
+
+function isChrome(el: Element, tag: string): boolean {
+  if (CHROME_TAGS.has(tag)) return true;
+  if (el.hasAttribute("hidden") || el.getAttribute("aria-hidden") === "true") return true;
+  const role = el.getAttribute("role");
+  if (role && CHROME_ROLES.has(role.toLowerCase())) return true;
+  const style = el.getAttribute("style");
+  if (style && HIDDEN_STYLE.test(style)) return true;
+  if (PROTECTED_TAGS.has(tag)) return false;
+  const names = `${el.getAttribute("class") ?? ""} ${el.getAttribute("id") ?? ""}`;
+  return isBoilerplateName(names);
+}
+
+/**
+ * Removes scripts, styles and other non-content elements under `root` and returns, for every
+ * remaining element, the number of non-space characters of text outside links it holds.
+ */
+export function measureText(root: Element, weights: Map<Element, number>): number {
+  return measure(root, weights, false);
+}
+
+function measure(el: Element, weights: Map<Element, number>, inLink: boolean): number {
+  let sum = 0;
+  let child = el.firstChild;
+  while (child) {
+    const next = child.nextSibling;
+    if (child.nodeType === 3) {
+      if (!inLink) sum += countNonSpace((child as Text).data);
+    } else if (child.nodeType === 1) {
+      const c = child as Element;
+      const tag = c.tagName.toUpperCase();
+      if (NON_CONTENT_TAGS.has(tag)) c.remove();
+      else sum += measure(c, weights, inLink || tag === "A");
+    } else if (child.nodeType === 8) {
+      child.parentNode?.removeChild(child);
+    }
+    child = next;
+  }
+  weights.set(el, sum);
+  return sum;
+}
+
+function countNonSpace(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c > 32 && c !== 160) n++;
+  }
+  return n;
+}
+
+/**
+ * Share of the page's non-link text above which a chrome-looking element is kept anyway: wrappers
+ * named e.g. "article-body paywall" or "layout-with-sidebar" hold the article itself.
+ */
+const KEEP_SHARE = 0.3;
+
+/** Removes non-content and chrome elements under `root` (normally the body). */
+export function removeBoilerplate(root: Element): void {
+  const weights = new Map<Element, number>();
+  const total = measureText(root, weights);
+  prune(root, weights, Math.max(1, total * KEEP_SHARE));
+}
+
+function prune(el: Element, weights: Map<Element, number>, keepAbove: number): void {
+  for (const child of childElements(el)) {
+    const tag = child.tagName.toUpperCase();
+    if (isChrome(child, tag) && (weights.get(child) ?? 0) < keepAbove) {
+      child.remove();
+      continue;
+    }
+    prune(child, weights, keepAbove);
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * Small DOM helpers over linkedom. linkedom is fast but lenient in its own way: markup without a
+ * `<body>` tag leaves the body empty, so `parseDocument` adds one where the page forgot it.
+ */
+import { parseHTML } from "linkedom";
+
+const HAS_BODY = /<body[\s>]/i;
+const HEAD_END = /<\/head\s*>/i;
+const HTML_START = /<html[^>]*>/i;
+
+export function parseDocument(html: string): Document {
+  let markup = html;
+  if (!HAS_BODY.test(markup)) {
+    if (HEAD_END.test(markup)) markup = markup.replace(HEAD_END, (m) => `${m}<body>`);
+    else if (HTML_START.test(markup)) markup = markup.replace(HTML_START, (m) => `${m}<body>`);
+    else markup = `<!DOCTYPE html><html><head></head><body>${markup}</body></html>`;
+  }
+  return parseHTML(markup).document;
+}
+
+/** Elements that start a new line/paragraph when rendered as text. */
+export const BLOCK_TAGS = new Set([
+  "ADDRESS", "ARTICLE", "ASIDE", "BLOCKQUOTE", "BODY", "CAPTION", "CENTER", "DD", "DETAILS", "DIALOG",
+  "DIV", "DL", "DT", "FIELDSET", "FIGCAPTION", "FIGURE", "FOOTER", "FORM", "H1", "H2", "H3", "H4", "H5",
+  "H6", "HEADER", "HGROUP", "HR", "LI", "MAIN", "NAV", "OL", "P", "PRE", "SECTION", "SUMMARY", "TABLE",
+  "TBODY", "TD", "TFOOT", "TH", "THEAD", "TR", "UL",
+]);
+
+/** Never content: removed before anything else looks at the page. */
+export const NON_CONTENT_TAGS = new Set([
+  "SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "LINK", "META", "BASE", "OBJECT", "EMBED", "APPLET",
+  "CANVAS", "SVG", "IFRAME", "FRAME", "FRAMESET", "PARAM", "SOURCE", "TRACK", "MAP",
+]);
+
+/** Child elements as a stable array (safe to remove from while iterating). */
+export function childElements(el: Element): Element[] {
+  const out: Element[] = [];
+  for (let c = el.firstElementChild; c; c = c.nextElementSibling) out.push(c);
+  return out;
+}
+
+/** Collapsed-whitespace text length, cheaper than building the normalised string. */
+export function textLength(el: Element): number {
+  const t = el.textContent ?? "";
+  let n = 0;
+  let space = true;
+  for (let i = 0; i < t.length; i++) {
+    const c = t.charCodeAt(i);
+    const isSpace = c === 32 || c === 10 || c === 9 || c === 13 || c === 160 || c === 12;
+    if (isSpace) {
+      if (!space) n++;
+      space = true;
+    } else {
+      n++;
+      space = false;
+    }
+  }
+  return n;
+}
+
+/** Share of the element's text that sits inside links (0..1). */
+export function linkDensity(el: Element, total = textLength(el)): number {
+  if (total === 0) return 0;
+  let linked = 0;
+  for (const a of Array.from(el.getElementsByTagName("a"))) linked += textLength(a);
+  return Math.min(1, linked / total);
+}
+
+export function normalizeSpace(s: string): string {
+  return s.replace(/[\s\u00a0]+/g, " ").trim();
+}
+
+/** Resolves `href` against `base`; null for unparseable URLs. */
+export function absoluteUrl(href: string, base: string): string | null {
+  try {
+    return new URL(href.trim(), base).href;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,2 @@
+export { extractContent } from "./extract-content.ts";
+export type { ExtractedLink, ExtractOptions, ExtractResult } from "./types.ts";

@@ -1,0 +1,40 @@
+/** A link found in the extracted content, with its URL made absolute. */
+export interface ExtractedLink {
+  text: string;
+  url: string;
+}
+
+/** What `extractContent` returns for one HTML page. */
+export interface ExtractResult {
+  title: string | null;
+  description: string | null;
+  author: string | null;
+  /** ISO 8601 (UTC), or null when the page states no publication date. */
+  published_at: string | null;
+  /** BCP 47 tag as the page declares it (e.g. "en", "pt-BR"), or null. */
+  language: string | null;
+  site_name: string | null;
+  /** Clean main-content HTML: no scripts, styles, classes or boilerplate; absolute URLs. */
+  html: string;
+  /** Plain text; paragraphs separated by blank lines. */
+  text: string;
+  /** Markdown (GFM tables, fenced code) of the same content. */
+  markdown: string;
+  links: ExtractedLink[];
+}
+
+export interface ExtractOptions {
+  /** true (default): the article only; false: the whole body, cleaned of scripts and styles. */
+  onlyMainContent?: boolean;
+}
+
+export interface PageMetadata {
+  title: string | null;
+  description: string | null;
+  author: string | null;
+  published_at: string | null;
+  language: string | null;
+  site_name: string | null;
+  /** JSON-LD `articleBody`, kept as a fallback candidate for the main text. */
+  articleBody: string | null;
+}

@@ -1,0 +1,32 @@
+import type { Config } from "../config.ts";
+import type { Plan } from "../limits/plans.ts";
+import type { Account, KeyRecord, Ports } from "../ports.ts";
+
+export interface AuthInfo {
+  key: KeyRecord;
+  account: Account;
+  plan: Plan;
+}
+
+/** What the X-RateLimit-* headers report for this response. */
+export interface LimitInfo {
+  quota: number | null;
+  used: number;
+  resetAt: string;
+}
+
+export type AppEnv = {
+  Variables: {
+    requestId: string;
+    startedAt: number;
+    auth: AuthInfo | undefined;
+    limits: LimitInfo | undefined;
+    body: unknown;
+  };
+};
+
+/** What route modules receive: the ports, the config and shared services. */
+export interface AppDeps {
+  ports: Ports;
+  config: Config;
+}

@@ -1,0 +1,152 @@
+/**
+ * Per-route gateway steps, in order: authenticate and check scope (`guard`), validate the
+ * JSON body (`jsonBody`), then admit atomically against the per-minute window and the
+ * monthly quota (`admit`). A metered request counts once admitted; a 5xx answer gives its
+ * unit back. Refused requests count toward nothing.
+ */
+import type { MiddlewareHandler } from "hono";
+import * as v from "valibot";
+import { ApiError, type FieldIssue } from "../errors.ts";
+import type { Authenticator } from "../keys/authenticate.ts";
+import { LOWEST_PLAN, type PlanTable } from "../limits/plans.ts";
+import { periodOf, periodResetAt, WINDOW_MS } from "../limits/period.ts";
+import { retryAfterSeconds } from "../limits/sliding-window.ts";
+import type { Clock, Counters, KeyStore, Logger } from "../ports.ts";
+import type { AppEnv } from "./context.ts";
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+export function guard(
+  auth: Authenticator,
+  store: KeyStore,
+  plans: PlanTable,
+  scope: string | null,
+): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const key = await auth.authenticate(c.req.header("authorization"));
+    const account = (await store.getAccount(key.account)) ?? { name: key.account, plan: LOWEST_PLAN, created_at: key.created_at };
+    const plan = plans[account.plan] ?? plans[LOWEST_PLAN];
+    c.set("auth", { key, account, plan });
+    if (scope && !key.scopes.includes(scope)) {
+      throw new ApiError("insufficient_scope", `This key lacks the "${scope}" scope required by ${c.req.method} ${c.req.routePath}.`);
+    }
+    await next();
+  };
+}
+
+/** Reads, size-checks, parses and validates a JSON body; the result is in `c.var.body`. */
+export function jsonBody<S extends v.GenericSchema>(schema: S): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const declared = Number(c.req.header("content-length") ?? "0");
+    if (declared > MAX_BODY_BYTES) throw tooLarge();
+    const raw = c.req.raw.body ? await readCapped(c.req.raw.body) : "";
+    const type = c.req.header("content-type");
+    if (raw.trim() === "") throw new ApiError("invalid_request", "A JSON request body is required.");
+    if (!type || !/^application\/json\s*(;|$)/i.test(type)) {
+      throw new ApiError("unsupported_media_type", "Send the body as JSON with 'Content-Type: application/json'.");
+    }
+    let data: unknown;
+    try {
+      data = JSON.parse(raw);
+    } catch {
+      throw new ApiError("invalid_request", "The request body is not valid JSON.");
+    }
+    const result = v.safeParse(schema, data);
+    if (!result.success) {
+      const details = result.issues.map(toFieldIssue);
+      const first = details[0];
+      throw new ApiError("invalid_request", first.field ? `${first.field}: ${first.message}` : first.message, { details });
+    }
+    c.set("body", result.output);
+    await next();
+  };
+}
+
+async function readCapped(stream: ReadableStream<Uint8Array>): Promise<string> {
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const all = new Uint8Array(size);
+  let at = 0;
+  for (const ch of chunks) {
+    all.set(ch, at);
+    at += ch.byteLength;
+  }
+  return new TextDecoder().decode(all);
+}
+
+function tooLarge(): ApiError {
+  return new ApiError("payload_too_large", `The request body is larger than ${MAX_BODY_BYTES / 1024} KiB.`);
+}
+
+function toFieldIssue(issue: v.BaseIssue<unknown>): FieldIssue {
+  const path = issue.path?.map((p) => String(p.key)).join(".") ?? "";
+  // strictObject reports an unknown key as an issue on that key's path.
+  if (issue.kind === "schema" && issue.expected === "never" && issue.path?.length) {
+    return { field: path, message: "unknown field" };
+  }
+  return { field: path, message: issue.message };
+}
+
+export interface LastUsedTracker {
+  touch(keyId: string, now: number): void;
+}
+
+export function admit(
+  counters: Counters,
+  clock: Clock,
+  group: string | null,
+  lastUsed: LastUsedTracker,
+  logger: Logger,
+): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const auth = c.get("auth");
+    if (!auth) throw new Error("admit() needs guard() before it");
+    const now = clock.now();
+    const period = periodOf(now);
+    const { plan, key } = auth;
+    const metered = group !== null;
+    const result = await counters.admit({
+      keyId: key.id,
+      now,
+      perMinute: plan.perMinute,
+      windowMs: WINDOW_MS,
+      period,
+      group,
+      quota: plan.quota,
+    });
+    const limits = { quota: plan.quota, used: result.used, resetAt: periodResetAt(now) };
+    c.set("limits", limits);
+    if (!result.ok) {
+      if (result.reason === "rate_limited") {
+        const retryAfter = retryAfterSeconds(result.retryAfterMs);
+        throw new ApiError("rate_limited", `Rate limit exceeded: this plan allows ${plan.perMinute} requests per minute.`, {
+          retryAfter,
+          headers: { "Retry-After": String(retryAfter) },
+        });
+      }
+      throw new ApiError("quota_exceeded", `Monthly quota of ${plan.quota} requests exhausted; it resets at ${limits.resetAt}. Upgrade the plan for more.`);
+    }
+    lastUsed.touch(key.id, now);
+    await next();
+    if (metered && c.res.status >= 500) {
+      try {
+        await counters.refund(key.id, period, group);
+        limits.used = Math.max(0, limits.used - 1);
+      } catch (err) {
+        // The unit stays counted: over-counting one request beats failing the answer twice.
+        logger.warn({ req_id: c.get("requestId"), err: String(err) }, "could not refund a 5xx answer");
+      }
+    }
+  };
+}

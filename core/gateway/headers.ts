@@ -1,0 +1,38 @@
+/**
+ * The outermost middleware: a request id, one structured log line per request, and the
+ * X-Request-Id and X-RateLimit-* headers on every response, errors and /health included.
+ */
+import type { MiddlewareHandler } from "hono";
+import { requestId } from "../ids.ts";
+import { LOWEST_PLAN, type PlanTable } from "../limits/plans.ts";
+import { periodResetAt } from "../limits/period.ts";
+import type { Clock, Logger } from "../ports.ts";
+import type { AppEnv } from "./context.ts";
+
+export function gatewayHeaders(clock: Clock, logger: Logger, plans: PlanTable): MiddlewareHandler<AppEnv> {
+  const anonymousQuota = plans[LOWEST_PLAN]?.quota ?? null;
+  return async (c, next) => {
+    const started = clock.now();
+    const id = requestId(started);
+    c.set("requestId", id);
+    c.set("startedAt", started);
+    const t0 = performance.now();
+    await next();
+    // Without a valid key the headers describe the lowest plan's full allowance (api.md §3).
+    const limits = c.get("limits") ?? { quota: anonymousQuota, used: 0, resetAt: periodResetAt(started) };
+    const h = c.res.headers;
+    h.set("X-Request-Id", id);
+    h.set("X-RateLimit-Limit", limits.quota === null ? "unlimited" : String(limits.quota));
+    h.set("X-RateLimit-Remaining", limits.quota === null ? "unlimited" : String(Math.max(0, limits.quota - limits.used)));
+    h.set("X-RateLimit-Reset", limits.resetAt);
+    const auth = c.get("auth");
+    logger.info({
+      req_id: id,
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      duration_ms: Math.round((performance.now() - t0) * 10) / 10,
+      ...(auth ? { key_id: auth.key.id, account: auth.account.name } : {}),
+    }, "request");
+  };
+}

@@ -1,0 +1,14 @@
+import { monotonicFactory } from "ulidx";
+
+// ULIDs sort by creation time, so key ids list newest-first by plain comparison.
+const ulid = monotonicFactory();
+
+/** `req_` + 26 ULID characters (api.md §3). */
+export function requestId(now: number): string {
+  return `req_${ulid(now)}`;
+}
+
+/** `key_` + 26 ULID characters (the spec's `key_<id>`). */
+export function keyId(now: number): string {
+  return `key_${ulid(now)}`;
+}

@@ -1,0 +1,85 @@
+/** Key lifecycle over the KeyStore port: create, list, revoke, and the public record shape. */
+import { ApiError } from "../errors.ts";
+import { keyId } from "../ids.ts";
+import { isoSeconds } from "../limits/period.ts";
+import { LOWEST_PLAN, type PlanTable } from "../limits/plans.ts";
+import type { Account, KeyRecord, KeyStore } from "../ports.ts";
+import { generateSecret, hashSecret, maskSecret } from "./secret.ts";
+
+/** The key record as the API shows it (spec: API key record). */
+export interface PublicKey {
+  id: string;
+  name: string;
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  scopes: string[];
+}
+
+export function publicKey(k: KeyRecord, lastUsed: string | null): PublicKey {
+  return { id: k.id, name: k.name, prefix: k.prefix, created_at: k.created_at, last_used_at: lastUsed, scopes: k.scopes };
+}
+
+export async function ensureAccount(
+  store: KeyStore,
+  name: string,
+  plan: string | undefined,
+  plans: PlanTable,
+  now: number,
+): Promise<Account> {
+  if (plan !== undefined && !plans[plan]) throw new ApiError("invalid_request", `unknown plan "${plan}"`);
+  const existing = await store.getAccount(name);
+  if (existing) {
+    if (plan !== undefined && existing.plan !== plan) {
+      const updated = { ...existing, plan };
+      await store.putAccount(updated);
+      return updated;
+    }
+    return existing;
+  }
+  const account: Account = { name, plan: plan ?? LOWEST_PLAN, created_at: isoSeconds(now) };
+  await store.putAccount(account);
+  return account;
+}
+
+export async function createKey(
+  store: KeyStore,
+  input: { account: string; name: string; scopes: string[] },
+  now: number,
+): Promise<PublicKey & { key: string }> {
+  const secret = generateSecret();
+  const record: KeyRecord = {
+    id: keyId(now),
+    account: input.account,
+    name: input.name,
+    hash: await hashSecret(secret),
+    prefix: maskSecret(secret),
+    scopes: [...new Set(input.scopes)],
+    created_at: isoSeconds(now),
+    revoked_at: null,
+  };
+  await store.createKey(record);
+  return { ...publicKey(record, null), key: secret };
+}
+
+/** Active keys of the account, newest first (ids are ULIDs, so they sort by creation). */
+export async function listKeys(store: KeyStore, account: string): Promise<PublicKey[]> {
+  const active = (await store.listKeys(account)).filter((k) => !k.revoked_at);
+  active.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+  const used = await store.lastUsed(active.map((k) => k.id));
+  return active.map((k) => publicKey(k, used[k.id] ?? null));
+}
+
+/**
+ * Revokes a key of `account`. Another account's key, an unknown key and an already revoked
+ * one all answer the same 404, so nothing reveals what exists elsewhere.
+ */
+export async function revokeKey(store: KeyStore, account: string | null, id: string, now: number) {
+  const key = await store.getKey(id);
+  if (!key || key.revoked_at || (account !== null && key.account !== account)) {
+    throw new ApiError("not_found", `No active key "${id}" in this account.`);
+  }
+  const revoked = await store.revokeKey(id, isoSeconds(now));
+  if (!revoked) throw new ApiError("not_found", `No active key "${id}" in this account.`);
+  return { id, revoked: true as const, revoked_at: revoked.revoked_at as string };
+}

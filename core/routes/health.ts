@@ -1,0 +1,106 @@
+/**
+ * GET /health (spec: Health record; api.md §7). Never calls scraped upstreams: backend
+ * status comes from recent real traffic, supplied by the operations through `HealthProbe`s.
+ */
+import type { Context } from "hono";
+import * as v from "valibot";
+import type { AppDeps, AppEnv } from "../gateway/context.ts";
+import { isoSeconds } from "../limits/period.ts";
+import type { RouteDef } from "./route.ts";
+import { IsoTimestamp } from "./schemas.ts";
+
+export interface BackendHealth {
+  status: string;
+  success_rate: number;
+}
+
+/** Contributions from the operations: SearXNG reachability, backend breakers and rates. */
+export interface HealthProbes {
+  metasearch?: () => Promise<Record<string, unknown>>;
+  backends?: () => Record<string, BackendHealth>;
+}
+
+const Service = v.object({ status: v.string() });
+export const HealthRecord = v.object({
+  status: v.picklist(["ok", "degraded", "unavailable"]),
+  version: v.string(),
+  uptime_secs: v.pipe(v.number(), v.integer()),
+  timestamp: IsoTimestamp,
+  services: v.object({
+    database: v.object({ ...Service.entries, latency_ms: v.pipe(v.number(), v.integer()) }),
+    cache: v.object({ ...Service.entries, entries: v.pipe(v.number(), v.integer()), size_mb: v.number() }),
+    metasearch: v.looseObject({ ...Service.entries }),
+    intelligence: v.object({ ...Service.entries, sources_tracked: v.pipe(v.number(), v.integer()) }),
+  }),
+  backends: v.optional(v.record(v.string(), v.object({ status: v.string(), success_rate: v.number() }))),
+});
+
+const HEALTHY_BACKEND = new Set(["ok", "disabled"]);
+
+export function healthRoutes({ ports, config }: AppDeps, probes: HealthProbes, startedAt: number): RouteDef[] {
+  async function timed<T>(fn: () => Promise<T>): Promise<{ ok: true; value: T; ms: number } | { ok: false; ms: number; error: string }> {
+    const t0 = performance.now();
+    try {
+      const value = await fn();
+      return { ok: true, value, ms: Math.round(performance.now() - t0) };
+    } catch (e) {
+      return { ok: false, ms: Math.round(performance.now() - t0), error: e instanceof Error ? e.message : String(e) };
+    }
+  }
+
+  async function handler(c: Context<AppEnv>) {
+    const now = ports.clock.now();
+    const [db, cache, sources, metasearch] = await Promise.all([
+      timed(() => ports.keys.ping()),
+      timed(() => ports.cache.stats()),
+      timed(() => ports.sources.count()),
+      probes.metasearch ? timed(probes.metasearch) : Promise.resolve(null),
+    ]);
+    const backends = probes.backends?.() ?? {};
+    const services = {
+      database: db.ok ? { status: "ok", latency_ms: db.ms } : { status: "unreachable", latency_ms: db.ms },
+      cache: cache.ok
+        ? { status: "ok", entries: cache.value.entries, size_mb: Math.round((cache.value.bytes / 1048576) * 1000) / 1000 }
+        : { status: "unreachable", entries: 0, size_mb: 0 },
+      metasearch: !metasearch
+        ? { status: "disabled" }
+        : metasearch.ok
+          ? metasearch.value
+          : { status: "unreachable", url: config.backends.searxng?.url ?? "", error: metasearch.error },
+      intelligence: sources.ok
+        ? { status: "ok", sources_tracked: sources.value }
+        : { status: "unreachable", sources_tracked: 0 },
+    };
+    const optionalDown =
+      !cache.ok || !sources.ok ||
+      !["ok", "disabled"].includes(String(services.metasearch.status)) ||
+      Object.values(backends).some((b) => !HEALTHY_BACKEND.has(b.status));
+    const status = !db.ok ? "unavailable" : optionalDown ? "degraded" : "ok";
+    const body = {
+      status,
+      version: config.version,
+      uptime_secs: Math.floor((now - startedAt) / 1000),
+      timestamp: isoSeconds(now),
+      services,
+      // The spec: present in the healthy response, absent in the degraded one.
+      ...(status === "ok" ? { backends } : {}),
+    };
+    c.header("Cache-Control", "no-store");
+    return c.json(body, status === "unavailable" ? 503 : 200);
+  }
+
+  return [
+    {
+      method: "GET",
+      path: "/health",
+      summary: "Service health: ok (200), degraded (200) or unavailable (503)",
+      auth: false,
+      scope: null,
+      group: null,
+      status: 200,
+      response: HealthRecord,
+      errors: [],
+      handler,
+    },
+  ];
+}

@@ -1,0 +1,78 @@
+/** GET/POST /v1/keys and DELETE /v1/keys/{key_id} (spec: Endpoints; api.md §2). */
+import * as v from "valibot";
+import { ApiError } from "../errors.ts";
+import type { AppDeps } from "../gateway/context.ts";
+import { escalatedScopes, SCOPES } from "../keys/scopes.ts";
+import { createKey, listKeys, revokeKey } from "../keys/service.ts";
+import { IsoTimestamp, KeyRecordSchema } from "./schemas.ts";
+import type { RouteDef } from "./route.ts";
+
+export const CreateKeyBody = v.strictObject({
+  name: v.pipe(
+    v.string("name must be a string"),
+    v.trim(),
+    v.minLength(1, "name must not be empty"),
+    v.maxLength(100, "name must be at most 100 characters"),
+  ),
+  scopes: v.pipe(
+    v.array(v.picklist(SCOPES, `each scope must be one of ${SCOPES.join(", ")}`), "scopes must be an array"),
+    v.minLength(1, "scopes must not be empty"),
+  ),
+});
+
+export function keyRoutes({ ports }: AppDeps): RouteDef[] {
+  const { keys: store, clock } = ports;
+  return [
+    {
+      method: "GET",
+      path: "/v1/keys",
+      summary: "List the active keys of the caller's account, newest first",
+      auth: true,
+      scope: "keys",
+      group: null,
+      status: 200,
+      response: v.object({ keys: v.array(KeyRecordSchema) }),
+      errors: [],
+      handler: async (c) => c.json({ keys: await listKeys(store, c.get("auth")!.account.name) }),
+    },
+    {
+      method: "POST",
+      path: "/v1/keys",
+      summary: "Create a key; the response is the only time its secret is shown",
+      auth: true,
+      scope: "keys",
+      group: null,
+      body: CreateKeyBody,
+      status: 201,
+      response: v.object({ ...KeyRecordSchema.entries, key: v.pipe(v.string(), v.regex(/^qry_[0-9a-f]{64}$/)) }),
+      errors: [],
+      handler: async (c) => {
+        const body = c.get("body") as v.InferOutput<typeof CreateKeyBody>;
+        const auth = c.get("auth")!;
+        const escalated = escalatedScopes(body.scopes, auth.key.scopes);
+        if (escalated.length) {
+          throw new ApiError("insufficient_scope", `A key cannot grant scopes it lacks: ${escalated.join(", ")}.`);
+        }
+        const created = await createKey(store, { account: auth.account.name, name: body.name, scopes: body.scopes }, clock.now());
+        c.header("Cache-Control", "no-store");
+        return c.json(created, 201);
+      },
+    },
+    {
+      method: "DELETE",
+      path: "/v1/keys/:key_id",
+      summary: "Revoke a key of the caller's account",
+      auth: true,
+      scope: "keys",
+      group: null,
+      params: { key_id: "Key identifier, key_<id>" },
+      status: 200,
+      response: v.object({ id: v.string(), revoked: v.literal(true), revoked_at: IsoTimestamp }),
+      errors: ["not_found"],
+      handler: async (c) => {
+        const auth = c.get("auth")!;
+        return c.json(await revokeKey(store, auth.account.name, c.req.param("key_id") ?? "", clock.now()));
+      },
+    },
+  ];
+}

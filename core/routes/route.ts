@@ -1,0 +1,39 @@
+/**
+ * A route definition: the one place a route's method, path, scope, usage group, schemas
+ * and possible errors are stated. The app mounts it with the gateway steps in order, and
+ * the OpenAPI document is generated from the same definitions.
+ */
+import type { Context } from "hono";
+import type * as v from "valibot";
+import type { ErrorCode } from "../errors.ts";
+import type { AppEnv } from "../gateway/context.ts";
+
+export type Method = "GET" | "POST" | "DELETE";
+
+export interface RouteDef {
+  method: Method;
+  /** Hono path, e.g. `/v1/keys/:key_id`. */
+  path: string;
+  summary: string;
+  /** false for public routes (health, the OpenAPI document). */
+  auth: boolean;
+  /** Scope required; null = any valid key. */
+  scope: string | null;
+  /** Usage group of a metered operation; null = not metered. */
+  group: string | null;
+  body?: v.GenericSchema;
+  params?: Record<string, string>;
+  status: number;
+  response: v.GenericSchema;
+  /** Content types besides JSON that the route can answer with (e.g. text/event-stream). */
+  alsoProduces?: string[];
+  /** Route-specific errors; the gateway's own (auth, limits, 5xx) are added automatically. */
+  errors: ErrorCode[];
+  handler: (c: Context<AppEnv>) => Response | Promise<Response>;
+}
+
+/** Errors every authenticated route can answer with, whatever it does. */
+export const GATEWAY_ERRORS: ErrorCode[] = [
+  "missing_auth", "invalid_auth", "invalid_key", "insufficient_scope", "rate_limited", "service_unavailable", "internal_error",
+];
+export const BODY_ERRORS: ErrorCode[] = ["invalid_request", "payload_too_large", "unsupported_media_type"];

@@ -1,0 +1,51 @@
+/** GET /v1/usage: the calling key's plan, quota and use this month (spec: Usage record). */
+import * as v from "valibot";
+import type { AppDeps } from "../gateway/context.ts";
+import { USAGE_GROUPS } from "../limits/groups.ts";
+import { periodOf, periodResetAt } from "../limits/period.ts";
+import type { RouteDef } from "./route.ts";
+import { IsoTimestamp } from "./schemas.ts";
+
+const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
+
+export const UsageRecord = v.object({
+  plan: v.string(),
+  quota: v.nullable(Count),
+  used: Count,
+  remaining: v.nullable(Count),
+  reset_at: IsoTimestamp,
+  per_minute_limit: Count,
+  endpoints: v.record(v.string(), Count),
+});
+
+export function usageRoutes({ ports }: AppDeps): RouteDef[] {
+  return [
+    {
+      method: "GET",
+      path: "/v1/usage",
+      summary: "The calling key's plan, monthly quota and use by operation group",
+      auth: true,
+      scope: null,
+      group: null,
+      status: 200,
+      response: UsageRecord,
+      errors: [],
+      handler: async (c) => {
+        const { key, plan } = c.get("auth")!;
+        const now = ports.clock.now();
+        const usage = await ports.counters.usage(key.id, periodOf(now));
+        const endpoints: Record<string, number> = {};
+        for (const g of USAGE_GROUPS) endpoints[g] = usage.groups[g] ?? 0;
+        return c.json({
+          plan: plan.id,
+          quota: plan.quota,
+          used: usage.used,
+          remaining: plan.quota === null ? null : Math.max(0, plan.quota - usage.used),
+          reset_at: periodResetAt(now),
+          per_minute_limit: plan.perMinute,
+          endpoints,
+        });
+      },
+    },
+  ];
+}
