@@ -3,7 +3,7 @@
  * Every route passes the gateway in the same order:
  *   request id + headers + log line → per-IP bucket → auth + scope → body → admission → handler.
  */
-import { Hono, type MiddlewareHandler } from "hono";
+import { Hono, type Context, type MiddlewareHandler } from "hono";
 import type { Config } from "./config.ts";
 import { ApiError, errorBody, toApiError } from "./errors.ts";
 import type { AppDeps, AppEnv } from "./gateway/context.ts";
@@ -60,17 +60,8 @@ export function createQuarry(ports: Ports, config: Config, options: AppOptions =
   app.get("/openapi.json", (c) => c.json(document));
   const known = [...routes.map((r) => ({ method: r.method, path: r.path })), { method: "GET", path: "/openapi.json" }];
 
-  app.notFound((c) => {
-    const allowed = known.filter((r) => pathMatches(r.path, c.req.path)).map((r) => r.method);
-    if (allowed.length) {
-      throw new ApiError("method_not_allowed", `${c.req.method} is not allowed on ${c.req.path}; use ${allowed.join(", ")}.`, {
-        headers: { Allow: allowed.join(", ") },
-      });
-    }
-    throw new ApiError("not_found", `No such endpoint: ${c.req.method} ${c.req.path}.`);
-  });
-
-  app.onError((err, c) => {
+  // Both handlers answer rather than throw, so the header middleware still wraps their responses.
+  const errorResponse = (err: unknown, c: Context<AppEnv>) => {
     const apiErr = toApiError(err);
     const requestId = c.get("requestId") ?? "req_unknown";
     if (apiErr.status >= 500) {
@@ -78,7 +69,18 @@ export function createQuarry(ports: Ports, config: Config, options: AppOptions =
     }
     for (const [k, val] of Object.entries(apiErr.extra.headers ?? {})) c.header(k, val);
     return c.json(errorBody(apiErr, requestId), apiErr.status as 400);
+  };
+
+  app.notFound((c) => {
+    const allowed = known.filter((r) => pathMatches(r.path, c.req.path)).map((r) => r.method);
+    if (allowed.length) {
+      return errorResponse(new ApiError("method_not_allowed", `${c.req.method} is not allowed on ${c.req.path}; use ${allowed.join(", ")}.`, {
+        headers: { Allow: allowed.join(", ") },
+      }), c);
+    }
+    return errorResponse(new ApiError("not_found", `No such endpoint: ${c.req.method} ${c.req.path}.`), c);
   });
+  app.onError(errorResponse);
 
   return { app, routes, drain: () => lastUsed.drain() };
 }

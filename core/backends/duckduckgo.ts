@@ -45,7 +45,8 @@ function isChallenge(document: Document, body: string): boolean {
 
 /** The JavaScript-only results shell: no result markup at all, only a redirect for no-JS browsers. */
 function isJavaScriptShell(document: Document): boolean {
-  const cls = document.body?.getAttribute("class") ?? "";
+  // querySelector, not document.body: linkedom throws on `body` when the markup has no root element.
+  const cls = document.querySelector("body")?.getAttribute("class") ?? "";
   return !/\bbody--html\b/.test(cls) && (/\bbody--serp\b/.test(cls) || document.querySelector("noscript") !== null);
 }
 

@@ -65,6 +65,21 @@ function isChrome(el: Element, tag: string): boolean {
   return isBoilerplateName(names);
 }
 
+/** Removes scripts, styles, other non-content elements and HTML comments under `root`. */
+export function removeNonContent(root: Element): void {
+  let child = root.firstChild;
+  while (child) {
+    const next = child.nextSibling;
+    if (child.nodeType === 1) {
+      if (NON_CONTENT_TAGS.has((child as Element).tagName.toUpperCase())) (child as Element).remove();
+      else removeNonContent(child as Element);
+    } else if (child.nodeType === 8) {
+      root.removeChild(child);
+    }
+    child = next;
+  }
+}
+
 /**
  * Removes scripts, styles and other non-content elements under `root` and returns, for every
  * remaining element, the number of non-space characters of text outside links it holds.

@@ -6,8 +6,9 @@ import { Readability } from "@mozilla/readability";
 import { removeBoilerplate } from "./boilerplate.ts";
 import { textLength } from "./dom.ts";
 import { pruneContent } from "./prune-content.ts";
+import type { PageMetadata } from "./types.ts";
 
-export function selectMainContent(document: Document): Element | null {
+export function selectMainContent(document: Document, _meta?: PageMetadata): Element | null {
   const body = document.body;
   if (!body) return null;
   removeBoilerplate(body);

@@ -1,0 +1,83 @@
+/**
+ * Final clean-up of the content tree: attributes reduced to the ones that carry meaning, URLs made
+ * absolute, and the links listed.
+ */
+import { absoluteUrl, childElements, normalizeSpace } from "./dom.ts";
+import type { ExtractedLink } from "./types.ts";
+
+const KEPT_ATTRIBUTES = new Set(["href", "src", "alt", "title", "colspan", "rowspan", "datetime", "lang", "dir", "start", "cite"]);
+const URL_ATTRIBUTES = ["href", "src", "cite"];
+
+/** Strips attributes (keeping `language-*` code classes), resolves URLs, drops lazy-image stubs. */
+export function cleanTree(root: Element, baseUrl: string): void {
+  cleanElement(root, baseUrl);
+}
+
+function cleanElement(el: Element, baseUrl: string): void {
+  const tag = el.tagName;
+  if (tag === "IMG") promoteLazySource(el);
+  for (const name of el.getAttributeNames()) {
+    if (KEPT_ATTRIBUTES.has(name)) continue;
+    if (name === "class" && tag === "CODE") {
+      const lang = /(?:^|\s)(?:language|lang)-([\w+#.-]+)/.exec(el.getAttribute("class") ?? "");
+      if (lang) {
+        el.setAttribute("class", `language-${lang[1]}`);
+        continue;
+      }
+    }
+    el.removeAttribute(name);
+  }
+  for (const name of URL_ATTRIBUTES) {
+    const value = el.getAttribute(name);
+    if (value === null) continue;
+    // javascript: links do nothing outside the page; data: URIs only bloat the output.
+    if (/^\s*(javascript|data|vbscript):/i.test(value)) {
+      el.removeAttribute(name);
+      continue;
+    }
+    const abs = absoluteUrl(value, baseUrl);
+    if (abs) el.setAttribute(name, abs);
+    else el.removeAttribute(name);
+  }
+  for (const child of childElements(el)) cleanElement(child, baseUrl);
+}
+
+/** Lazy-loading pages keep the real image URL in a data attribute and a placeholder in `src`. */
+function promoteLazySource(img: Element): void {
+  const src = img.getAttribute("src") ?? "";
+  if (src && !/^data:|blank|spacer|placeholder|pixel/i.test(src)) return;
+  for (const name of ["data-src", "data-lazy-src", "data-original", "data-url"]) {
+    const v = img.getAttribute(name);
+    if (v) {
+      img.setAttribute("src", v);
+      return;
+    }
+  }
+  const srcset = img.getAttribute("data-srcset") ?? img.getAttribute("srcset");
+  const first = srcset?.split(",")[0]?.trim().split(/\s+/)[0];
+  if (first) img.setAttribute("src", first);
+}
+
+/** http(s) links of the (cleaned) tree, first occurrence of each URL, fragment-only links skipped. */
+export function collectLinks(root: Element, pageUrl: string): ExtractedLink[] {
+  const seen = new Set<string>();
+  const links: ExtractedLink[] = [];
+  let page: string | null = null;
+  try {
+    const u = new URL(pageUrl);
+    u.hash = "";
+    page = u.href;
+  } catch {
+    page = null;
+  }
+  for (const a of Array.from(root.getElementsByTagName("a"))) {
+    const href = a.getAttribute("href");
+    if (!href || !/^https?:/i.test(href)) continue;
+    const withoutHash = href.replace(/#.*$/, "");
+    if (page && withoutHash === page) continue;
+    if (seen.has(href)) continue;
+    seen.add(href);
+    links.push({ text: normalizeSpace(a.textContent ?? ""), url: href });
+  }
+  return links;
+}

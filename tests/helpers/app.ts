@@ -1,0 +1,98 @@
+/** In-process Quarry for route tests: real storage (memory or SQLite in a temp dir), a controllable clock. */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createQuarry, type AppOptions } from "../../core/app.ts";
+import { parseConfig, type Env } from "../../core/config.ts";
+import { createKey, ensureAccount } from "../../core/keys/service.ts";
+import type { Clock, Logger, Ports } from "../../core/ports.ts";
+import { buildPorts, memoryPorts } from "../../adapters/shared/bootstrap.ts";
+import { nodeRuntime } from "../../adapters/node/server.ts";
+
+export class FakeClock implements Clock {
+  constructor(public t = Date.UTC(2026, 10, 22, 12, 0, 0)) {}
+  now() {
+    return this.t;
+  }
+  advance(ms: number) {
+    this.t += ms;
+  }
+}
+
+/** Collects log lines so tests can assert nothing secret was logged. */
+export class MemoryLogger implements Logger {
+  lines: Array<Record<string, unknown>> = [];
+  private push(level: string, obj: object, msg?: string) {
+    this.lines.push({ level, ...obj, msg });
+  }
+  debug(o: object, m?: string) { this.push("debug", o, m); }
+  info(o: object, m?: string) { this.push("info", o, m); }
+  warn(o: object, m?: string) { this.push("warn", o, m); }
+  error(o: object, m?: string) { this.push("error", o, m); }
+  text() {
+    return this.lines.map((l) => JSON.stringify(l)).join("\n");
+  }
+}
+
+export type StorageKind = "memory" | "sqlite";
+
+export interface TestApp {
+  request(path: string, init?: RequestInit & { key?: string; json?: unknown; ip?: string }): Promise<Response>;
+  ports: Ports;
+  clock: FakeClock;
+  logger: MemoryLogger;
+  /** Creates (or updates) an account on `plan` and a key with `scopes`; returns the secret and id. */
+  key(account: string, scopes: string[], plan?: string): Promise<{ secret: string; id: string }>;
+  drain(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function makeApp(opts: { storage?: StorageKind; env?: Env; clock?: FakeClock; options?: AppOptions } = {}): Promise<TestApp> {
+  const clock = opts.clock ?? new FakeClock();
+  const logger = new MemoryLogger();
+  const config = parseConfig({ QUARRY_IP_RATE: "off", ...opts.env }, "test");
+  let ports: Ports;
+  let closeStorage = async () => {};
+  if ((opts.storage ?? "memory") === "memory") {
+    ports = memoryPorts(logger, clock);
+  } else {
+    const dir = mkdtempSync(join(tmpdir(), "quarry-test-"));
+    const built = await buildPorts({ ...config, dataDir: dir }, nodeRuntime, logger, clock);
+    ports = built.ports;
+    closeStorage = async () => {
+      await built.close();
+      rmSync(dir, { recursive: true, force: true });
+    };
+  }
+  ports = { ...ports, remoteAddress: (req) => req.headers.get("x-test-ip") ?? "127.0.0.1" };
+  const quarry = createQuarry(ports, config, opts.options);
+  return {
+    ports,
+    clock,
+    logger,
+    async request(path, init = {}) {
+      const { key, json, ip, ...rest } = init;
+      const headers = new Headers(rest.headers);
+      if (key) headers.set("authorization", `Bearer ${key}`);
+      if (ip) headers.set("x-test-ip", ip);
+      let body = rest.body;
+      if (json !== undefined) {
+        body = JSON.stringify(json);
+        if (!headers.has("content-type")) headers.set("content-type", "application/json");
+      }
+      return quarry.app.request(path, { ...rest, headers, body });
+    },
+    async key(account, scopes, plan) {
+      await ensureAccount(ports.keys, account, plan, config.plans, clock.now());
+      const k = await createKey(ports.keys, { account, name: `${account}-key`, scopes }, clock.now());
+      return { secret: k.key, id: k.id };
+    },
+    drain: () => quarry.drain(),
+    async close() {
+      await quarry.drain();
+      await closeStorage();
+    },
+  };
+}
+
+export const ALL_SCOPES = ["search", "research", "scrape", "keys"];

@@ -1,0 +1,93 @@
+/**
+ * The same black-box HTTP suite against real server processes on Node, Deno and Bun, each
+ * on its own SQLite file, with keys made by the real CLI.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createKeyCli, startServer, tempDataDir, type Runtime, type Server } from "../helpers/server.ts";
+
+const RUNTIMES: Runtime[] = ["node", "deno", "bun"];
+
+describe.each(RUNTIMES)("HTTP on %s", (runtime) => {
+  let s: Server;
+  let env: Record<string, string>;
+  let admin: { id: string; key: string };
+  beforeAll(async () => {
+    env = { QUARRY_DATA_DIR: tempDataDir(), QUARRY_IP_RATE: "off" };
+    admin = createKeyCli(env, "acme", "search,keys");
+    s = await startServer(runtime, env);
+  }, 60_000);
+  afterAll(async () => {
+    const code = await s?.stop();
+    expect(code).toBe(0);
+    expect(s.output()).toContain("quarry stopped");
+  });
+
+  const call = (path: string, init: RequestInit & { key?: string } = {}) => {
+    const headers = new Headers(init.headers);
+    if (init.key) headers.set("authorization", `Bearer ${init.key}`);
+    return fetch(s.url + path, { ...init, headers });
+  };
+
+  it("serves /health with the rate headers and a request id", async () => {
+    const res = await call("/health");
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body.status).toBe("ok");
+    expect(body.services.database.status).toBe("ok");
+    expect(res.headers.get("x-ratelimit-limit")).toBe("1000");
+    expect(res.headers.get("x-ratelimit-reset")).toMatch(/^\d{4}-\d\d-01T00:00:00Z$/);
+    expect(res.headers.get("x-request-id")).toMatch(/^req_[0-9A-Z]{26}$/);
+  });
+
+  it("accepts a CLI-made key and runs the key lifecycle", async () => {
+    const created = await call("/v1/keys", { method: "POST", key: admin.key, headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "rotated", scopes: ["search"] }) });
+    expect(created.status).toBe(201);
+    const fresh = await created.json();
+    expect((await call("/v1/usage", { key: fresh.key })).status).toBe(200);
+    const list = await (await call("/v1/keys", { key: admin.key })).json();
+    expect(list.keys.map((k: { id: string }) => k.id)).toEqual([fresh.id, admin.id]);
+    const del = await call(`/v1/keys/${fresh.id}`, { method: "DELETE", key: admin.key });
+    expect(del.status).toBe(200);
+    const after = await call("/v1/usage", { key: fresh.key });
+    expect(after.status).toBe(401);
+    expect((await after.json()).error.code).toBe("invalid_key");
+  });
+
+  it("answers bad input with its error, never a 500", async () => {
+    const json = { "content-type": "application/json" };
+    const cases: Array<[string, RequestInit & { key?: string }, number, string]> = [
+      ["/v1/keys", { method: "POST", key: admin.key, headers: json, body: "{oops" }, 400, "invalid_request"],
+      ["/v1/keys", { method: "POST", key: admin.key, headers: { "content-type": "text/plain" }, body: "{}" }, 415, "unsupported_media_type"],
+      ["/v1/keys", { method: "POST", key: admin.key, headers: json, body: "x".repeat(70_000) }, 413, "payload_too_large"],
+      ["/v1/nope", { key: admin.key }, 404, "not_found"],
+      ["/v1/usage", { method: "DELETE", key: admin.key }, 405, "method_not_allowed"],
+      ["/v1/usage", {}, 401, "missing_auth"],
+      ["/v1/usage", { headers: { authorization: "Bearer nope" } }, 401, "invalid_auth"],
+    ];
+    for (const [path, init, status, code] of cases) {
+      const res = await call(path, init);
+      expect(res.status, `${init.method ?? "GET"} ${path}`).toBe(status);
+      const body = await res.json();
+      expect(body.error.code).toBe(code);
+      expect(res.headers.get("x-request-id")).toBe(body.error.request_id);
+    }
+  });
+
+  it("500 simultaneous requests on a per-minute limit of 60 admit exactly 60", async () => {
+    const k = createKeyCli(env, `burst-${runtime}`, "search");
+    const res = await Promise.all(Array.from({ length: 500 }, () => call("/v1/usage", { key: k.key }).then(async (r) => ({ status: r.status, body: await r.text() }))));
+    expect(res.filter((r) => r.status === 200)).toHaveLength(60);
+    expect(res.filter((r) => r.status === 429)).toHaveLength(440);
+    expect(res.every((r) => r.status !== 500)).toBe(true);
+  }, 60_000);
+
+  it("logs one JSON line per request with its id and never the secret", async () => {
+    const res = await call("/v1/usage", { key: admin.key });
+    const id = res.headers.get("x-request-id")!;
+    await new Promise((r) => setTimeout(r, 100));
+    const line = s.output().split("\n").find((l) => l.includes(id));
+    expect(line).toBeDefined();
+    expect(JSON.parse(line!)).toMatchObject({ req_id: id, method: "GET", path: "/v1/usage", status: 200 });
+    expect(s.output()).not.toContain(admin.key.slice(4));
+  });
+});

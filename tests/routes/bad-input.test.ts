@@ -1,0 +1,88 @@
+/** Bad input never gives a 500 or a hang: each gets its api.md §4 error. */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeApp, type TestApp } from "../helpers/app.ts";
+
+describe("bad input", () => {
+  let t: TestApp;
+  let key: string;
+  beforeAll(async () => {
+    t = await makeApp({ storage: "sqlite" });
+    key = (await t.key("acme", ["keys", "search"])).secret;
+  });
+  afterAll(() => t.close());
+
+  const post = (body: BodyInit | undefined, headers: Record<string, string> = { "content-type": "application/json" }) =>
+    t.request("/v1/keys", { method: "POST", key, body, headers });
+
+  it.each([
+    ["malformed JSON", "{name:", 400, "invalid_request"],
+    ["JSON that is not an object", "[1,2]", 400, "invalid_request"],
+    ["a JSON string", '"hello"', 400, "invalid_request"],
+    ["null", "null", 400, "invalid_request"],
+    ["an empty body", "", 400, "invalid_request"],
+    ["wrong types", '{"name":["a"],"scopes":{"a":1}}', 400, "invalid_request"],
+    ["unknown fields", '{"name":"a","scopes":["search"],"admin":true}', 400, "invalid_request"],
+  ])("%s → %i %s", async (_label, body, status, code) => {
+    const res = await post(body);
+    expect(res.status).toBe(status);
+    expect((await res.json()).error.code).toBe(code);
+  });
+
+  it("a body over 64 KiB → 413, whether declared or streamed", async () => {
+    const big = JSON.stringify({ name: "a", scopes: ["search"], pad: "x".repeat(70_000) });
+    const res = await post(big);
+    expect(res.status).toBe(413);
+    expect((await res.json()).error.code).toBe("payload_too_large");
+    const chunks = new ReadableStream({
+      start(ctrl) {
+        for (let i = 0; i < 20; i++) ctrl.enqueue(new TextEncoder().encode("x".repeat(5000)));
+        ctrl.close();
+      },
+    });
+    const streamed = await t.request("/v1/keys", { method: "POST", key, body: chunks, headers: { "content-type": "application/json" }, duplex: "half" } as RequestInit);
+    expect(streamed.status).toBe(413);
+  });
+
+  it("exactly 64 KiB is still read (and judged on its content)", async () => {
+    const base = JSON.stringify({ name: "a", scopes: ["search"], pad: "" });
+    const body = base.replace('"pad":""', `"pad":"${"x".repeat(65536 - base.length)}"`);
+    expect(body.length).toBe(65536);
+    const res = await post(body);
+    expect(res.status).toBe(400);
+    expect((await res.json()).error.details[0]).toEqual({ field: "pad", message: "unknown field" });
+  });
+
+  it.each([["text/plain"], ["application/x-www-form-urlencoded"], ["multipart/form-data; boundary=x"]])("Content-Type %s → 415", async (type) => {
+    const res = await post('{"name":"a","scopes":["search"]}', { "content-type": type });
+    expect(res.status).toBe(415);
+    expect((await res.json()).error.code).toBe("unsupported_media_type");
+  });
+
+  it("a missing Content-Type with a body → 415; application/json with charset is fine", async () => {
+    expect((await post('{"name":"a","scopes":["search"]}', {})).status).toBe(415);
+    expect((await post('{"name":"a","scopes":["search"]}', { "content-type": "application/json; charset=utf-8" })).status).toBe(201);
+  });
+
+  it.each([["GET", "/v1/nothing-here"], ["GET", "/"], ["POST", "/v2/search"], ["GET", "/v1/keys/key_x/extra"]])("%s %s → 404 not_found", async (method, path) => {
+    const res = await t.request(path, { method, key });
+    expect(res.status).toBe(404);
+    const body = await res.json();
+    expect(body.error.code).toBe("not_found");
+    expect(res.headers.get("x-request-id")).toBe(body.error.request_id);
+    expect(res.headers.get("x-ratelimit-limit")).toBe("1000");
+  });
+
+  it.each([["PUT", "/v1/keys", "GET, POST"], ["POST", "/health", "GET"], ["GET", "/v1/keys/key_x", "DELETE"], ["PATCH", "/v1/usage", "GET"]])(
+    "%s %s → 405 with Allow: %s",
+    async (method, path, allow) => {
+      const res = await t.request(path, { method, key });
+      expect(res.status).toBe(405);
+      expect(res.headers.get("allow")).toBe(allow);
+      expect((await res.json()).error.code).toBe("method_not_allowed");
+    },
+  );
+
+  it("none of the above cost quota or left a 500 in the log", () => {
+    expect(t.logger.lines.filter((l) => Number(l.status) >= 500)).toEqual([]);
+  });
+});

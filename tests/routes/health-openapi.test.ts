@@ -1,0 +1,141 @@
+import { createStorage, defineDriver } from "unstorage";
+import memoryDriver from "unstorage/drivers/memory";
+import * as v from "valibot";
+import { afterEach, describe, expect, it } from "vitest";
+import { KvKeyStore } from "../../adapters/storage/kv-key-store.ts";
+import { ERROR_STATUS } from "../../core/errors.ts";
+import { HealthRecord } from "../../core/routes/health.ts";
+import { makeApp, type TestApp } from "../helpers/app.ts";
+import { echoOperation } from "../helpers/test-operation.ts";
+
+/**
+ * The database edge: an unstorage driver over the memory driver that can be cut off, as a
+ * database that stops answering. (PostgreSQL outages are exercised for real in the scale-out suite.)
+ */
+function switchableDriver() {
+  const inner = memoryDriver();
+  const state = { down: false };
+  const guard = <A extends unknown[], R>(fn: (...a: A) => R) => (...a: A): R => {
+    if (state.down) throw new Error("connect ECONNREFUSED 127.0.0.1:5432");
+    return fn(...a);
+  };
+  const driver = defineDriver(() => ({
+    name: "switchable",
+    hasItem: guard((k: string) => inner.hasItem(k, {})),
+    getItem: guard((k: string) => inner.getItem(k, {})),
+    setItem: guard((k: string, val: string) => inner.setItem!(k, val, {})),
+    removeItem: guard((k: string) => inner.removeItem!(k, {})),
+    getKeys: guard((b: string) => inner.getKeys(b, {})),
+  }))({});
+  return { storage: createStorage({ driver }), state };
+}
+
+describe("GET /health", () => {
+  let t: TestApp;
+  afterEach(() => t?.close());
+
+  it("is ok with every service described, without authentication", async () => {
+    t = await makeApp({ storage: "sqlite" });
+    t.clock.advance(42_000);
+    const res = await t.request("/health");
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(v.safeParse(HealthRecord, body).success).toBe(true);
+    expect(body).toMatchObject({
+      status: "ok",
+      version: "test",
+      uptime_secs: 42,
+      timestamp: "2026-11-22T12:00:42Z",
+      services: {
+        database: { status: "ok" },
+        cache: { status: "ok", entries: 0, size_mb: 0 },
+        metasearch: { status: "disabled" },
+        intelligence: { status: "ok", sources_tracked: 0 },
+      },
+      backends: {},
+    });
+    expect(Number.isInteger(body.services.database.latency_ms)).toBe(true);
+    expect(res.headers.get("x-ratelimit-limit")).toBe("1000");
+    expect(res.headers.get("x-ratelimit-remaining")).toBe("1000");
+    expect(res.headers.get("x-request-id")).toMatch(/^req_/);
+  });
+
+  it("counts cache entries and tracked sources", async () => {
+    t = await makeApp();
+    await t.ports.cache.set("a", { big: "x".repeat(2000) }, 60);
+    await t.ports.sources.record("example.org", { backend: "wikipedia" });
+    await t.ports.sources.record("example.org", { backend: "brave" });
+    await t.ports.sources.record("example.com", { fetched: true, ok: true });
+    const body = await (await t.request("/health")).json();
+    expect(body.services.cache.entries).toBe(1);
+    expect(body.services.cache.size_mb).toBeGreaterThan(0);
+    expect(body.services.intelligence.sources_tracked).toBe(2);
+    expect((await t.ports.sources.get("example.org"))?.backends).toEqual({ wikipedia: 1, brave: 1 });
+  });
+
+  it("is degraded (200, no backends key) when a backend fails", async () => {
+    t = await makeApp({ options: { health: { backends: () => ({ duckduckgo: { status: "suspended", success_rate: 0.2 }, wikipedia: { status: "ok", success_rate: 1 } }) } } });
+    const res = await t.request("/health");
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body.status).toBe("degraded");
+    expect(body).not.toHaveProperty("backends");
+  });
+
+  it("is unavailable (503) while the database is down, other requests get 503 service_unavailable, and both recover by themselves", async () => {
+    const { storage, state } = switchableDriver();
+    t = await makeApp({ options: { operations: echoOperation } });
+    t.ports.keys = new KvKeyStore(storage);
+    // a fresh app over the switchable store
+    const { createQuarry } = await import("../../core/app.ts");
+    const { parseConfig } = await import("../../core/config.ts");
+    const { createKey, ensureAccount } = await import("../../core/keys/service.ts");
+    const config = parseConfig({ QUARRY_IP_RATE: "off" }, "test");
+    const app = createQuarry(t.ports, config, { operations: echoOperation }).app;
+    await ensureAccount(t.ports.keys, "acme", undefined, config.plans, t.clock.now());
+    const { key } = await createKey(t.ports.keys, { account: "acme", name: "k", scopes: ["search"] }, t.clock.now());
+    const call = () => app.request("/v1/test/echo", { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: '{"query":"q"}' });
+
+    expect((await call()).status).toBe(200);
+    state.down = true;
+    const health = await app.request("/health");
+    expect(health.status).toBe(503);
+    const hb = await health.json();
+    expect(hb.status).toBe("unavailable");
+    expect(hb.services.database.status).toBe("unreachable");
+    const refused = await call();
+    expect(refused.status).toBe(503);
+    const rb = await refused.json();
+    expect(rb.error.code).toBe("service_unavailable");
+    expect(rb.error.message).not.toContain("ECONNREFUSED");
+    expect(refused.headers.get("x-request-id")).toBe(rb.error.request_id);
+    state.down = false;
+    expect((await app.request("/health")).status).toBe(200);
+    expect((await call()).status).toBe(200);
+  });
+});
+
+describe("GET /openapi.json", () => {
+  it("documents every route with its request schema, success and every error", async () => {
+    const t = await makeApp({ options: { operations: echoOperation } });
+    const res = await t.request("/openapi.json");
+    expect(res.status).toBe(200);
+    const doc = await res.json();
+    expect(doc.openapi).toBe("3.1.0");
+    expect(Object.keys(doc.paths).sort()).toEqual(["/health", "/v1/keys", "/v1/keys/{key_id}", "/v1/test/echo", "/v1/usage"]);
+    const create = doc.paths["/v1/keys"].post;
+    expect(create.requestBody.content["application/json"].schema.required).toEqual(["name", "scopes"]);
+    expect(create.requestBody.content["application/json"].schema.additionalProperties).toBe(false);
+    expect(Object.keys(create.responses).sort()).toEqual(["201", "400", "401", "403", "413", "415", "429", "500", "503"]);
+    expect(doc.paths["/v1/keys/{key_id}"].delete.responses["404"]).toBeDefined();
+    expect(doc.paths["/v1/test/echo"].post.responses["429"].description).toContain("quota_exceeded");
+    expect(doc.paths["/health"].get.responses["503"]).toBeDefined();
+    expect(doc.paths["/health"].get.security).toEqual([]);
+    const all = JSON.stringify(doc);
+    for (const code of ["missing_auth", "invalid_auth", "invalid_key", "insufficient_scope", "rate_limited", "quota_exceeded", "invalid_request", "payload_too_large", "unsupported_media_type", "service_unavailable", "internal_error", "not_found"]) {
+      expect(all, code).toContain(code);
+      expect(ERROR_STATUS).toHaveProperty(code);
+    }
+    await t.close();
+  });
+});

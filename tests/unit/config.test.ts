@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, parseConfig } from "../../core/config.ts";
+
+function errorOf(env: Record<string, string>): ConfigError {
+  try {
+    parseConfig(env);
+  } catch (e) {
+    return e as ConfigError;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+describe("configuration", () => {
+  it("has the documented defaults", () => {
+    const c = parseConfig({});
+    expect(c.host).toBe("127.0.0.1");
+    expect(c.port).toBe(8080);
+    expect(c.dataDir).toBe("./data");
+    expect(c.ipRate).toEqual({ ratePerSecond: 100, burst: 200 });
+    expect(c.trustProxy).toBe(false);
+    expect(c.plans.free).toEqual({ id: "free", quota: 1000, perMinute: 60 });
+    expect(c.plans.enterprise.quota).toBeNull();
+    expect(c.backends.searxng.url).toBeUndefined();
+  });
+
+  it("applies QUARRY_PLANS overrides field by field, null meaning unlimited", () => {
+    const c = parseConfig({ QUARRY_PLANS: '{"free":{"quota":5,"per_minute":3},"pro":{"quota":null},"team":{"quota":50,"per_minute":9}}' });
+    expect(c.plans.free).toEqual({ id: "free", quota: 5, perMinute: 3 });
+    expect(c.plans.pro).toEqual({ id: "pro", quota: null, perMinute: 500 });
+    expect(c.plans.team).toEqual({ id: "team", quota: 50, perMinute: 9 });
+  });
+
+  it.each([
+    [{ QUARRY_PORT: "99999" }, "QUARRY_PORT"],
+    [{ QUARRY_PLANS: "{nope" }, "QUARRY_PLANS"],
+    [{ QUARRY_PLANS: '{"free":{"quota":-1}}' }, "QUARRY_PLANS"],
+    [{ QUARRY_PLANS: '{"free":{"per_month":1}}' }, "QUARRY_PLANS"],
+    [{ QUARRY_PLANS: '{"gold":{"quota":1}}' }, "QUARRY_PLANS"],
+    [{ QUARRY_IP_RATE: "fast" }, "QUARRY_IP_RATE"],
+    [{ QUARRY_TRUST_PROXY: "maybe" }, "QUARRY_TRUST_PROXY"],
+    [{ QUARRY_DATABASE_URL: "mysql://x" }, "QUARRY_DATABASE_URL"],
+    [{ QUARRY_REDIS_URL: "not a url" }, "QUARRY_REDIS_URL"],
+    [{ QUARRY_SEARXNG_URL: "ftp://x" }, "QUARRY_SEARXNG_URL"],
+    [{ QUARRY_LOG_LEVEL: "loud" }, "QUARRY_LOG_LEVEL"],
+  ])("refuses %o naming %s", (env, variable) => {
+    const err = errorOf(env);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err.variable).toBe(variable);
+    expect(err.message.startsWith(variable)).toBe(true);
+  });
+
+  it("reads backend URLs and credentials by id", () => {
+    const c = parseConfig({ QUARRY_BRAVE_KEY: "k", QUARRY_SEARXNG_URL: "http://127.0.0.1:8888", QUARRY_IP_RATE: "off" });
+    expect(c.backends.brave.key).toBe("k");
+    expect(c.backends.searxng.url).toBe("http://127.0.0.1:8888");
+    expect(c.ipRate).toBeNull();
+  });
+});
