@@ -50,7 +50,7 @@ export function createQuarry(ports: Ports, config: Config, options: AppOptions =
   ];
   for (const r of routes) {
     const steps: MiddlewareHandler<AppEnv>[] = [];
-    if (r.auth) steps.push(guard(auth, ports.keys, config.plans, r.scope));
+    if (r.auth) steps.push(guard(auth, config.plans, r.scope));
     if (r.body) steps.push(jsonBody(r.body));
     if (r.auth) steps.push(admit(ports.counters, clock, r.group, lastUsed, logger));
     app.on([r.method], [r.path], ...(steps as [MiddlewareHandler<AppEnv>]), r.handler);

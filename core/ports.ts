@@ -50,6 +50,12 @@ export interface KeyStore {
   /** Records that the key was used at `at` (ISO). Kept apart from the record so it never races revocation. */
   touchKey(id: string, at: string): Promise<void>;
   lastUsed(ids: string[]): Promise<Record<string, string | null>>;
+  /**
+   * Optional: a value that changes whenever any account or key may have changed, here or in
+   * another process. While it stays the same, lookups may be served from memory; a store that
+   * cannot tell leaves it out and every request reads storage.
+   */
+  changeMark?(): Promise<string>;
   /** True when no key was ever created (first start). */
   isEmpty(): Promise<boolean>;
   /** A cheap round trip to the database, for health. Throws when unreachable. */

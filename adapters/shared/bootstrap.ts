@@ -55,9 +55,11 @@ export async function buildPorts(config: Config, runtime: RuntimeParts, logger: 
     `CREATE TABLE IF NOT EXISTS ${KV_TABLE} (key TEXT PRIMARY KEY, value TEXT, blob BLOB, created_at TEXT DEFAULT CURRENT_TIMESTAMP, updated_at TEXT DEFAULT CURRENT_TIMESTAMP)`,
   );
   const kv: Storage = createStorage({ driver: dbDriver({ database: sqlite.db, tableName: KV_TABLE }) });
+  // Changes whenever another connection (the CLI, another process) commits to the file.
+  const dataVersion = sqlite.sync.prepare("PRAGMA data_version");
   return {
     ports: {
-      keys: new KvKeyStore(kv),
+      keys: new KvKeyStore(kv, () => Number(dataVersion.get()?.data_version)),
       counters: new SqliteCounters(sqlite.sync),
       cache: new LruCache(() => clock.now()),
       sources: new KvSources(kv, () => clock.now()),

@@ -24,13 +24,32 @@ async function wrap<T>(what: string, fn: () => Promise<T>): Promise<T> {
 const enc = (s: string) => s;
 
 export class KvKeyStore implements KeyStore {
-  constructor(private readonly kv: Storage) {}
+  private localWrites = 0;
+
+  /**
+   * `externalMark`, when given, changes whenever another process may have written (SQLite's
+   * `PRAGMA data_version`); together with this store's own write count it lets the gateway
+   * serve key lookups from memory without ever missing a revocation.
+   */
+  constructor(
+    private readonly kv: Storage,
+    private readonly externalMark?: () => number | string,
+  ) {}
+
+  changeMark(): Promise<string> {
+    try {
+      return Promise.resolve(`${this.localWrites}:${this.externalMark?.() ?? ""}`);
+    } catch (err) {
+      return Promise.reject(new StorageError(`storage read failed: ${(err as Error).message}`, { cause: err }));
+    }
+  }
 
   getAccount(name: string) {
     return wrap("read", () => this.kv.getItem<Account>(`account:${enc(name)}`));
   }
 
   putAccount(account: Account) {
+    this.localWrites++;
     return wrap("write", () => this.kv.setItem(`account:${enc(account.name)}`, account));
   }
 
@@ -47,6 +66,7 @@ export class KvKeyStore implements KeyStore {
   }
 
   createKey(key: KeyRecord) {
+    this.localWrites++;
     return wrap("write", async () => {
       await this.kv.setItem(`key:${key.id}`, key);
       await this.kv.setItem(`acctkey:${enc(key.account)}:${key.id}`, 1);
@@ -65,6 +85,7 @@ export class KvKeyStore implements KeyStore {
   }
 
   revokeKey(id: string, revokedAt: string) {
+    this.localWrites++;
     return wrap("write", async () => {
       const key = await this.kv.getItem<KeyRecord>(`key:${id}`);
       if (!key) return null;
@@ -72,6 +93,7 @@ export class KvKeyStore implements KeyStore {
       await this.kv.removeItem(`keyhash:${key.hash}`);
       const revoked = { ...key, revoked_at: key.revoked_at ?? revokedAt };
       await this.kv.setItem(`key:${id}`, revoked);
+      this.localWrites++;
       return revoked;
     });
   }

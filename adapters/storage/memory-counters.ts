@@ -19,7 +19,33 @@ export class MemoryCounters implements Counters {
     return sum;
   }
 
+  /** True once the key's window (or the key's usage in `period`) is held here. */
+  holds(keyId: string, period?: string): boolean {
+    return period === undefined ? this.windows.has(keyId) : this.usageBy.has(`${keyId}|${period}`);
+  }
+
+  /** Seeds state read from durable storage (buckets in time order). */
+  seed(keyId: string, buckets: Array<[number, number]> | null, period?: string, groups?: Record<string, number>): void {
+    if (buckets) {
+      const w = new SlidingWindow();
+      for (const [ms, n] of buckets) w.add(ms, n);
+      this.windows.set(keyId, w);
+    }
+    if (period !== undefined) this.usageBy.set(`${keyId}|${period}`, new Map(Object.entries(groups ?? {})));
+  }
+
+  /** Drops what is held for the key, so the next call reads storage again. */
+  forget(keyId: string): void {
+    this.windows.delete(keyId);
+    for (const id of [...this.usageBy.keys()]) if (id.startsWith(`${keyId}|`)) this.usageBy.delete(id);
+  }
+
   async admit(req: AdmitRequest): Promise<AdmitResult> {
+    return this.admitNow(req);
+  }
+
+  /** The admission decision and its effect, synchronously. */
+  admitNow(req: AdmitRequest): AdmitResult {
     let w = this.windows.get(req.keyId);
     if (!w) this.windows.set(req.keyId, (w = new SlidingWindow()));
     const used = this.used(req.keyId, req.period);
@@ -37,12 +63,21 @@ export class MemoryCounters implements Counters {
   }
 
   async refund(keyId: string, period: string, group: string): Promise<void> {
+    this.refundNow(keyId, period, group);
+  }
+
+  refundNow(keyId: string, period: string, group: string): boolean {
     const g = this.groups(keyId, period);
     const n = g.get(group) ?? 0;
     if (n > 0) g.set(group, n - 1);
+    return n > 0;
   }
 
   async usage(keyId: string, period: string): Promise<UsageCount> {
+    return this.usageNow(keyId, period);
+  }
+
+  usageNow(keyId: string, period: string): UsageCount {
     const groups = Object.fromEntries(this.groups(keyId, period));
     return { used: this.used(keyId, period), groups };
   }

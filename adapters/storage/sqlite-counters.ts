@@ -1,12 +1,14 @@
 /**
- * Counters on embedded SQLite. Every admission is one `BEGIN IMMEDIATE` transaction on a
- * synchronous handle (better-sqlite3 on Node, bun:sqlite on Bun, node:sqlite on Deno), so it
- * cannot interleave with another in this process and takes SQLite's write lock against other
- * processes (the CLI). The window keeps (millisecond, count) buckets plus a running total,
- * the same exact rule as core's SlidingWindow.
+ * Counters on embedded SQLite, with group commit. Decisions are made exactly, in memory, on
+ * state seeded from SQLite the first time a key (or a key's month) is seen; each admission is
+ * then written to SQLite, and concurrent admissions share one transaction. A request waits
+ * for its own commit before it proceeds, so a crash can only lose counts of requests that were
+ * never answered. One server process owns a SQLite file (several instances use PostgreSQL);
+ * the CLI only reads counts.
  */
-import type { AdmitRequest, AdmitResult, Counters, UsageCount } from "../../core/ports.ts";
 import { StorageError } from "../../core/errors.ts";
+import type { AdmitRequest, AdmitResult, Counters, UsageCount } from "../../core/ports.ts";
+import { MemoryCounters } from "./memory-counters.ts";
 
 type Row = Record<string, unknown>;
 export interface SyncStatement {
@@ -14,7 +16,7 @@ export interface SyncStatement {
   all(...params: unknown[]): Row[];
   run(...params: unknown[]): unknown;
 }
-/** The part of a synchronous SQLite handle the counters use; all three runtimes' drivers have it. */
+/** The part of a synchronous SQLite handle used here; better-sqlite3, bun:sqlite and node:sqlite all have it. */
 export interface SyncSqlite {
   exec(sql: string): unknown;
   prepare(sql: string): SyncStatement;
@@ -22,97 +24,128 @@ export interface SyncSqlite {
 
 export const SQLITE_COUNTER_SCHEMA = `
 CREATE TABLE IF NOT EXISTS quarry_window (key_id TEXT NOT NULL, ms INTEGER NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (key_id, ms)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS quarry_window_total (key_id TEXT PRIMARY KEY, total INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS quarry_usage (key_id TEXT NOT NULL, period TEXT NOT NULL, grp TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (key_id, period, grp)) WITHOUT ROWID;
 `;
 
+type Op =
+  | { kind: "hit"; keyId: string; ms: number; windowMs: number; period: string; group: string | null }
+  | { kind: "refund"; keyId: string; period: string; group: string };
+
 export class SqliteCounters implements Counters {
+  private readonly mem = new MemoryCounters();
   private readonly q;
+  private queue: Op[] = [];
+  private waiters: Array<{ resolve: () => void; reject: (e: unknown) => void }> = [];
+  private scheduled = false;
 
   constructor(private readonly db: SyncSqlite) {
     db.exec(SQLITE_COUNTER_SCHEMA);
     const p = (sql: string) => db.prepare(sql);
     this.q = {
-      expiredSum: p("SELECT coalesce(sum(n), 0) AS s FROM quarry_window WHERE key_id = ? AND ms <= ?"),
+      buckets: p("SELECT ms, n FROM quarry_window WHERE key_id = ? AND ms > ? ORDER BY ms"),
       expire: p("DELETE FROM quarry_window WHERE key_id = ? AND ms <= ?"),
-      total: p("SELECT total FROM quarry_window_total WHERE key_id = ?"),
-      setTotal: p("INSERT INTO quarry_window_total (key_id, total) VALUES (?, ?) ON CONFLICT (key_id) DO UPDATE SET total = excluded.total"),
-      buckets: p("SELECT ms, n FROM quarry_window WHERE key_id = ? ORDER BY ms"),
-      hit: p("INSERT INTO quarry_window (key_id, ms, n) VALUES (?, ?, 1) ON CONFLICT (key_id, ms) DO UPDATE SET n = n + 1"),
-      used: p("SELECT coalesce(sum(n), 0) AS s FROM quarry_usage WHERE key_id = ? AND period = ?"),
-      count: p("INSERT INTO quarry_usage (key_id, period, grp, n) VALUES (?, ?, ?, 1) ON CONFLICT (key_id, period, grp) DO UPDATE SET n = n + 1"),
+      hit: p("INSERT INTO quarry_window (key_id, ms, n) VALUES (?, ?, ?) ON CONFLICT (key_id, ms) DO UPDATE SET n = n + excluded.n"),
+      count: p("INSERT INTO quarry_usage (key_id, period, grp, n) VALUES (?, ?, ?, ?) ON CONFLICT (key_id, period, grp) DO UPDATE SET n = n + excluded.n"),
       refund: p("UPDATE quarry_usage SET n = n - 1 WHERE key_id = ? AND period = ? AND grp = ? AND n > 0"),
       groups: p("SELECT grp, n FROM quarry_usage WHERE key_id = ? AND period = ?"),
     };
   }
 
-  private tx<T>(fn: () => T): T {
+  private readGroups(keyId: string, period: string): Record<string, number> {
+    return Object.fromEntries(this.q.groups.all(keyId, period).map((r) => [String(r.grp), Number(r.n)]));
+  }
+
+  private load(keyId: string, period: string, now: number, windowMs: number): void {
     try {
-      this.db.exec("BEGIN IMMEDIATE");
-    } catch (err) {
-      throw new StorageError(`SQLite: ${(err as Error).message}`, { cause: err });
-    }
-    try {
-      const out = fn();
-      this.db.exec("COMMIT");
-      return out;
-    } catch (err) {
-      try {
-        this.db.exec("ROLLBACK");
-      } catch {
-        // already rolled back by SQLite
+      const buckets = this.mem.holds(keyId) ? null : this.q.buckets.all(keyId, now - windowMs).map((r): [number, number] => [Number(r.ms), Number(r.n)]);
+      if (buckets || !this.mem.holds(keyId, period)) {
+        this.mem.seed(keyId, buckets, this.mem.holds(keyId, period) ? undefined : period, this.readGroups(keyId, period));
       }
+    } catch (err) {
       throw new StorageError(`SQLite: ${(err as Error).message}`, { cause: err });
     }
   }
 
   async admit(req: AdmitRequest): Promise<AdmitResult> {
-    const { q } = this;
-    return this.tx((): AdmitResult => {
-      const cutoff = req.now - req.windowMs;
-      const expired = Number(q.expiredSum.get(req.keyId, cutoff)?.s ?? 0);
-      let total = Number(q.total.get(req.keyId)?.total ?? 0);
-      if (expired > 0) {
-        q.expire.run(req.keyId, cutoff);
-        total -= expired;
-        q.setTotal.run(req.keyId, total);
-      }
-      const used = Number(q.used.get(req.keyId, req.period)?.s ?? 0);
-      if (total >= req.perMinute) {
-        let excess = total - req.perMinute + 1;
-        let retryAfterMs = 0;
-        for (const row of q.buckets.all(req.keyId)) {
-          excess -= Number(row.n);
-          if (excess <= 0) {
-            retryAfterMs = Number(row.ms) + req.windowMs - req.now;
-            break;
-          }
-        }
-        return { ok: false, reason: "rate_limited", retryAfterMs, used };
-      }
-      if (req.group !== null && req.quota !== null && used >= req.quota) {
-        return { ok: false, reason: "quota_exceeded", used };
-      }
-      q.hit.run(req.keyId, req.now);
-      q.setTotal.run(req.keyId, total + 1);
-      if (req.group === null) return { ok: true, used };
-      q.count.run(req.keyId, req.period, req.group);
-      return { ok: true, used: used + 1 };
-    });
+    if (!this.mem.holds(req.keyId) || !this.mem.holds(req.keyId, req.period)) this.load(req.keyId, req.period, req.now, req.windowMs);
+    const result = this.mem.admitNow(req);
+    if (result.ok) await this.write({ kind: "hit", keyId: req.keyId, ms: req.now, windowMs: req.windowMs, period: req.period, group: req.group });
+    return result;
   }
 
   async refund(keyId: string, period: string, group: string): Promise<void> {
-    this.tx(() => this.q.refund.run(keyId, period, group));
+    if (!this.mem.holds(keyId, period)) this.mem.seed(keyId, null, period, this.readGroups(keyId, period));
+    if (this.mem.refundNow(keyId, period, group)) await this.write({ kind: "refund", keyId, period, group });
   }
 
   async usage(keyId: string, period: string): Promise<UsageCount> {
-    const rows = this.q.groups.all(keyId, period);
-    const groups: Record<string, number> = {};
-    let used = 0;
-    for (const r of rows) {
-      groups[String(r.grp)] = Number(r.n);
-      used += Number(r.n);
+    if (this.mem.holds(keyId, period)) return this.mem.usageNow(keyId, period);
+    const groups = this.readGroups(keyId, period);
+    return { used: Object.values(groups).reduce((a, b) => a + b, 0), groups };
+  }
+
+  /** Queues a write; resolves once the transaction holding it has committed. */
+  private write(op: Op): Promise<void> {
+    this.queue.push(op);
+    const done = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
+    if (!this.scheduled) {
+      this.scheduled = true;
+      // Right after the current I/O phase: requests that arrived together share the transaction,
+      // and a lone request waits for nothing but its own commit.
+      setImmediate(() => this.flush());
     }
-    return { used, groups };
+    return done;
+  }
+
+  private flush(): void {
+    const ops = this.queue;
+    const waiters = this.waiters;
+    this.queue = [];
+    this.waiters = [];
+    this.scheduled = false;
+    const hits = new Map<string, number>();
+    const counts = new Map<string, number>();
+    const cutoffs = new Map<string, number>();
+    for (const op of ops) {
+      if (op.kind === "hit") {
+        const h = `${op.keyId}\u0000${op.ms}`;
+        hits.set(h, (hits.get(h) ?? 0) + 1);
+        cutoffs.set(op.keyId, Math.max(cutoffs.get(op.keyId) ?? 0, op.ms - op.windowMs));
+        if (op.group !== null) {
+          const c = `${op.keyId}\u0000${op.period}\u0000${op.group}`;
+          counts.set(c, (counts.get(c) ?? 0) + 1);
+        }
+      }
+    }
+    try {
+      this.db.exec("BEGIN IMMEDIATE");
+      try {
+        for (const [h, n] of hits) {
+          const [keyId, ms] = h.split("\u0000");
+          this.q.hit.run(keyId, Number(ms), n);
+        }
+        for (const [c, n] of counts) {
+          const [keyId, period, group] = c.split("\u0000");
+          this.q.count.run(keyId, period, group, n);
+        }
+        for (const op of ops) if (op.kind === "refund") this.q.refund.run(op.keyId, op.period, op.group);
+        for (const [keyId, cutoff] of cutoffs) this.q.expire.run(keyId, cutoff);
+        this.db.exec("COMMIT");
+      } catch (err) {
+        try {
+          this.db.exec("ROLLBACK");
+        } catch {
+          // SQLite already rolled back
+        }
+        throw err;
+      }
+    } catch (err) {
+      // What memory decided was not stored: forget those keys so the next request reads SQLite again.
+      for (const op of ops) this.mem.forget(op.keyId);
+      const e = new StorageError(`SQLite: ${(err as Error).message}`, { cause: err });
+      for (const w of waiters) w.reject(e);
+      return;
+    }
+    for (const w of waiters) w.resolve();
   }
 }

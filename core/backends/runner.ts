@@ -79,7 +79,7 @@ type Settled =
 /** Below this many calls in the window a poor success rate is not yet "failing". */
 const MIN_CALLS_FOR_FAILING = 3;
 
-function describe(error: BackendError): string {
+function errorText(error: BackendError): string {
   return `${error.class}: ${error.message}`;
 }
 
@@ -142,7 +142,7 @@ export function createRunner(options: RunnerOptions): BackendRunner {
     const error = settled.kind === "failed" ? settled.error : settled.outcome.ok ? null : settled.outcome.error;
     if (error) {
       breaker.recordFailure(id, error, now);
-      return { status: { status: "error", results: 0, latency_ms, error: describe(error) } };
+      return { status: { status: "error", results: 0, latency_ms, error: errorText(error) } };
     }
     const results = settled.kind === "parsed" && settled.outcome.ok ? settled.outcome.results : [];
     breaker.recordSuccess(id, now);
@@ -170,7 +170,7 @@ export function createRunner(options: RunnerOptions): BackendRunner {
         const suspended = breaker.suspension(id, startedAt);
         if (suspended) {
           const until = new Date(suspended.until).toISOString();
-          backends[id] = { status: "skipped", results: 0, latency_ms: 0, error: `suspended until ${until} after ${describe(suspended.error)}` };
+          backends[id] = { status: "skipped", results: 0, latency_ms: 0, error: `suspended until ${until} after ${errorText(suspended.error)}` };
           continue;
         }
         backends[id] = { status: "timeout", results: 0, latency_ms: 0 }; // placeholder keeps registry order

@@ -11,20 +11,14 @@ import type { Authenticator } from "../keys/authenticate.ts";
 import { LOWEST_PLAN, type PlanTable } from "../limits/plans.ts";
 import { periodOf, periodResetAt, WINDOW_MS } from "../limits/period.ts";
 import { retryAfterSeconds } from "../limits/sliding-window.ts";
-import type { Clock, Counters, KeyStore, Logger } from "../ports.ts";
+import type { Clock, Counters, Logger } from "../ports.ts";
 import type { AppEnv } from "./context.ts";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
-export function guard(
-  auth: Authenticator,
-  store: KeyStore,
-  plans: PlanTable,
-  scope: string | null,
-): MiddlewareHandler<AppEnv> {
+export function guard(auth: Authenticator, plans: PlanTable, scope: string | null): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const key = await auth.authenticate(c.req.header("authorization"));
-    const account = (await store.getAccount(key.account)) ?? { name: key.account, plan: LOWEST_PLAN, created_at: key.created_at };
+    const { key, account } = await auth.authenticate(c.req.header("authorization"));
     const plan = plans[account.plan] ?? plans[LOWEST_PLAN];
     c.set("auth", { key, account, plan });
     if (scope && !key.scopes.includes(scope)) {

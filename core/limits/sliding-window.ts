@@ -40,14 +40,15 @@ export class SlidingWindow {
     return 0;
   }
 
-  add(now: number): void {
+  /** Records `count` admissions at `now` (which must not be earlier than the last one recorded). */
+  add(now: number, count = 1): void {
     const last = this.ms.length - 1;
-    if (last >= this.head && this.ms[last] === now) this.n[last]++;
+    if (last >= this.head && this.ms[last] === now) this.n[last] += count;
     else {
       this.ms.push(now);
-      this.n.push(1);
+      this.n.push(count);
     }
-    this.total++;
+    this.total += count;
   }
 
   get empty(): boolean {

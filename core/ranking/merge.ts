@@ -9,7 +9,7 @@
  */
 import type { Freshness, RawResult } from "../backends/types.ts";
 import { lexicalScores } from "./lexical.ts";
-import { bareHost, dedupKey, stripTracking } from "./normalize-url.ts";
+import { bareHost, stripTracking, urlIdentity } from "./normalize-url.ts";
 
 export interface MergedResult {
   title: string;
@@ -70,15 +70,6 @@ export function matchesDomain(host: string, domains: readonly string[]): boolean
   return domains.some((d) => host === d || host.endsWith(`.${d}`));
 }
 
-function hostOf(url: string): string | null {
-  try {
-    const u = new URL(url);
-    return u.protocol === "http:" || u.protocol === "https:" ? bareHost(u.hostname) : null;
-  } catch {
-    return null;
-  }
-}
-
 function byBest(a: Occurrence, b: Occurrence): number {
   return a.result.rank - b.result.rank || Number(b.https) - Number(a.https) || (a.engine < b.engine ? -1 : a.engine > b.engine ? 1 : 0);
 }
@@ -88,9 +79,9 @@ function groupResults(perBackend: PerBackendResults): Group[] {
   const groups = new Map<string, Group>();
   for (const engine of Object.keys(perBackend).sort()) {
     for (const result of perBackend[engine]!) {
-      const host = hostOf(result.url);
-      if (!host) continue;
-      const key = dedupKey(result.url);
+      const identity = urlIdentity(result.url);
+      if (!identity) continue;
+      const { key, host } = identity;
       let group = groups.get(key);
       if (!group) groups.set(key, (group = { key, host, occurrences: [] }));
       const same = group.occurrences.findIndex((o) => o.engine === engine);

@@ -47,6 +47,13 @@ function cleanQuery(params: URLSearchParams, sort: boolean): string {
   return kept.length ? `?${new URLSearchParams(kept).toString()}` : "";
 }
 
+/** Everything after `scheme://` of the canonical form. */
+function canonicalRest(u: URL): string {
+  const port = u.port ? `:${u.port}` : ""; // URL already drops the scheme's default port
+  const path = normalizeEscapes(u.pathname).replace(/\/+$/, "");
+  return `${bareHost(u.hostname)}${port}${path}${cleanQuery(u.searchParams, true)}`;
+}
+
 /**
  * Canonical form: lowercase scheme and host, no `www.`, no default port, no credentials,
  * no fragment, no trailing slash, no tracking parameters, remaining parameters sorted.
@@ -54,15 +61,19 @@ function cleanQuery(params: URLSearchParams, sort: boolean): string {
  */
 export function normalizeUrl(url: string): string {
   const u = parse(url);
-  if (!u) return url.trim();
-  const port = u.port ? `:${u.port}` : ""; // URL already drops the scheme's default port
-  const path = normalizeEscapes(u.pathname).replace(/\/+$/, "");
-  return `${u.protocol}//${bareHost(u.hostname)}${port}${path}${cleanQuery(u.searchParams, true)}`;
+  return u ? `${u.protocol}//${canonicalRest(u)}` : url.trim();
 }
 
 /** The deduplication key: the normalised URL without its scheme, so http and https meet. */
 export function dedupKey(url: string): string {
-  return normalizeUrl(url).replace(/^https?:\/\//, "");
+  const u = parse(url);
+  return u ? canonicalRest(u) : url.trim();
+}
+
+/** Dedup key and bare hostname from one parse (the merge's hot path); null for non-web URLs. */
+export function urlIdentity(url: string): { key: string; host: string } | null {
+  const u = parse(url);
+  return u ? { key: canonicalRest(u), host: bareHost(u.hostname) } : null;
 }
 
 /** For display: the URL as the engine gave it, minus tracking parameters (order and fragment kept). */

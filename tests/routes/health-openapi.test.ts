@@ -85,7 +85,11 @@ describe("GET /health", () => {
   it("is unavailable (503) while the database is down, other requests get 503 service_unavailable, and both recover by themselves", async () => {
     const { storage, state } = switchableDriver();
     t = await makeApp({ options: { operations: echoOperation } });
-    t.ports.keys = new KvKeyStore(storage);
+    // The mark is read from the database too, as SQLite's data_version is: it fails while the database is down.
+    t.ports.keys = new KvKeyStore(storage, () => {
+      if (state.down) throw new Error("connect ECONNREFUSED 127.0.0.1:5432");
+      return 0;
+    });
     // a fresh app over the switchable store
     const { createQuarry } = await import("../../core/app.ts");
     const { parseConfig } = await import("../../core/config.ts");

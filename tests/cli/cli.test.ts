@@ -1,0 +1,119 @@
+/** The quarry CLI end to end, against a real SQLite file and a real server process. */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cli, createKeyCli, startServer, tempDataDir, type Server } from "../helpers/server.ts";
+
+describe("quarry CLI", () => {
+  let env: Record<string, string>;
+  beforeAll(() => {
+    env = { QUARRY_DATA_DIR: tempDataDir() };
+  });
+
+  it("keys create --json prints exactly one JSON object: the POST /v1/keys body", () => {
+    const r = cli(["keys", "create", "--account", "acme", "--scopes", "search,keys", "--name", "first", "--json"], env);
+    expect(r.status).toBe(0);
+    expect(r.stdout.trim().split("\n")).toHaveLength(1);
+    const body = JSON.parse(r.stdout);
+    expect(Object.keys(body).sort()).toEqual(["created_at", "id", "key", "last_used_at", "name", "prefix", "scopes"]);
+    expect(body).toMatchObject({ name: "first", scopes: ["search", "keys"], last_used_at: null });
+    expect(body.key).toMatch(/^qry_[0-9a-f]{64}$/);
+    expect(r.stderr).toBe("");
+  });
+
+  it("keys create without --json shows the secret once with a warning; list shows it masked", () => {
+    const r = cli(["keys", "create", "--account", "acme", "--scopes", "search", "--name", "human"], env);
+    expect(r.status).toBe(0);
+    const secret = /qry_[0-9a-f]{64}/.exec(r.stdout)![0];
+    expect(r.stdout).toMatch(/shown once/);
+    const list = cli(["keys", "list", "--account", "acme", "--json"], env);
+    const { keys } = JSON.parse(list.stdout);
+    expect(keys.map((k: { name: string }) => k.name)).toEqual(["human", "first"]);
+    expect(list.stdout).not.toContain(secret);
+    expect(keys[0].prefix).toBe(`qry_${secret.slice(4, 8)}...${secret.slice(-4)}`);
+  });
+
+  it("refuses bad arguments with exit code 2 and a message", () => {
+    const cases = [
+      ["keys", "create", "--account", "acme", "--scopes", "admin", "--name", "x"],
+      ["keys", "create", "--account", "acme", "--scopes", "search"],
+      ["keys", "create", "--account", "bad name!", "--scopes", "search", "--name", "x"],
+      ["keys", "create", "--account", "acme", "--scopes", "search", "--name", "x", "--plan", "platinum"],
+      ["keys", "list"],
+      ["keys", "fly"],
+      ["accounts", "set-plan", "acme"],
+      ["keys", "list", "--acount", "acme"],
+    ];
+    for (const args of cases) {
+      const r = cli(args, env);
+      expect(r.status, args.join(" ")).toBe(2);
+      expect(r.stderr).toMatch(/^quarry: /);
+      expect(r.stdout).toBe("");
+    }
+  });
+
+  it("bad configuration stops with a message naming the variable", () => {
+    const r = cli(["keys", "list", "--account", "acme"], { ...env, QUARRY_PLANS: "{broken" });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain("QUARRY_PLANS");
+  });
+
+  it("reads a .env file in the working directory", () => {
+    const dir = tempDataDir();
+    writeFileSync(join(dir, ".env"), `QUARRY_DATA_DIR=${join(dir, "data")}\n`);
+    const r = cli(["keys", "create", "--account", "dotenv", "--scopes", "search", "--name", "e", "--json"], {}, dir);
+    expect(r.status).toBe(0);
+    const again = cli(["keys", "list", "--account", "dotenv", "--json"], {}, dir);
+    expect(JSON.parse(again.stdout).keys).toHaveLength(1);
+  });
+
+  describe("with a running server", () => {
+    let s: Server;
+    let admin: { id: string; key: string };
+    beforeAll(async () => {
+      admin = createKeyCli(env, "ops", "search,keys");
+      s = await startServer("node", env);
+    }, 60_000);
+    afterAll(() => s?.stop());
+
+    it("revoke takes effect on the server's very next request", async () => {
+      const victim = createKeyCli(env, "ops", "search");
+      expect((await fetch(`${s.url}/v1/usage`, { headers: { authorization: `Bearer ${victim.key}` } })).status).toBe(200);
+      const r = cli(["keys", "revoke", victim.id, "--json"], env);
+      expect(r.status).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ id: victim.id, revoked: true });
+      expect((await fetch(`${s.url}/v1/usage`, { headers: { authorization: `Bearer ${victim.key}` } })).status).toBe(401);
+      expect(cli(["keys", "revoke", victim.id], env).status).toBe(1);
+    });
+
+    it("accounts set-plan changes the limits at once; usage reports per key", async () => {
+      const auth = { authorization: `Bearer ${admin.key}` };
+      expect((await (await fetch(`${s.url}/v1/usage`, { headers: auth })).json()).plan).toBe("free");
+      const r = cli(["accounts", "set-plan", "ops", "pro", "--json"], env);
+      expect(r.status).toBe(0);
+      expect(JSON.parse(r.stdout)).toEqual({ account: "ops", plan: "pro" });
+      const usage = await (await fetch(`${s.url}/v1/usage`, { headers: auth })).json();
+      expect(usage).toMatchObject({ plan: "pro", quota: 100_000, per_minute_limit: 500 });
+      const u = cli(["usage", "--account", "ops", "--json"], env);
+      expect(u.status).toBe(0);
+      const body = JSON.parse(u.stdout);
+      expect(body).toMatchObject({ account: "ops", plan: "pro", quota: 100_000, per_minute_limit: 500 });
+      expect(body.keys.find((k: { id: string }) => k.id === admin.id)).toMatchObject({ used: 0, endpoints: { search: 0, scrape: 0 } });
+      expect(cli(["usage", "--account", "ops"], env).stdout).toContain("plan pro");
+      expect(cli(["usage", "--account", "nobody"], env).status).toBe(2);
+    });
+  });
+
+  it("serve on an empty database says how to create the first key and prints no secret", async () => {
+    const fresh = { QUARRY_DATA_DIR: tempDataDir() };
+    const s = await startServer("node", fresh);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(s.output()).toContain("quarry keys create");
+    expect(s.output()).not.toMatch(/qry_[0-9a-f]{64}/);
+    await s.stop();
+  }, 60_000);
+
+  it("serve with a bad variable exits 1 naming it", async () => {
+    await expect(startServer("node", { QUARRY_DATA_DIR: tempDataDir(), QUARRY_IP_RATE: "lots" })).rejects.toThrow(/QUARRY_IP_RATE/);
+  });
+});
