@@ -19,8 +19,8 @@ export interface BackendSettingsInput {
 export type BackendsSettings = Readonly<Record<string, BackendSettingsInput | undefined>>;
 
 export type RegistryEntry =
-  | { id: string; backend: Backend; enabled: true; config: BackendConfig }
-  | { id: string; backend: Backend; enabled: false; reason: string };
+  | { id: string; backend: Backend<unknown>; enabled: true; config: BackendConfig }
+  | { id: string; backend: Backend<unknown>; enabled: false; reason: string };
 
 export interface BackendRegistry {
   /** Every known backend, in registration order. */
@@ -45,7 +45,7 @@ function checkBaseUrl(raw: string): string | null {
   return protocol === "http:" || protocol === "https:" ? trimmed : null;
 }
 
-export function resolveBackend(backend: Backend, settings: BackendSettingsInput = {}): RegistryEntry {
+export function resolveBackend(backend: Backend<unknown>, settings: BackendSettingsInput = {}): RegistryEntry {
   const { id, needs = [], defaultBaseUrl } = backend.about;
   const off = (reason: string): RegistryEntry => ({ id, backend, enabled: false, reason });
   const rawUrl = settings.url?.trim() || defaultBaseUrl;
@@ -60,7 +60,7 @@ export function resolveBackend(backend: Backend, settings: BackendSettingsInput 
   return { id, backend, enabled: true, config };
 }
 
-export function createRegistry(settings: BackendsSettings = {}, backends: readonly Backend[] = WEB_BACKENDS): BackendRegistry {
+export function createRegistry(settings: BackendsSettings = {}, backends: readonly Backend<unknown>[] = WEB_BACKENDS): BackendRegistry {
   const entries = backends.map((b) => resolveBackend(b, settings[b.about.id]));
   const byId = new Map(entries.map((e) => [e.id, e]));
   if (byId.size !== entries.length) throw new Error("duplicate backend id in registry");

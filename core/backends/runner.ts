@@ -52,10 +52,10 @@ export interface BackendRunStatus {
   error?: string;
 }
 
-export interface RunOutcome {
+export interface RunOutcome<T = RawResult> {
   backends: Record<string, BackendRunStatus>;
   /** Results of the backends that answered `ok`, in registry order. */
-  results: Record<string, RawResult[]>;
+  results: Record<string, T[]>;
 }
 
 export type HealthStatus = "ok" | "suspended" | "failing" | "disabled";
@@ -66,13 +66,14 @@ export interface BackendHealth {
 }
 
 export interface BackendRunner {
-  run(request: RunRequest): Promise<RunOutcome>;
+  /** `T` is the item type of the backends of `request.kind` (RawResult for web). */
+  run<T = RawResult>(request: RunRequest): Promise<RunOutcome<T>>;
   /** From recent real traffic and breaker state only; never calls an upstream. */
   health(kind?: BackendKind): Record<string, BackendHealth>;
 }
 
 type Settled =
-  | { kind: "parsed"; outcome: ParseOutcome }
+  | { kind: "parsed"; outcome: ParseOutcome<unknown> }
   | { kind: "failed"; error: BackendError }
   | { kind: "timeout"; byDeadline: boolean };
 
@@ -130,7 +131,7 @@ export function createRunner(options: RunnerOptions): BackendRunner {
     return settled;
   }
 
-  function account(id: string, settled: Settled, startedAt: number): { status: BackendRunStatus; results?: RawResult[] } {
+  function account(id: string, settled: Settled, startedAt: number): { status: BackendRunStatus; results?: unknown[] } {
     const now = clock.now();
     const latency_ms = Math.max(0, Math.round(now - startedAt));
     if (settled.kind === "timeout") {
@@ -150,12 +151,12 @@ export function createRunner(options: RunnerOptions): BackendRunner {
   }
 
   return {
-    async run(request) {
+    async run<T = RawResult>(request: RunRequest): Promise<RunOutcome<T>> {
       const startedAt = clock.now();
       const deadline = request.deadline ?? startedAt + defaultDeadlineMs;
       const wanted = request.backends ? new Set(request.backends) : null;
       const backends: Record<string, BackendRunStatus> = {};
-      const pending: Promise<{ id: string; result?: RawResult[] }>[] = [];
+      const pending: Promise<{ id: string; result?: unknown[] }>[] = [];
 
       for (const id of registry.ids(request.kind ?? "web")) {
         const entry = registry.get(id)!;
@@ -183,8 +184,8 @@ export function createRunner(options: RunnerOptions): BackendRunner {
         );
       }
 
-      const results: Record<string, RawResult[]> = {};
-      for (const { id, result } of await Promise.all(pending)) if (result) results[id] = result;
+      const results: Record<string, T[]> = {};
+      for (const { id, result } of await Promise.all(pending)) if (result) results[id] = result as T[];
       return { backends, results };
     },
 

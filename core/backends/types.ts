@@ -69,8 +69,9 @@ export interface BackendError {
   retryAfterSeconds?: number;
 }
 
-export type ParseOutcome =
-  | { ok: true; results: RawResult[] }
+/** Web backends yield RawResult; video and social backends yield their own item types. */
+export type ParseOutcome<T = RawResult> =
+  | { ok: true; results: T[] }
   | { ok: false; error: BackendError };
 
 /** What the runner hands a parser: the upstream's answer with the body already read. */
@@ -80,10 +81,10 @@ export interface UpstreamResponse {
   body: string;
 }
 
-export interface Backend {
+export interface Backend<T = RawResult> {
   about: BackendAbout;
   /** Builds the upstream request. No I/O. */
   buildRequest(query: BackendQuery, cfg: BackendConfig): Request;
   /** Turns the upstream's answer into results or a classified failure. Pure; never throws. */
-  parseResponse(res: UpstreamResponse, query: BackendQuery): ParseOutcome;
+  parseResponse(res: UpstreamResponse, query: BackendQuery): ParseOutcome<T>;
 }
