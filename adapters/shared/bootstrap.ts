@@ -13,6 +13,8 @@ import { KvSources } from "../storage/kv-sources.ts";
 import { LruCache } from "../storage/lru-cache.ts";
 import { MemoryCounters } from "../storage/memory-counters.ts";
 import { SqliteCounters } from "../storage/sqlite-counters.ts";
+import { PgCounters } from "../storage/pg-counters.ts";
+import { openPostgres } from "../storage/postgres.ts";
 import { openSqlite, type SqliteConnectorFactory } from "./sqlite.ts";
 
 export const KV_TABLE = "quarry_kv";
@@ -47,6 +49,24 @@ export function memoryPorts(logger: Logger, clock: Clock = systemClock): Ports {
 }
 
 export async function buildPorts(config: Config, runtime: RuntimeParts, logger: Logger, clock: Clock = systemClock): Promise<Built> {
+  if (config.databaseUrl) {
+    const pgh = await openPostgres(config.databaseUrl, logger);
+    const kv = createStorage({ driver: dbDriver({ database: pgh.db, tableName: KV_TABLE }) });
+    return {
+      ports: {
+        keys: new KvKeyStore(kv, () => pgh.keysVersion()),
+        counters: new PgCounters(pgh.pool),
+        cache: new LruCache(() => clock.now()),
+        sources: new KvSources(kv, () => clock.now()),
+        clock,
+        logger,
+        fetch: (input, init) => fetch(input, init),
+        remoteAddress: runtime.remoteAddress,
+      },
+      describe: `PostgreSQL at ${redactUrl(config.databaseUrl)}`,
+      close: () => pgh.close(),
+    };
+  }
   if (config.dataDir === ":memory:") {
     return { ports: { ...memoryPorts(logger, clock), remoteAddress: runtime.remoteAddress }, describe: "memory (nothing is kept)", close: async () => {} };
   }
@@ -71,4 +91,15 @@ export async function buildPorts(config: Config, runtime: RuntimeParts, logger: 
     describe: `SQLite at ${sqlite.path}`,
     close: () => sqlite.close(),
   };
+}
+
+/** A connection URL without its password, for logs. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return "(unparsable URL)";
+  }
 }

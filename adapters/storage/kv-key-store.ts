@@ -33,14 +33,15 @@ export class KvKeyStore implements KeyStore {
    */
   constructor(
     private readonly kv: Storage,
-    private readonly externalMark?: () => number | string,
+    private readonly externalMark?: () => number | string | Promise<number | string>,
   ) {}
 
-  changeMark(): Promise<string> {
+  async changeMark(): Promise<string> {
+    const local = this.localWrites;
     try {
-      return Promise.resolve(`${this.localWrites}:${this.externalMark?.() ?? ""}`);
+      return `${local}:${(await this.externalMark?.()) ?? ""}`;
     } catch (err) {
-      return Promise.reject(new StorageError(`storage read failed: ${(err as Error).message}`, { cause: err }));
+      throw err instanceof StorageError ? err : new StorageError(`storage read failed: ${(err as Error).message}`, { cause: err });
     }
   }
 

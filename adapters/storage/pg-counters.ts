@@ -1,0 +1,44 @@
+/**
+ * Counters on PostgreSQL alone: each admission is one call of `quarry_admit` (pg-schema.ts),
+ * exact across any number of instances. By default the database's clock decides the window,
+ * so instances with drifting clocks still agree; tests pass their own time.
+ */
+import type pg from "pg";
+import { StorageError } from "../../core/errors.ts";
+import type { AdmitRequest, AdmitResult, Counters, UsageCount } from "../../core/ports.ts";
+
+async function q<T extends pg.QueryResultRow>(pool: pg.Pool, sql: string, params: unknown[]): Promise<T[]> {
+  try {
+    return (await pool.query<T>(sql, params)).rows;
+  } catch (err) {
+    throw new StorageError(`PostgreSQL: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+export class PgCounters implements Counters {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly opts: { databaseClock: boolean } = { databaseClock: true },
+  ) {}
+
+  async admit(req: AdmitRequest): Promise<AdmitResult> {
+    const [r] = await q<{ ok: boolean; reason: string | null; retry_ms: string; used: number }>(
+      this.pool,
+      "SELECT ok, reason, retry_ms, used FROM quarry_admit($1, $2, $3, $4, $5, $6, $7)",
+      [req.keyId, this.opts.databaseClock ? null : req.now, req.windowMs, req.perMinute, req.period, req.group, req.quota],
+    );
+    if (r.ok) return { ok: true, used: r.used };
+    if (r.reason === "rate_limited") return { ok: false, reason: "rate_limited", retryAfterMs: Number(r.retry_ms), used: r.used };
+    return { ok: false, reason: "quota_exceeded", used: r.used };
+  }
+
+  async refund(keyId: string, period: string, group: string): Promise<void> {
+    await q(this.pool, "UPDATE quarry_usage SET n = n - 1 WHERE key_id = $1 AND period = $2 AND grp = $3 AND n > 0", [keyId, period, group]);
+  }
+
+  async usage(keyId: string, period: string): Promise<UsageCount> {
+    const rows = await q<{ grp: string; n: number }>(this.pool, "SELECT grp, n FROM quarry_usage WHERE key_id = $1 AND period = $2", [keyId, period]);
+    const groups = Object.fromEntries(rows.map((r) => [r.grp, r.n]));
+    return { used: rows.reduce((a, r) => a + r.n, 0), groups };
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * PostgreSQL schema, applied under an advisory lock so that several instances starting at
+ * once take turns (CREATE OR REPLACE FUNCTION run concurrently fails with "tuple
+ * concurrently updated"). Every statement is idempotent.
+ */
+export const PG_MIGRATION_LOCK = 727_001; // any constant shared by all Quarry instances
+
+export const PG_SCHEMA = `
+CREATE TABLE IF NOT EXISTS quarry_kv (
+  key VARCHAR(255) NOT NULL PRIMARY KEY, value TEXT, blob BYTEA,
+  created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP, updated_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP
+);
+
+-- A version that changes on every write to accounts and keys, by any instance or the CLI:
+-- instances serve key lookups from memory only while it stays the same.
+CREATE TABLE IF NOT EXISTS quarry_meta (k TEXT PRIMARY KEY, v BIGINT NOT NULL);
+INSERT INTO quarry_meta (k, v) VALUES ('keys_version', 0) ON CONFLICT (k) DO NOTHING;
+
+CREATE OR REPLACE FUNCTION quarry_bump_keys_version() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF (TG_OP = 'DELETE' AND OLD.key ~ '^(account|key|keyhash|acctkey):')
+     OR (TG_OP <> 'DELETE' AND NEW.key ~ '^(account|key|keyhash|acctkey):') THEN
+    UPDATE quarry_meta SET v = v + 1 WHERE k = 'keys_version';
+  END IF;
+  RETURN NULL;
+END $fn$;
+DROP TRIGGER IF EXISTS quarry_kv_keys_changed ON quarry_kv;
+CREATE TRIGGER quarry_kv_keys_changed AFTER INSERT OR UPDATE OR DELETE ON quarry_kv
+  FOR EACH ROW EXECUTE FUNCTION quarry_bump_keys_version();
+
+CREATE TABLE IF NOT EXISTS quarry_key_state (key_id TEXT PRIMARY KEY, total INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS quarry_window (key_id TEXT NOT NULL, ms BIGINT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (key_id, ms));
+CREATE TABLE IF NOT EXISTS quarry_usage (key_id TEXT NOT NULL, period TEXT NOT NULL, grp TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (key_id, period, grp));
+
+-- One exact admission: the key's state row is locked, so concurrent admissions of one key,
+-- from any instance, run one after another. p_now NULL = the database's clock (production).
+CREATE OR REPLACE FUNCTION quarry_admit(p_key text, p_now bigint, p_window bigint, p_limit integer,
+                                        p_period text, p_group text, p_quota integer)
+RETURNS TABLE (ok boolean, reason text, retry_ms bigint, used integer) LANGUAGE plpgsql AS $fn$
+DECLARE
+  v_now bigint := coalesce(p_now, (extract(epoch from clock_timestamp()) * 1000)::bigint);
+  v_total integer;
+  v_expired integer;
+  v_used integer;
+  v_excess integer;
+  r record;
+BEGIN
+  INSERT INTO quarry_key_state (key_id, total) VALUES (p_key, 0) ON CONFLICT (key_id) DO NOTHING;
+  SELECT s.total INTO v_total FROM quarry_key_state s WHERE s.key_id = p_key FOR UPDATE;
+  WITH d AS (DELETE FROM quarry_window w WHERE w.key_id = p_key AND w.ms <= v_now - p_window RETURNING w.n)
+    SELECT coalesce(sum(d.n), 0) INTO v_expired FROM d;
+  v_total := v_total - v_expired;
+  SELECT coalesce(sum(u.n), 0) INTO v_used FROM quarry_usage u WHERE u.key_id = p_key AND u.period = p_period;
+  IF v_total >= p_limit THEN
+    UPDATE quarry_key_state SET total = v_total WHERE key_id = p_key;
+    v_excess := v_total - p_limit + 1;
+    FOR r IN SELECT w.ms, w.n FROM quarry_window w WHERE w.key_id = p_key ORDER BY w.ms LOOP
+      v_excess := v_excess - r.n;
+      IF v_excess <= 0 THEN
+        RETURN QUERY SELECT false, 'rate_limited'::text, r.ms + p_window - v_now, v_used;
+        RETURN;
+      END IF;
+    END LOOP;
+    RETURN QUERY SELECT false, 'rate_limited'::text, 0::bigint, v_used;
+    RETURN;
+  END IF;
+  IF p_group IS NOT NULL AND p_quota IS NOT NULL AND v_used >= p_quota THEN
+    UPDATE quarry_key_state SET total = v_total WHERE key_id = p_key;
+    RETURN QUERY SELECT false, 'quota_exceeded'::text, 0::bigint, v_used;
+    RETURN;
+  END IF;
+  INSERT INTO quarry_window AS w (key_id, ms, n) VALUES (p_key, v_now, 1)
+    ON CONFLICT (key_id, ms) DO UPDATE SET n = w.n + 1;
+  UPDATE quarry_key_state SET total = v_total + 1 WHERE key_id = p_key;
+  IF p_group IS NOT NULL THEN
+    INSERT INTO quarry_usage AS u (key_id, period, grp, n) VALUES (p_key, p_period, p_group, 1)
+      ON CONFLICT (key_id, period, grp) DO UPDATE SET n = u.n + 1;
+    v_used := v_used + 1;
+  END IF;
+  RETURN QUERY SELECT true, NULL::text, 0::bigint, v_used;
+END $fn$;
+`;

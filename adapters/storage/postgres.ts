@@ -1,0 +1,55 @@
+/** Opens PostgreSQL (QUARRY_DATABASE_URL): a pool, the schema, and a db0 database over the pool. */
+import { createDatabase, type Database } from "db0";
+import pg from "pg";
+import { StorageError } from "../../core/errors.ts";
+import type { Logger } from "../../core/ports.ts";
+import { poolConnector } from "./pg-connector.ts";
+import { PG_MIGRATION_LOCK, PG_SCHEMA } from "./pg-schema.ts";
+
+export interface PgHandle {
+  pool: pg.Pool;
+  db: Database;
+  keysVersion(): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function migrate(pool: pg.Pool): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query("SELECT pg_advisory_lock($1)", [PG_MIGRATION_LOCK]);
+    try {
+      await client.query(PG_SCHEMA);
+    } finally {
+      await client.query("SELECT pg_advisory_unlock($1)", [PG_MIGRATION_LOCK]);
+    }
+  } finally {
+    client.release();
+  }
+}
+
+export async function openPostgres(url: string, logger: Logger, opts: { max?: number } = {}): Promise<PgHandle> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: opts.max ?? 10,
+    // Fail fast while the database is down (503), and pick up again by itself when it is back.
+    connectionTimeoutMillis: 2_000,
+    query_timeout: 10_000,
+    idleTimeoutMillis: 30_000,
+  });
+  // An idle client losing its connection (a database restart) must not crash the process.
+  pool.on("error", (err) => logger.warn({ err: err.message }, "PostgreSQL connection lost; the pool reconnects"));
+  await migrate(pool);
+  return {
+    pool,
+    db: createDatabase(poolConnector(pool)),
+    async keysVersion() {
+      try {
+        const r = await pool.query<{ v: string }>("SELECT v FROM quarry_meta WHERE k = 'keys_version'");
+        return r.rows[0]?.v ?? "0";
+      } catch (err) {
+        throw new StorageError(`PostgreSQL: ${(err as Error).message}`, { cause: err });
+      }
+    },
+    close: () => pool.end(),
+  };
+}

@@ -1,0 +1,58 @@
+/** The port contracts against real PostgreSQL, plus what only a shared database must show. */
+import pg from "pg";
+import { createStorage } from "unstorage";
+import dbDriver from "unstorage/drivers/db0";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { KvKeyStore } from "../../adapters/storage/kv-key-store.ts";
+import { PgCounters } from "../../adapters/storage/pg-counters.ts";
+import { migrate, openPostgres, type PgHandle } from "../../adapters/storage/postgres.ts";
+import { MemoryLogger } from "../helpers/app.ts";
+import { tempDatabase } from "../helpers/pg.ts";
+import { countersContract } from "./counters-contract.ts";
+import { keyStoreContract } from "./key-store-contract.ts";
+
+let h: PgHandle;
+let db: { url: string; drop(): Promise<void> };
+beforeAll(async () => {
+  db = await tempDatabase("contract");
+  h = await openPostgres(db.url, new MemoryLogger());
+});
+afterAll(async () => {
+  await h?.close();
+  await db?.drop();
+});
+
+keyStoreContract("PostgreSQL (unstorage db0 driver over a pool)", async () =>
+  new KvKeyStore(createStorage({ driver: dbDriver({ database: h.db, tableName: "quarry_kv" }) }), () => h.keysVersion()));
+countersContract("PostgreSQL (quarry_admit)", async () => new PgCounters(h.pool, { databaseClock: false }));
+
+describe("PostgreSQL specifics", () => {
+  it("migrations are safe when several instances start at once", async () => {
+    const pools = Array.from({ length: 5 }, () => new pg.Pool({ connectionString: db.url, max: 2 }));
+    await Promise.all(pools.map((p) => migrate(p)));
+    await Promise.all(pools.map((p) => p.end()));
+  });
+
+  it("the keys version moves on every key or account write, by anyone, and not on other writes", async () => {
+    const kv = createStorage({ driver: dbDriver({ database: h.db, tableName: "quarry_kv" }) });
+    const v0 = await h.keysVersion();
+    await kv.setItem("lastused:key_X", "2026-11-22T00:00:00Z");
+    await kv.setItem("source:example.org", { seen: 1 });
+    expect(await h.keysVersion()).toBe(v0);
+    // another writer, straight through SQL (as another instance or the CLI would)
+    await h.pool.query("INSERT INTO quarry_kv (key, value) VALUES ('account:zed', '{}')");
+    const v1 = await h.keysVersion();
+    expect(v1).not.toBe(v0);
+    await h.pool.query("DELETE FROM quarry_kv WHERE key = 'account:zed'");
+    expect(await h.keysVersion()).not.toBe(v1);
+  });
+
+  it("admissions from separate pools (instances) on one key stay exact", async () => {
+    const pools = Array.from({ length: 3 }, () => new pg.Pool({ connectionString: db.url, max: 5 }));
+    const counters = pools.map((p) => new PgCounters(p));
+    const req = { keyId: `key_multi_${Date.now()}`, now: 0, perMinute: 50, windowMs: 60_000, period: "2026-11", group: "search", quota: null };
+    const results = await Promise.all(Array.from({ length: 300 }, (_, i) => counters[i % 3].admit(req)));
+    expect(results.filter((r) => r.ok)).toHaveLength(50);
+    await Promise.all(pools.map((p) => p.end()));
+  });
+});

@@ -1,0 +1,23 @@
+/** A throwaway PostgreSQL database per suite on the local server (127.0.0.1:5432), dropped afterwards. */
+import pg from "pg";
+
+export const PG_ADMIN_URL = process.env.QUARRY_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+export async function tempDatabase(label: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `quarry_${label}_${process.pid}_${Date.now().toString(36)}`.toLowerCase().replace(/[^a-z0-9_]/g, "_");
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const u = new URL(PG_ADMIN_URL);
+  u.pathname = `/${name}`;
+  return {
+    url: u.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: PG_ADMIN_URL });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
