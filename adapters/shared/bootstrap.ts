@@ -6,7 +6,7 @@
 import { createStorage, type Storage } from "unstorage";
 import dbDriver from "unstorage/drivers/db0";
 import memoryDriver from "unstorage/drivers/memory";
-import type { Config } from "../../core/config.ts";
+import { ConfigError, type Config } from "../../core/config.ts";
 import type { Clock, Logger, Ports } from "../../core/ports.ts";
 import { KvKeyStore } from "../storage/kv-key-store.ts";
 import { KvSources } from "../storage/kv-sources.ts";
@@ -15,6 +15,9 @@ import { MemoryCounters } from "../storage/memory-counters.ts";
 import { SqliteCounters } from "../storage/sqlite-counters.ts";
 import { PgCounters } from "../storage/pg-counters.ts";
 import { openPostgres } from "../storage/postgres.ts";
+import { openRedis } from "../storage/redis.ts";
+import { RedisCache } from "../storage/redis-cache.ts";
+import { RedisCounters } from "../storage/redis-counters.ts";
 import { openSqlite, type SqliteConnectorFactory } from "./sqlite.ts";
 
 export const KV_TABLE = "quarry_kv";
@@ -52,20 +55,29 @@ export async function buildPorts(config: Config, runtime: RuntimeParts, logger: 
   if (config.databaseUrl) {
     const pgh = await openPostgres(config.databaseUrl, logger);
     const kv = createStorage({ driver: dbDriver({ database: pgh.db, tableName: KV_TABLE }) });
+    const redis = config.redisUrl ? await openRedis(config.redisUrl, logger) : null;
+    const cache = redis ? new RedisCache(config.redisUrl!, redis) : null;
     return {
       ports: {
         keys: new KvKeyStore(kv, () => pgh.keysVersion()),
-        counters: new PgCounters(pgh.pool),
-        cache: new LruCache(() => clock.now()),
+        counters: redis ? new RedisCounters(redis, pgh.pool) : new PgCounters(pgh.pool),
+        cache: cache ?? new LruCache(() => clock.now()),
         sources: new KvSources(kv, () => clock.now()),
         clock,
         logger,
         fetch: (input, init) => fetch(input, init),
         remoteAddress: runtime.remoteAddress,
       },
-      describe: `PostgreSQL at ${redactUrl(config.databaseUrl)}`,
-      close: () => pgh.close(),
+      describe: `PostgreSQL at ${redactUrl(config.databaseUrl)}${redis ? ` with Redis at ${redactUrl(config.redisUrl!)}` : ""}`,
+      close: async () => {
+        await cache?.close();
+        redis?.disconnect();
+        await pgh.close();
+      },
     };
+  }
+  if (config.redisUrl) {
+    throw new ConfigError("QUARRY_REDIS_URL", "needs QUARRY_DATABASE_URL too: PostgreSQL keeps what Redis counts");
   }
   if (config.dataDir === ":memory:") {
     return { ports: { ...memoryPorts(logger, clock), remoteAddress: runtime.remoteAddress }, describe: "memory (nothing is kept)", close: async () => {} };

@@ -30,6 +30,9 @@ CREATE TRIGGER quarry_kv_keys_changed AFTER INSERT OR UPDATE OR DELETE ON quarry
 
 CREATE TABLE IF NOT EXISTS quarry_key_state (key_id TEXT PRIMARY KEY, total INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS quarry_window (key_id TEXT NOT NULL, ms BIGINT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (key_id, ms));
+-- Redis mode's record of window hits, read only to re-seed an emptied Redis (kept apart from
+-- quarry_window, whose running totals belong to quarry_admit).
+CREATE TABLE IF NOT EXISTS quarry_window_log (key_id TEXT NOT NULL, ms BIGINT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (key_id, ms));
 CREATE TABLE IF NOT EXISTS quarry_usage (key_id TEXT NOT NULL, period TEXT NOT NULL, grp TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (key_id, period, grp));
 
 -- One exact admission: the key's state row is locked, so concurrent admissions of one key,

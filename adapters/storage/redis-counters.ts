@@ -1,0 +1,214 @@
+/**
+ * Counters on Redis, durable in PostgreSQL.
+ * - One Lua script decides each admission atomically for every instance, on Redis's own clock:
+ *   the window is a sorted set of admissions, the month's use a hash.
+ * - Every admitted unit (usage, and the hit in a window log kept only for re-seeding) is written through to PostgreSQL before the
+ *   request proceeds; concurrent admissions share one statement (group commit). So usage
+ *   reaches PostgreSQL exactly once, and an instance killed mid-flight loses only counts of
+ *   requests it never answered.
+ * - A key whose state Redis lacks (first use, expiry, a Redis restart) is seeded from
+ *   PostgreSQL: the month's usage and the last minute's window, so limits stay exact.
+ * - While Redis is unreachable, admissions fail (503 service_unavailable): never unlimited.
+ */
+import type { Redis } from "ioredis";
+import type pg from "pg";
+import { StorageError } from "../../core/errors.ts";
+import type { AdmitRequest, AdmitResult, Counters, UsageCount } from "../../core/ports.ts";
+
+const ADMIT = `
+local now
+if ARGV[6] ~= '' then now = tonumber(ARGV[6]) else
+  local t = redis.call('TIME'); now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) end
+if redis.call('EXISTS', KEYS[2]) == 0 then return {'seed', tostring(now), '0'} end
+local win = tonumber(ARGV[1]); local limit = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - win)
+local count = redis.call('ZCARD', KEYS[1])
+local used = tonumber(redis.call('HGET', KEYS[2], '_total') or '0')
+if count >= limit then
+  local idx = count - limit
+  local r = redis.call('ZRANGE', KEYS[1], idx, idx, 'WITHSCORES')
+  return {'rate_limited', tostring(now), tostring(used), tostring(tonumber(r[2]) + win - now)}
+end
+if ARGV[3] ~= '' and tonumber(ARGV[4]) >= 0 and used >= tonumber(ARGV[4]) then
+  return {'quota_exceeded', tostring(now), tostring(used)}
+end
+redis.call('ZADD', KEYS[1], now, ARGV[5])
+redis.call('PEXPIRE', KEYS[1], win + 5000)
+if ARGV[3] ~= '' then
+  redis.call('HINCRBY', KEYS[2], ARGV[3], 1)
+  used = redis.call('HINCRBY', KEYS[2], '_total', 1)
+end
+return {'ok', tostring(now), tostring(used)}
+`;
+
+/** Seeds a key's month and window unless another instance already did. ARGV: ttl, then group/count pairs, '|', then window ms values. */
+const SEED = `
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+local i = 2; local total = 0
+while ARGV[i] ~= '|' do
+  redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]); total = total + tonumber(ARGV[i + 1]); i = i + 2
+end
+redis.call('HSET', KEYS[2], '_total', total)
+redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[1]))
+i = i + 1
+redis.call('DEL', KEYS[1])
+while ARGV[i] do redis.call('ZADD', KEYS[1], tonumber(ARGV[i]), 'seed:' .. i .. ':' .. ARGV[i]); i = i + 1 end
+return 1
+`;
+
+/** Undoes one metered admission (refund, or a write-through that failed). */
+const GIVE_BACK = `
+if tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0') > 0 then
+  redis.call('HINCRBY', KEYS[2], ARGV[1], -1); redis.call('HINCRBY', KEYS[2], '_total', -1)
+end
+if ARGV[2] ~= '' then redis.call('ZREM', KEYS[1], ARGV[2]) end
+return 1
+`;
+
+const MONTH_TTL_MS = 35 * 86_400_000;
+
+type Write = { keyId: string; ms: number; period: string; group: string | null; sign: 1 | -1; window: boolean };
+
+export class RedisCounters implements Counters {
+  private seq = 0;
+  private readonly tag = Math.random().toString(36).slice(2, 10);
+  private queue: Write[] = [];
+  private waiters: Array<{ resolve: () => void; reject: (e: unknown) => void }> = [];
+  private scheduled = false;
+  private flushes = 0;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly pool: pg.Pool,
+    private readonly opts: { redisClock: boolean } = { redisClock: true },
+  ) {}
+
+  private keys(keyId: string, period: string): [string, string] {
+    // One hash tag per key: both keys land on one slot in a Redis Cluster.
+    return [`quarry:{${keyId}}:w`, `quarry:{${keyId}}:u:${period}`];
+  }
+
+  private async call(script: string, keys: string[], args: (string | number)[]): Promise<unknown> {
+    try {
+      return await this.redis.eval(script, keys.length, ...keys, ...args);
+    } catch (err) {
+      throw new StorageError(`Redis: ${(err as Error).message}`, { cause: err });
+    }
+  }
+
+  private async pg<T extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<T[]> {
+    try {
+      return (await this.pool.query<T>(sql, params)).rows;
+    } catch (err) {
+      throw new StorageError(`PostgreSQL: ${(err as Error).message}`, { cause: err });
+    }
+  }
+
+  private async seed(keyId: string, period: string, now: number, windowMs: number): Promise<void> {
+    const [usage, window] = await Promise.all([
+      this.pg<{ grp: string; n: number }>("SELECT grp, n FROM quarry_usage WHERE key_id = $1 AND period = $2", [keyId, period]),
+      this.pg<{ ms: string; n: number }>("SELECT ms, n FROM quarry_window_log WHERE key_id = $1 AND ms > $2 ORDER BY ms", [keyId, now - windowMs]),
+    ]);
+    const args: (string | number)[] = [MONTH_TTL_MS];
+    for (const u of usage) args.push(u.grp, u.n);
+    args.push("|");
+    for (const w of window) for (let i = 0; i < w.n; i++) args.push(Number(w.ms));
+    await this.call(SEED, this.keys(keyId, period), args);
+  }
+
+  async admit(req: AdmitRequest): Promise<AdmitResult> {
+    const keys = this.keys(req.keyId, req.period);
+    const member = `${this.tag}:${++this.seq}`;
+    const args = [req.windowMs, req.perMinute, req.group ?? "", req.quota ?? -1, member, this.opts.redisClock ? "" : req.now];
+    let r = (await this.call(ADMIT, keys, args)) as string[];
+    if (r[0] === "seed") {
+      await this.seed(req.keyId, req.period, Number(r[1]), req.windowMs);
+      r = (await this.call(ADMIT, keys, args)) as string[];
+    }
+    const used = Number(r[2]);
+    if (r[0] === "rate_limited") return { ok: false, reason: "rate_limited", retryAfterMs: Number(r[3]), used };
+    if (r[0] === "quota_exceeded") return { ok: false, reason: "quota_exceeded", used };
+    if (r[0] !== "ok") throw new StorageError(`Redis: unexpected admission answer ${r[0]}`);
+    try {
+      await this.write({ keyId: req.keyId, ms: Number(r[1]), period: req.period, group: req.group, sign: 1, window: true });
+    } catch (err) {
+      // Not durable, so not admitted: give the unit back in Redis too.
+      await this.call(GIVE_BACK, keys, [req.group ?? "", member]).catch(() => {});
+      throw err;
+    }
+    return { ok: true, used };
+  }
+
+  async refund(keyId: string, period: string, group: string): Promise<void> {
+    await this.call(GIVE_BACK, this.keys(keyId, period), [group, ""]);
+    await this.write({ keyId, ms: 0, period, group, sign: -1, window: false });
+  }
+
+  async usage(keyId: string, period: string): Promise<UsageCount> {
+    let h: Record<string, string>;
+    try {
+      h = await this.redis.hgetall(this.keys(keyId, period)[1]);
+    } catch (err) {
+      throw new StorageError(`Redis: ${(err as Error).message}`, { cause: err });
+    }
+    if (h._total === undefined) {
+      const rows = await this.pg<{ grp: string; n: number }>("SELECT grp, n FROM quarry_usage WHERE key_id = $1 AND period = $2", [keyId, period]);
+      h = Object.fromEntries(rows.map((row) => [row.grp, String(row.n)]));
+    }
+    const groups = Object.fromEntries(Object.entries(h).filter(([g, n]) => g !== "_total" && Number(n) > 0).map(([g, n]) => [g, Number(n)]));
+    return { used: Object.values(groups).reduce((a, b) => a + b, 0), groups };
+  }
+
+  /** Queues a durable write; resolves once the statement carrying it has committed. */
+  private write(w: Write): Promise<void> {
+    this.queue.push(w);
+    const done = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => void this.flush());
+    }
+    return done;
+  }
+
+  private async flush(): Promise<void> {
+    const batch = this.queue;
+    const waiters = this.waiters;
+    this.queue = [];
+    this.waiters = [];
+    this.scheduled = false;
+    const win = new Map<string, number>();
+    const use = new Map<string, number>();
+    for (const w of batch) {
+      if (w.window) win.set(`${w.keyId}\u0000${w.ms}`, (win.get(`${w.keyId}\u0000${w.ms}`) ?? 0) + 1);
+      if (w.group !== null) {
+        const k = `${w.keyId}\u0000${w.period}\u0000${w.group}`;
+        use.set(k, (use.get(k) ?? 0) + w.sign);
+      }
+    }
+    const wk = [...win.keys()].map((k) => k.split("\u0000"));
+    const uk = [...use.keys()].map((k) => k.split("\u0000"));
+    try {
+      // One statement: both inserts commit together or not at all.
+      await this.pg(
+        `WITH w AS (
+           INSERT INTO quarry_window_log AS t (key_id, ms, n)
+           SELECT * FROM unnest($1::text[], $2::bigint[], $3::int[])
+           ON CONFLICT (key_id, ms) DO UPDATE SET n = t.n + excluded.n RETURNING 1
+         ), u AS (
+           INSERT INTO quarry_usage AS t (key_id, period, grp, n)
+           SELECT * FROM unnest($4::text[], $5::text[], $6::text[], $7::int[])
+           ON CONFLICT (key_id, period, grp) DO UPDATE SET n = greatest(0, t.n + excluded.n) RETURNING 1
+         ) SELECT (SELECT count(*) FROM w) AS w, (SELECT count(*) FROM u) AS u`,
+        [
+          wk.map((k) => k[0]), wk.map((k) => Number(k[1])), [...win.values()],
+          uk.map((k) => k[0]), uk.map((k) => k[1]), uk.map((k) => k[2]), [...use.values()],
+        ],
+      );
+      for (const w of waiters) w.resolve();
+    } catch (err) {
+      for (const w of waiters) w.reject(err);
+    }
+    // The log only serves re-seeding the last minute; drop old rows now and then.
+    if (++this.flushes % 500 === 0) this.pool.query("DELETE FROM quarry_window_log WHERE ms < $1", [Date.now() - 10 * 60_000]).catch(() => {});
+  }
+}
