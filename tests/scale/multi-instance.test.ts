@@ -1,0 +1,130 @@
+/**
+ * Several `quarry serve` processes behind no balancer but the test's own round robin, sharing
+ * a private PostgreSQL (and, in one run, a private Redis): they must behave as one service.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PrivatePostgres, PrivateRedis } from "../helpers/private-services.ts";
+import { createKeyCli, startServer, type Server } from "../helpers/server.ts";
+
+const modes = [
+  { name: "PostgreSQL alone", redis: false },
+  { name: "PostgreSQL + Redis", redis: true },
+];
+
+describe.each(modes)("three instances on $name", ({ redis: withRedis }) => {
+  let pg: PrivatePostgres;
+  let redis: PrivateRedis | null = null;
+  let env: Record<string, string>;
+  let servers: Server[] = [];
+  let admin: { id: string; key: string };
+
+  beforeAll(async () => {
+    pg = await PrivatePostgres.start();
+    if (withRedis) redis = await PrivateRedis.start();
+    env = {
+      QUARRY_DATABASE_URL: pg.url,
+      ...(redis ? { QUARRY_REDIS_URL: redis.url } : {}),
+      QUARRY_IP_RATE: "off",
+      QUARRY_PLANS: '{"free":{"per_minute":50},"starter":{"quota":20,"per_minute":1000},"pro":{"per_minute":30}}',
+      QUARRY_LOG_LEVEL: "info",
+    };
+    // All three start at once: migrations must take turns by themselves.
+    servers = await Promise.all([0, 1, 2].map(() => startServer("node", env)));
+    admin = createKeyCli(env, "acme", "search,keys");
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all(servers.map((s) => s.stop()));
+    await redis?.down();
+    try {
+      pg?.down();
+    } catch {
+      // already down
+    }
+  });
+
+  const call = (i: number, path: string, key: string, init: RequestInit = {}) =>
+    fetch(servers[i % servers.length].url + path, { ...init, headers: { authorization: `Bearer ${key}`, ...(init.headers as Record<string, string>) } });
+
+  it("600 concurrent requests spread over the three admit exactly 50 on a per-minute limit of 50", async () => {
+    const k = createKeyCli(env, `burst-${withRedis}`, "search");
+    const res = await Promise.all(Array.from({ length: 600 }, (_, i) => call(i, "/v1/usage", k.key).then((r) => r.status)));
+    expect(res.filter((s) => s === 200)).toHaveLength(50);
+    expect(res.filter((s) => s === 429)).toHaveLength(550);
+  }, 60_000);
+
+  it("a key revoked through instance 1 fails with 401 invalid_key on its next request to instances 2 and 3", async () => {
+    const created = await (await call(0, "/v1/keys", admin.key, { method: "POST", headers: { "content-type": "application/json" }, body: '{"name":"victim","scopes":["search"]}' })).json();
+    for (const i of [1, 2]) expect((await call(i, "/v1/usage", created.key)).status).toBe(200); // now cached there
+    expect((await call(0, `/v1/keys/${created.id}`, admin.key, { method: "DELETE" })).status).toBe(200);
+    for (const i of [1, 2]) {
+      const r = await call(i, "/v1/usage", created.key);
+      expect(r.status).toBe(401);
+      expect((await r.json()).error.code).toBe("invalid_key");
+    }
+  });
+
+  it("a plan change through the CLI applies on every instance at once", async () => {
+    const k = createKeyCli(env, `plans-${withRedis}`, "search");
+    for (const i of [0, 1, 2]) expect((await (await call(i, "/v1/usage", k.key)).json()).plan).toBe("free");
+    createKeyCli(env, `plans-${withRedis}`, "search", "pro");
+    for (const i of [0, 1, 2]) expect((await (await call(i, "/v1/usage", k.key)).json()).plan).toBe("pro");
+  });
+
+  it("outages under light load: correct errors during, full service after, nothing over-admitted", async () => {
+    const k = createKeyCli(env, `outage-${withRedis}`, "search", "pro"); // 30 per minute
+    const admitted: number[] = [];
+    const statuses: number[] = [];
+    let stop = false;
+    let n = 0;
+    const load = (async () => {
+      while (!stop) {
+        const r = await call(n++, "/v1/usage", k.key).catch(() => null);
+        const s = r?.status ?? 0;
+        statuses.push(s);
+        if (s === 200) admitted.push(Date.now());
+        await new Promise((res) => setTimeout(res, 60));
+      }
+    })();
+    const waitFor = async (pred: () => Promise<boolean>, ms = 20_000) => {
+      const end = Date.now() + ms;
+      while (Date.now() < end) {
+        if (await pred().catch(() => false)) return true;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      return false;
+    };
+    const healthOf = async (i: number) => (await fetch(`${servers[i].url}/health`)).json();
+
+    await new Promise((r) => setTimeout(r, 500));
+    if (redis) {
+      await redis.down();
+      expect(await waitFor(async () => (await call(1, "/v1/usage", admin.key)).status === 503)).toBe(true);
+      const down = await call(2, "/v1/usage", admin.key);
+      expect((await down.json()).error.code).toBe("service_unavailable");
+      expect((await healthOf(0)).status).toBe("degraded");
+      await redis.up();
+      expect(await waitFor(async () => (await call(1, "/v1/usage", admin.key)).status !== 503)).toBe(true);
+    }
+    pg.down();
+    expect(await waitFor(async () => (await fetch(`${servers[0].url}/health`)).status === 503)).toBe(true);
+    expect((await healthOf(2)).status).toBe("unavailable");
+    const refused = await call(1, "/v1/usage", admin.key);
+    expect(refused.status).toBe(503);
+    expect((await refused.json()).error.code).toBe("service_unavailable");
+    pg.up();
+    expect(await waitFor(async () => (await fetch(`${servers[2].url}/health`)).status === 200)).toBe(true);
+    expect(await waitFor(async () => [0, 1, 2].every(() => true) && (await call(0, "/v1/usage", admin.key)).status !== 503)).toBe(true);
+    for (const i of [0, 1, 2]) expect([200, 429]).toContain((await call(i, "/v1/usage", admin.key)).status);
+
+    stop = true;
+    await load;
+    expect(statuses.includes(500)).toBe(false);
+    // No rolling minute (less a second of client-side timing slack) saw more than 30 admissions.
+    for (let i = 0; i < admitted.length; i++) {
+      const inWindow = admitted.filter((t) => t >= admitted[i] && t < admitted[i] + 59_000).length;
+      expect(inWindow).toBeLessThanOrEqual(30);
+    }
+    expect(admitted.length).toBeGreaterThan(0);
+  }, 120_000);
+});
