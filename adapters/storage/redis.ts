@@ -22,6 +22,8 @@ export async function openRedis(url: string, logger: Logger): Promise<Redis> {
     lastError = "";
   });
   // Start even if Redis is down (health says so and requests get 503 until it is back).
-  await Promise.race([redis.connect().catch(() => {}), new Promise((r) => setTimeout(r, 3_000))]);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([redis.connect().catch(() => {}), new Promise((r) => (timer = setTimeout(r, 3_000)))]);
+  clearTimeout(timer);
   return redis;
 }

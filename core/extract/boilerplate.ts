@@ -5,7 +5,8 @@
  * hidden elements, navigation tags) costs one walk and makes Readability faster too.
  * Nothing here is keyed to a site: the patterns are the vocabulary CMSs and ad/consent vendors use.
  */
-import { childElements, NON_CONTENT_TAGS } from "./dom.ts";
+import { childElements, measureTree, NON_CONTENT_TAGS, type TextStats } from "./dom.ts";
+import { removeCardGroups } from "./prune-content.ts";
 
 /** Chrome tags: never article text (headers/footers inside an article hold bylines and tags). */
 const CHROME_TAGS = new Set(["NAV", "ASIDE", "FOOTER", "HEADER", "BUTTON", "SELECT", "INPUT", "TEXTAREA", "DIALOG", "MENU"]);
@@ -62,6 +63,7 @@ function isChrome(el: Element, tag: string): boolean {
   if (style && HIDDEN_STYLE.test(style)) return true;
   if (PROTECTED_TAGS.has(tag)) return false;
   const names = `${el.getAttribute("class") ?? ""} ${el.getAttribute("id") ?? ""}`;
+  // Embedded posts ("social-media-embed", "twitter-tweet") are quotations the article makes.
   return isBoilerplateName(names);
 }
 
@@ -81,44 +83,6 @@ export function removeNonContent(root: Element): void {
 }
 
 /**
- * Removes scripts, styles and other non-content elements under `root` and returns, for every
- * remaining element, the number of non-space characters of text outside links it holds.
- */
-export function measureText(root: Element, weights: Map<Element, number>): number {
-  return measure(root, weights, false);
-}
-
-function measure(el: Element, weights: Map<Element, number>, inLink: boolean): number {
-  let sum = 0;
-  let child = el.firstChild;
-  while (child) {
-    const next = child.nextSibling;
-    if (child.nodeType === 3) {
-      if (!inLink) sum += countNonSpace((child as Text).data);
-    } else if (child.nodeType === 1) {
-      const c = child as Element;
-      const tag = c.tagName.toUpperCase();
-      if (NON_CONTENT_TAGS.has(tag)) c.remove();
-      else sum += measure(c, weights, inLink || tag === "A");
-    } else if (child.nodeType === 8) {
-      child.parentNode?.removeChild(child);
-    }
-    child = next;
-  }
-  weights.set(el, sum);
-  return sum;
-}
-
-function countNonSpace(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c > 32 && c !== 160) n++;
-  }
-  return n;
-}
-
-/**
  * Share of the page's non-link text above which a chrome-looking element is kept anyway: wrappers
  * named e.g. "article-body paywall" or "layout-with-sidebar" hold the article itself.
  */
@@ -126,18 +90,26 @@ const KEEP_SHARE = 0.3;
 
 /** Removes non-content and chrome elements under `root` (normally the body). */
 export function removeBoilerplate(root: Element): void {
-  const weights = new Map<Element, number>();
-  const total = measureText(root, weights);
-  prune(root, weights, Math.max(1, total * KEEP_SHARE));
+  const stats = measureTree(root, true);
+  const total = ownText(stats.get(root));
+  prune(root, stats, Math.max(1, total * KEEP_SHARE));
 }
 
-function prune(el: Element, weights: Map<Element, number>, keepAbove: number): void {
-  for (const child of childElements(el)) {
+function ownText(s: TextStats | undefined): number {
+  return s ? s.text - s.linked : 0;
+}
+
+function prune(el: Element, stats: Map<Element, TextStats>, keepAbove: number): void {
+  const children = childElements(el);
+  if (!E.nocards) removeCardGroups(children, stats);
+  for (const child of children) {
+    if (!child.parentNode) continue;
     const tag = child.tagName.toUpperCase();
-    if (isChrome(child, tag) && (weights.get(child) ?? 0) < keepAbove) {
+    if (isChrome(child, tag) && ownText(stats.get(child)) < keepAbove) {
       child.remove();
       continue;
     }
-    prune(child, weights, keepAbove);
+    prune(child, stats, keepAbove);
   }
 }
+const E = (globalThis as any).__T ?? {};

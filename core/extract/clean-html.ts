@@ -13,8 +13,9 @@ export function cleanTree(root: Element, baseUrl: string): void {
   cleanElement(root, baseUrl);
 }
 
-function cleanElement(el: Element, baseUrl: string): void {
-  const tag = el.tagName;
+function cleanElement(original: Element, baseUrl: string): void {
+  const el = lowerCased(original);
+  const tag = el.tagName.toUpperCase();
   if (tag === "IMG") promoteLazySource(el);
   for (const name of el.getAttributeNames()) {
     if (KEPT_ATTRIBUTES.has(name)) continue;
@@ -40,6 +41,21 @@ function cleanElement(el: Element, baseUrl: string): void {
     else el.removeAttribute(name);
   }
   for (const child of childElements(el)) cleanElement(child, baseUrl);
+}
+
+/**
+ * Readability creates its wrappers with `createElement("DIV")`, which linkedom serialises as
+ * `<DIV>`; such elements are swapped for lower-case twins so the HTML output is conventional.
+ */
+function lowerCased(el: Element): Element {
+  const name = el.localName;
+  const lower = name.toLowerCase();
+  if (name === lower || !el.parentNode || !el.ownerDocument) return el;
+  const twin = el.ownerDocument.createElement(lower);
+  for (const attr of el.getAttributeNames()) twin.setAttribute(attr, el.getAttribute(attr)!);
+  while (el.firstChild) twin.appendChild(el.firstChild);
+  el.parentNode.replaceChild(twin, el);
+  return twin;
 }
 
 /** Lazy-loading pages keep the real image URL in a data attribute and a placeholder in `src`. */

@@ -78,3 +78,54 @@ export function absoluteUrl(href: string, base: string): string | null {
     return null;
   }
 }
+
+/** Non-space characters of text under an element, and how many of them sit inside links. */
+export interface TextStats {
+  text: number;
+  linked: number;
+}
+
+/**
+ * One bottom-up pass computing TextStats for every element under `root`. With `strip`, it also
+ * removes non-content elements and HTML comments on the way, so the counts ignore them.
+ */
+export function measureTree(root: Element, strip = false): Map<Element, TextStats> {
+  const stats = new Map<Element, TextStats>();
+  measure(root, stats, false, strip);
+  return stats;
+}
+
+function measure(el: Element, stats: Map<Element, TextStats>, inLink: boolean, strip: boolean): TextStats {
+  const s: TextStats = { text: 0, linked: 0 };
+  let child = el.firstChild;
+  while (child) {
+    const next = child.nextSibling;
+    if (child.nodeType === 3) {
+      const n = countNonSpace((child as Text).data);
+      s.text += n;
+      if (inLink) s.linked += n;
+    } else if (child.nodeType === 1) {
+      const c = child as Element;
+      if (strip && NON_CONTENT_TAGS.has(c.tagName.toUpperCase())) c.remove();
+      else {
+        const cs = measure(c, stats, inLink || c.tagName === "A", strip);
+        s.text += cs.text;
+        s.linked += cs.linked;
+      }
+    } else if (strip && child.nodeType === 8) {
+      el.removeChild(child);
+    }
+    child = next;
+  }
+  stats.set(el, s);
+  return s;
+}
+
+function countNonSpace(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c > 32 && c !== 160) n++;
+  }
+  return n;
+}

@@ -9,10 +9,10 @@ export type JsonLdNode = Record<string, unknown>;
 const ARTICLE_TYPES = /(Article|Posting|Report|Review|Recipe|HowTo|Story)$/;
 const PAGE_TYPES = /(WebPage|ItemPage|AboutPage|ProfilePage|QAPage|FAQPage)$/;
 
-export function readJsonLd(document: Document): JsonLdNode[] {
+/** Parses the text of each `<script type="application/ld+json">`; broken blocks are skipped. */
+export function readJsonLd(blocks: string[]): JsonLdNode[] {
   const nodes: JsonLdNode[] = [];
-  for (const script of Array.from(document.querySelectorAll('script[type="application/ld+json" i]'))) {
-    const raw = script.textContent ?? "";
+  for (const raw of blocks) {
     const parsed = parseLenient(raw);
     if (parsed !== undefined) collect(parsed, nodes, 0);
   }

@@ -1,6 +1,6 @@
 /**
  * Finds the main content element: boilerplate removal, then Mozilla Readability's scorer, then
- * pruning of what Readability lets through.
+ * pruning of what Readability lets through; JSON-LD `articleBody` when all that finds too little.
  */
 import { Readability } from "@mozilla/readability";
 import { removeBoilerplate } from "./boilerplate.ts";
@@ -8,20 +8,44 @@ import { textLength } from "./dom.ts";
 import { pruneContent } from "./prune-content.ts";
 import type { PageMetadata } from "./types.ts";
 
-export function selectMainContent(document: Document, _meta?: PageMetadata): Element | null {
+export function selectMainContent(document: Document, meta: PageMetadata): Element | null {
   const body = document.body;
   if (!body) return null;
   removeBoilerplate(body);
   const reader = new Readability<Element>(document, {
+    // Classes stay until pruning has used them; cleanTree strips them afterwards.
     keepClasses: true,
+    // Metadata (JSON-LD included) is read before this point, from the untouched document.
     disableJSONLD: true,
     // Keep the DOM node: we prune and render it ourselves instead of re-parsing serialised HTML.
     serializer: (node) => node as Element,
   });
-  const article = reader.parse();
-  const content = article?.content ?? null;
-  if (!content) return null;
-  pruneContent(content);
-  if (textLength(content) === 0) return null;
-  return content;
+  let content: Element | null = null;
+  try {
+    content = reader.parse()?.content ?? null;
+  } catch {
+    // Readability throws on some malformed trees; the fallback below still has a chance.
+    content = null;
+  }
+  if (content) pruneContent(content, meta.title);
+  const found = content ? textLength(content) : 0;
+
+  // JSON-LD bodies are often truncated teasers, so they only win when the page gave us far less.
+  const articleBody = meta.articleBody;
+  if (articleBody && articleBody.length >= 200 && found < articleBody.length * 0.5) {
+    return paragraphsElement(document, articleBody);
+  }
+  return found > 0 ? content : null;
+}
+
+/** Plain text (JSON-LD `articleBody`) as `<div><p>…</p>…</div>`, one paragraph per line break. */
+function paragraphsElement(document: Document, text: string): Element {
+  const div = document.createElement("div");
+  for (const para of text.split(/\s*\n\s*/)) {
+    if (!para.trim()) continue;
+    const p = document.createElement("p");
+    p.textContent = para.trim();
+    div.appendChild(p);
+  }
+  return div;
 }

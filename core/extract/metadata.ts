@@ -6,29 +6,94 @@ import { normalizeSpace } from "./dom.ts";
 import { findJsonLdType, jsonLdName, jsonLdString, mainJsonLdNode, readJsonLd } from "./json-ld.ts";
 import type { PageMetadata } from "./types.ts";
 
-/** Lower-cased `name`/`property`/`itemprop`/`http-equiv` → first non-empty `content`. */
-function readMetaTags(document: Document): Map<string, string> {
-  const map = new Map<string, string>();
-  for (const meta of Array.from(document.getElementsByTagName("meta"))) {
-    const content = meta.getAttribute("content");
-    if (!content || !content.trim()) continue;
-    for (const attr of ["property", "name", "itemprop", "http-equiv"]) {
-      const key = meta.getAttribute(attr);
-      if (!key) continue;
-      // A `property` attribute may list several RDFa properties.
-      for (const k of key.toLowerCase().split(/\s+/)) {
-        if (k && !map.has(k)) map.set(k, normalizeSpace(content));
-      }
+/** What metadata needs from the document, gathered in one walk (each querySelector is a walk too). */
+interface DocumentFacts {
+  /** Lower-cased `name`/`property`/`itemprop`/`http-equiv` → first non-empty `content`. */
+  meta: Map<string, string>;
+  jsonLd: string[];
+  title: string | null;
+  /** First element with `itemprop` author / datePublished, `rel=author` link, `time[pubdate]`. */
+  itempropAuthor: Element | null;
+  itempropDate: Element | null;
+  relAuthor: Element | null;
+  pubdateTime: Element | null;
+}
+
+function gatherFacts(document: Document): DocumentFacts {
+  const facts: DocumentFacts = {
+    meta: new Map(),
+    jsonLd: [],
+    title: null,
+    itempropAuthor: null,
+    itempropDate: null,
+    relAuthor: null,
+    pubdateTime: null,
+  };
+  const root = document.documentElement;
+  if (root) visit(root, facts);
+  return facts;
+}
+
+function visit(el: Element, facts: DocumentFacts): void {
+  for (let c = el.firstElementChild; c; c = c.nextElementSibling) {
+    const tag = c.tagName;
+    if (tag === "META") readMeta(c, facts.meta);
+    else if (tag === "SCRIPT") {
+      if ((c.getAttribute("type") ?? "").toLowerCase().includes("ld+json")) facts.jsonLd.push(c.textContent ?? "");
+      continue;
+    } else if (tag === "STYLE" || tag === "SVG" || tag === "svg") continue;
+    else if (tag === "TITLE") {
+      facts.title ??= c.textContent;
+      continue;
+    } else if (tag === "A" && !facts.relAuthor && /\bauthor\b/i.test(c.getAttribute("rel") ?? "")) facts.relAuthor = c;
+    else if (tag === "TIME" && !facts.pubdateTime && c.hasAttribute("pubdate")) facts.pubdateTime = c;
+    const itemprop = c.getAttribute("itemprop");
+    if (itemprop) {
+      if (!facts.itempropAuthor && /\bauthor\b/.test(itemprop)) facts.itempropAuthor = c;
+      if (!facts.itempropDate && /\bdatePublished\b/.test(itemprop)) facts.itempropDate = c;
+    }
+    visit(c, facts);
+  }
+}
+
+function readMeta(meta: Element, map: Map<string, string>): void {
+  const content = meta.getAttribute("content");
+  if (!content || !content.trim()) return;
+  for (const attr of ["property", "name", "itemprop", "http-equiv"]) {
+    const key = meta.getAttribute(attr);
+    if (!key) continue;
+    // A `property` attribute may list several RDFa properties.
+    for (const k of key.toLowerCase().split(/\s+/)) {
+      if (k && !map.has(k)) map.set(k, normalizeSpace(content));
     }
   }
-  return map;
 }
 
 function first(...values: Array<string | null | undefined>): string | null {
   for (const v of values) {
-    if (v && v.trim()) return normalizeSpace(v);
+    if (v && v.trim()) return normalizeSpace(decodeEntities(v));
   }
   return null;
+}
+
+const NAMED_ENTITIES: Record<string, string> = {
+  amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " ", hellip: "…", mdash: "—", ndash: "–",
+  lsquo: "‘", rsquo: "’", ldquo: "“", rdquo: "”", laquo: "«", raquo: "»", copy: "©", reg: "®",
+};
+
+/**
+ * Many CMSs HTML-escape strings before putting them in JSON-LD or `content` attributes, so values
+ * arrive as "&#8216;Title&#8217;" after the parser has already decoded the markup once.
+ */
+export function decodeEntities(s: string): string {
+  if (!s.includes("&")) return s;
+  return s.replace(/&(#\d{1,7}|#x[0-9a-f]{1,6}|[a-z]{2,8});/gi, (m, code: string) => {
+    if (code[0] === "#") {
+      const n = code[1] === "x" || code[1] === "X" ? Number.parseInt(code.slice(2), 16) : Number(code.slice(1));
+      return n > 0 && n <= 0x10ffff ? String.fromCodePoint(n) : m;
+    }
+    return NAMED_ENTITIES[code.toLowerCase()] ?? m;
+  });
 }
 
 const ISO_NO_ZONE = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
@@ -60,35 +125,64 @@ export function normalizeLanguage(value: string | null): string | null {
   return /^[a-z]{2,3}(-[a-z0-9]{2,8})*$/i.test(tag) ? tag : null;
 }
 
+function firstNonUrl(...values: Array<string | null | undefined>): string | null {
+  return first(...values.filter((v) => !looksLikeUrl(v ?? null)));
+}
+
+/** "By Jane Doe" → "Jane Doe": bylines copied into meta tags keep their preposition. */
+function stripBy(author: string | null): string | null {
+  if (!author) return null;
+  const stripped = author.replace(/^(by|von|por|par|di|door)\s+/i, "").trim();
+  return stripped || null;
+}
+
 function looksLikeUrl(s: string | null): boolean {
   return !!s && /^https?:\/\//i.test(s);
 }
 
-function attrOf(document: Document, selector: string, attr: string): string | null {
-  const el = document.querySelector(selector);
+function authorName(el: Element | null): string | null {
   if (!el) return null;
-  return attr === "text" ? el.textContent : el.getAttribute(attr);
+  const content = el.getAttribute("content");
+  if (content) return content;
+  const name = el.querySelector('[itemprop~="name"]');
+  return (name ? name.getAttribute("content") ?? name.textContent : el.textContent) ?? null;
 }
 
-/** Removes a trailing/leading " | Site" from a `<title>` when the site name is known. */
+const TITLE_SEPARATOR = /\s+[|–—·•:/-]\s+/g;
+
+function comparable(s: string): string {
+  return s.toLowerCase().replace(/[^\p{L}\p{N}]/gu, "");
+}
+
+/** Removes a trailing or leading " | Site" segment when it names the site. */
 function stripSiteName(title: string, siteName: string | null): string {
   if (!siteName) return title;
-  const parts = title.split(/\s+[|–—·•:-]\s+/);
-  if (parts.length < 2) return title;
-  const site = siteName.toLowerCase();
-  const kept = parts.filter((p) => p.toLowerCase() !== site);
-  return kept.length && kept.length < parts.length ? kept.join(" - ") : title;
+  const site = comparable(siteName);
+  const isSite = (segment: string) => {
+    const c = comparable(segment);
+    if (c.length === 0) return false;
+    // "TheHill" for "The Hill", "Digg" for "Digg.com", "IGN" for "IGN Entertainment".
+    return c === site || (c.length >= 3 && site.startsWith(c)) || (c.startsWith(site) && c.length <= site.length + 4);
+  };
+  const separators = [...title.matchAll(TITLE_SEPARATOR)];
+  if (separators.length === 0) return title;
+  const last = separators[separators.length - 1]!;
+  if (isSite(title.slice(last.index! + last[0].length))) return title.slice(0, last.index).trim();
+  const firstSep = separators[0]!;
+  if (isSite(title.slice(0, firstSep.index))) return title.slice(firstSep.index! + firstSep[0].length).trim();
+  return title;
 }
 
 export function extractMetadata(document: Document): PageMetadata {
-  const meta = readMetaTags(document);
-  const nodes = readJsonLd(document);
+  const facts = gatherFacts(document);
+  const meta = facts.meta;
+  const nodes = readJsonLd(facts.jsonLd);
   const main = mainJsonLdNode(nodes);
   const publisher = main && typeof main.publisher === "object" ? jsonLdName(main.publisher) : null;
   const website = findJsonLdType(nodes, /^WebSite$/);
   const organization = findJsonLdType(nodes, /(Organization|NewsMediaOrganization)$/);
 
-  const siteName = first(
+  const siteName = firstNonUrl(
     meta.get("og:site_name"),
     publisher,
     jsonLdString(website, "name"),
@@ -97,25 +191,25 @@ export function extractMetadata(document: Document): PageMetadata {
     meta.get("al:ios:app_name"),
   );
 
-  const docTitle = document.querySelector("title")?.textContent ?? null;
-  const title = first(
+  const docTitle = facts.title;
+  const rawTitle = first(
     jsonLdString(main, "headline"),
     meta.get("og:title"),
     meta.get("twitter:title"),
     meta.get("dc.title"),
     meta.get("headline"),
-    docTitle ? stripSiteName(normalizeSpace(docTitle), siteName) : null,
-    document.querySelector("h1")?.textContent,
-  );
+    docTitle,
+  ) ?? first(document.querySelector("h1")?.textContent);
+  const title = rawTitle ? stripSiteName(rawTitle, siteName) : null;
 
   const metaAuthor = [meta.get("author"), meta.get("article:author"), meta.get("dc.creator"), meta.get("parsely-author"), meta.get("sailthru.author")]
     .find((a) => a && !looksLikeUrl(a));
-  const author = first(
+  const author = stripBy(first(
     main ? jsonLdName(main.author) : null,
     metaAuthor,
-    attrOf(document, '[itemprop~="author"] [itemprop~="name"]', "text"),
-    attrOf(document, 'a[rel~="author"]', "text"),
-  );
+    authorName(facts.itempropAuthor),
+    facts.relAuthor?.textContent,
+  ));
 
   const published = toIsoDate(
     first(
@@ -131,9 +225,9 @@ export function extractMetadata(document: Document): PageMetadata {
       meta.get("dc.date"),
       meta.get("dcterms.created"),
       meta.get("date"),
-      attrOf(document, '[itemprop~="datePublished"]', "datetime"),
-      attrOf(document, '[itemprop~="datePublished"]', "content"),
-      attrOf(document, "time[pubdate]", "datetime"),
+      facts.itempropDate?.getAttribute("datetime"),
+      facts.itempropDate?.getAttribute("content"),
+      facts.pubdateTime?.getAttribute("datetime"),
       jsonLdString(main, "dateCreated"),
     ),
   );

@@ -26,6 +26,28 @@ function createService(): TurndownService {
   });
   td.remove(["script", "style", "noscript", "iframe", "form", "button", "select", "input", "textarea"] as never);
 
+  // Turndown tries the most recently added rule first, so the general table fallback comes first.
+  // Layout tables (one column, or tables holding tables) are rendered as their blocks.
+  td.addRule("layoutTable", {
+    filter: (node) => ["TABLE", "THEAD", "TBODY", "TFOOT", "TR", "TH", "TD"].includes(node.nodeName),
+    replacement: (content) => `\n\n${content}\n\n`,
+  });
+
+  // List items with a single space after the marker (turndown pads to four columns): fewer tokens.
+  td.addRule("listItem", {
+    filter: "li",
+    replacement: (content, node) => {
+      const parent = node.parentNode as Element | null;
+      let prefix = "- ";
+      if (parent?.nodeName === "OL") {
+        const start = Number(parent.getAttribute("start")) || 1;
+        prefix = `${start + indexAmongElements(node)}. `;
+      }
+      const body = content.replace(/^\n+/, "").replace(/\n+$/, "\n").replace(/\n/gm, `\n${" ".repeat(prefix.length)}`);
+      return prefix + body.trimEnd() + (node.nextSibling ? "\n" : "");
+    },
+  });
+
   // Images: only those that say what they show; data: URIs and spacer images are noise to a reader.
   td.addRule("img", {
     filter: "img",
@@ -74,11 +96,6 @@ function createService(): TurndownService {
   });
   td.addRule("tableCaption", { filter: "caption", replacement: () => "" });
 
-  // Layout tables (one column, or tables holding tables) are rendered as their blocks.
-  td.addRule("layoutTable", {
-    filter: (node) => ["TABLE", "THEAD", "TBODY", "TFOOT", "TR", "TH", "TD"].includes(node.nodeName),
-    replacement: (content) => `\n\n${content}\n\n`,
-  });
   return td;
 }
 
@@ -118,4 +135,10 @@ function previousElement(node: Element): Element | null {
 function isFirstRow(row: Element): boolean {
   const table = tableOf(row);
   return !!table && table.querySelector("tr") === row;
+}
+
+function indexAmongElements(node: Element): number {
+  let i = 0;
+  for (let c = node.previousElementSibling; c; c = c.previousElementSibling) i++;
+  return i;
 }

@@ -22,7 +22,7 @@ function walk(node: Node, out: string[], pre: boolean): void {
   for (let child = node.firstChild; child; child = child.nextSibling) {
     if (child.nodeType === 3) {
       const data = (child as Text).data;
-      out.push(pre ? data.replace(/\r\n?/g, "\n").replace(/\n/g, LINE) : data.replace(/[\s]+/g, " "));
+      out.push(pre ? protectPre(data) : data.replace(/[\s]+/g, " "));
       continue;
     }
     if (child.nodeType !== 1) continue;
@@ -61,6 +61,14 @@ function walk(node: Node, out: string[], pre: boolean): void {
   }
 }
 
+/** Preformatted spaces survive `finish`'s whitespace collapsing as placeholders. */
+const PRE_SPACE = "\u0001";
+const PRE_TAB = "\u0002";
+
+function protectPre(data: string): string {
+  return data.replace(/\r\n?/g, "\n").replace(/ /g, PRE_SPACE).replace(/\t/g, PRE_TAB).replace(/\n/g, LINE);
+}
+
 function finish(parts: string[]): string {
   const joined = parts.join("");
   const paragraphs: string[] = [];
@@ -72,5 +80,5 @@ function finish(parts: string[]): string {
     }
     if (lines.length) paragraphs.push(lines.join("\n"));
   }
-  return paragraphs.join("\n\n");
+  return paragraphs.join("\n\n").replace(/\u0001/g, " ").replace(/\u0002/g, "\t");
 }
