@@ -1,6 +1,7 @@
 /**
  * A server for the gateway benchmark. MODE=bare: a plain Hono JSON route on @hono/node-server.
- * MODE=quarry: Quarry's app with its real storage (STORAGE=sqlite|memory) and one metered
+ * MODE=quarry: Quarry's app with its real storage (STORAGE=sqlite|memory, or BENCH_DATABASE_URL
+ * and BENCH_REDIS_URL for PostgreSQL / PostgreSQL + Redis) and one metered
  * operation mounted through the public extension point, so every request is authenticated,
  * scope-checked, body-validated, admitted against the per-minute window and metered.
  * Prints `READY <url> <secret>`.
@@ -30,6 +31,8 @@ if (mode === "bare") {
 } else {
   const config = parseConfig({
     QUARRY_DATA_DIR: process.env.STORAGE === "memory" ? ":memory:" : mkdtempSync(join(tmpdir(), "quarry-bench-")),
+    QUARRY_DATABASE_URL: process.env.BENCH_DATABASE_URL,
+    QUARRY_REDIS_URL: process.env.BENCH_REDIS_URL,
     QUARRY_IP_RATE: "off",
     // An unlimited quota with a per-minute limit far above what the run can reach: every request is admitted and counted.
     QUARRY_PLANS: '{"bench":{"quota":null,"per_minute":1000000000}}',
@@ -42,8 +45,12 @@ if (mode === "bare") {
     handler: (c) => c.json({ query: (c.get("body") as { query: string }).query }),
   };
   const quarry = createQuarry(built.ports, config, { operations: () => [metered] });
-  await ensureAccount(built.ports.keys, "bench", "bench", config.plans, Date.now());
-  secret = (await createKey(built.ports.keys, { account: "bench", name: "bench", scopes: ["search"] }, Date.now())).key;
+  // Further instances of a shared database reuse the first one's key.
+  if (process.env.BENCH_SECRET) secret = process.env.BENCH_SECRET;
+  else {
+    await ensureAccount(built.ports.keys, "bench", "bench", config.plans, Date.now());
+    secret = (await createKey(built.ports.keys, { account: "bench", name: "bench", scopes: ["search"] }, Date.now())).key;
+  }
   fetchHandler = quarry.app.fetch;
 }
 
