@@ -17,6 +17,7 @@ import type { Ports } from "./ports.ts";
 import { healthRoutes, type HealthProbes } from "./routes/health.ts";
 import { keyRoutes } from "./routes/keys.ts";
 import type { RouteDef } from "./routes/route.ts";
+import { scrapeRoutes } from "./routes/scrape.ts";
 import { usageRoutes } from "./routes/usage.ts";
 
 export interface AppOptions {
@@ -46,6 +47,7 @@ export function createQuarry(ports: Ports, config: Config, options: AppOptions =
     ...healthRoutes(deps, options.health ?? {}, clock.now()),
     ...keyRoutes(deps),
     ...usageRoutes(deps),
+    ...scrapeRoutes(deps),
     ...(options.operations?.(deps) ?? []),
   ];
   for (const r of routes) {

@@ -5,6 +5,7 @@
  */
 import { applyPlanOverrides, DEFAULT_PLANS, type PlanOverride, type PlanTable } from "./limits/plans.ts";
 import type { BucketConfig } from "./limits/token-bucket.ts";
+import { AllowListError, parseAllowList } from "./net/allow-list.ts";
 
 export type Env = Record<string, string | undefined>;
 
@@ -154,6 +155,13 @@ export function parseConfig(env: Env, version = "0.0.0"): Config {
     throw new ConfigError("QUARRY_LOG_LEVEL", `"${logLevel}" is not one of ${LOG_LEVELS.join(", ")}`);
   }
   const llmUrl = parseUrl(env, "QUARRY_LLM_URL", ["http:", "https:"]);
+  const egressAllow = (str(env, "QUARRY_EGRESS_ALLOW") ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  try {
+    parseAllowList(egressAllow);
+  } catch (e) {
+    if (e instanceof AllowListError) throw new ConfigError("QUARRY_EGRESS_ALLOW", e.message.replace(/^QUARRY_EGRESS_ALLOW /, ""));
+    throw e;
+  }
   return {
     host: str(env, "QUARRY_HOST") ?? "127.0.0.1",
     port: parsePort(env),
@@ -166,7 +174,7 @@ export function parseConfig(env: Env, version = "0.0.0"): Config {
     logLevel,
     backends: parseBackends(env),
     llm: llmUrl ? { url: llmUrl, model: str(env, "QUARRY_LLM_MODEL") ?? null, key: str(env, "QUARRY_LLM_KEY") ?? null } : null,
-    egressAllow: (str(env, "QUARRY_EGRESS_ALLOW") ?? "").split(",").map((s) => s.trim()).filter(Boolean),
+    egressAllow,
     version,
   };
 }

@@ -130,6 +130,27 @@ export interface Logger {
   error(obj: object, msg?: string): void;
 }
 
+/** What a guarded page fetch returns (adapters/fetch implements it with its SSRF guard). */
+export interface FetchedPage {
+  url: string;
+  finalUrl: string;
+  status: number;
+  headers: Headers;
+  /** Decompressed bytes; the charset is left to the caller. */
+  body: Uint8Array;
+  contentType: string | null;
+  redirects: string[];
+}
+
+/**
+ * Fetches web pages for scrape, search tiers and research. Every implementation refuses
+ * private addresses (checked on each redirect) and throws the `PageFetchError`s of
+ * core/net/fetch-errors.ts, which map to 422/504/502.
+ */
+export interface PagePort {
+  fetchPage(url: string, options?: { timeoutMs?: number; maxBytes?: number; signal?: AbortSignal }): Promise<FetchedPage>;
+}
+
 export interface Ports {
   keys: KeyStore;
   counters: Counters;
@@ -139,6 +160,8 @@ export interface Ports {
   logger: Logger;
   /** Outbound HTTP for upstream APIs (backends). */
   fetch: FetchPort;
+  /** Guarded page fetches (scrape, search tiers, research). */
+  pages: PagePort;
   /**
    * The client's socket address, from the runtime adapter (each server exposes it differently).
    * Receives the raw Request plus whatever the adapter bound as Hono's env.

@@ -3,11 +3,15 @@ import { serve, type HttpBindings } from "@hono/node-server";
 import sqliteConnector from "db0/connectors/better-sqlite3";
 import type { Env } from "../../core/config.ts";
 import type { RuntimeParts } from "../shared/bootstrap.ts";
-import { announce, prepare, shutdown } from "../shared/start.ts";
+import { announce, packageVersion, prepare, shutdown } from "../shared/start.ts";
+import { createSafeFetch, parseAllowList, proxyFromEnv, quarryUserAgent } from "../fetch/mod.ts";
 
 export const nodeRuntime: RuntimeParts = {
   sqlite: (opts) => sqliteConnector(opts),
   remoteAddress: (_req, env) => (env as HttpBindings | undefined)?.incoming?.socket?.remoteAddress,
+  // Node checks the resolved address at connect time, on every redirect.
+  pages: (config) =>
+    createSafeFetch({ allow: parseAllowList(config.egressAllow), userAgent: quarryUserAgent(packageVersion()), proxy: proxyFromEnv(process.env) }),
 };
 
 export async function startNodeServer(env: Env = process.env): Promise<{ url: string; stop: () => Promise<void> }> {

@@ -1,23 +1,23 @@
 /**
  * Builds the ports from the configuration. Every runtime adapter and the CLI start here,
- * so they share one storage layout: SQLite in QUARRY_DATA_DIR by default (issue 3 adds
- * PostgreSQL and Redis), or memory for tests and ephemeral runs.
+ * so they share one storage layout: SQLite in QUARRY_DATA_DIR by default, PostgreSQL with
+ * QUARRY_DATABASE_URL (plus Redis with QUARRY_REDIS_URL), or memory for tests and demos.
  */
 import { createStorage, type Storage } from "unstorage";
 import dbDriver from "unstorage/drivers/db0";
 import memoryDriver from "unstorage/drivers/memory";
 import { ConfigError, type Config } from "../../core/config.ts";
-import type { Clock, Logger, Ports } from "../../core/ports.ts";
+import type { CachePort, Clock, Counters, KeyStore, Logger, PagePort, Ports, SourceRegistry } from "../../core/ports.ts";
 import { KvKeyStore } from "../storage/kv-key-store.ts";
 import { KvSources } from "../storage/kv-sources.ts";
 import { LruCache } from "../storage/lru-cache.ts";
 import { MemoryCounters } from "../storage/memory-counters.ts";
-import { SqliteCounters } from "../storage/sqlite-counters.ts";
 import { PgCounters } from "../storage/pg-counters.ts";
 import { openPostgres } from "../storage/postgres.ts";
 import { openRedis } from "../storage/redis.ts";
 import { RedisCache } from "../storage/redis-cache.ts";
 import { RedisCounters } from "../storage/redis-counters.ts";
+import { SqliteCounters } from "../storage/sqlite-counters.ts";
 import { openSqlite, type SqliteConnectorFactory } from "./sqlite.ts";
 
 export const KV_TABLE = "quarry_kv";
@@ -29,6 +29,17 @@ export const systemClock: Clock = { now: () => Date.now() };
 export interface RuntimeParts {
   sqlite: SqliteConnectorFactory;
   remoteAddress?: Ports["remoteAddress"];
+  /** The guarded page fetcher this runtime can offer (adapters/fetch). */
+  pages?: (config: Config) => PagePort;
+}
+
+interface Stores {
+  keys: KeyStore;
+  counters: Counters;
+  cache: CachePort;
+  sources: SourceRegistry;
+  describe: string;
+  close(): Promise<void>;
 }
 
 export interface Built {
@@ -38,50 +49,45 @@ export interface Built {
   close(): Promise<void>;
 }
 
-export function memoryPorts(logger: Logger, clock: Clock = systemClock): Ports {
+/** Pages cannot be fetched: used where no guarded fetcher was given (the CLI, bare tests). */
+const noPages: PagePort = {
+  fetchPage: async () => {
+    throw new Error("no page fetcher configured for this process");
+  },
+};
+
+function memoryStores(clock: Clock): Stores {
   const kv = createStorage({ driver: memoryDriver() });
   return {
     keys: new KvKeyStore(kv),
     counters: new MemoryCounters(),
     cache: new LruCache(() => clock.now()),
     sources: new KvSources(kv, () => clock.now()),
-    clock,
-    logger,
-    fetch: (input, init) => fetch(input, init),
+    describe: "memory (nothing is kept)",
+    close: async () => {},
   };
 }
 
-export async function buildPorts(config: Config, runtime: RuntimeParts, logger: Logger, clock: Clock = systemClock): Promise<Built> {
-  if (config.databaseUrl) {
-    const pgh = await openPostgres(config.databaseUrl, logger);
-    const kv = createStorage({ driver: dbDriver({ database: pgh.db, tableName: KV_TABLE }) });
-    const redis = config.redisUrl ? await openRedis(config.redisUrl, logger) : null;
-    const cache = redis ? new RedisCache(config.redisUrl!, redis) : null;
-    return {
-      ports: {
-        keys: new KvKeyStore(kv, () => pgh.keysVersion()),
-        counters: redis ? new RedisCounters(redis, pgh.pool) : new PgCounters(pgh.pool),
-        cache: cache ?? new LruCache(() => clock.now()),
-        sources: new KvSources(kv, () => clock.now()),
-        clock,
-        logger,
-        fetch: (input, init) => fetch(input, init),
-        remoteAddress: runtime.remoteAddress,
-      },
-      describe: `PostgreSQL at ${redactUrl(config.databaseUrl)}${redis ? ` with Redis at ${redactUrl(config.redisUrl!)}` : ""}`,
-      close: async () => {
-        await cache?.close();
-        redis?.disconnect();
-        await pgh.close();
-      },
-    };
-  }
-  if (config.redisUrl) {
-    throw new ConfigError("QUARRY_REDIS_URL", "needs QUARRY_DATABASE_URL too: PostgreSQL keeps what Redis counts");
-  }
-  if (config.dataDir === ":memory:") {
-    return { ports: { ...memoryPorts(logger, clock), remoteAddress: runtime.remoteAddress }, describe: "memory (nothing is kept)", close: async () => {} };
-  }
+async function postgresStores(config: Config, logger: Logger, clock: Clock): Promise<Stores> {
+  const pgh = await openPostgres(config.databaseUrl!, logger);
+  const kv = createStorage({ driver: dbDriver({ database: pgh.db, tableName: KV_TABLE }) });
+  const redis = config.redisUrl ? await openRedis(config.redisUrl, logger) : null;
+  const cache = redis ? new RedisCache(config.redisUrl!, redis) : null;
+  return {
+    keys: new KvKeyStore(kv, () => pgh.keysVersion()),
+    counters: redis ? new RedisCounters(redis, pgh.pool) : new PgCounters(pgh.pool),
+    cache: cache ?? new LruCache(() => clock.now()),
+    sources: new KvSources(kv, () => clock.now()),
+    describe: `PostgreSQL at ${redactUrl(config.databaseUrl!)}${redis ? ` with Redis at ${redactUrl(config.redisUrl!)}` : ""}`,
+    close: async () => {
+      await cache?.close();
+      redis?.disconnect();
+      await pgh.close();
+    },
+  };
+}
+
+async function sqliteStores(config: Config, runtime: RuntimeParts, clock: Clock): Promise<Stores> {
   const sqlite = await openSqlite(config.dataDir, runtime.sqlite);
   sqlite.sync.exec(
     `CREATE TABLE IF NOT EXISTS ${KV_TABLE} (key TEXT PRIMARY KEY, value TEXT, blob BLOB, created_at TEXT DEFAULT CURRENT_TIMESTAMP, updated_at TEXT DEFAULT CURRENT_TIMESTAMP)`,
@@ -90,19 +96,46 @@ export async function buildPorts(config: Config, runtime: RuntimeParts, logger: 
   // Changes whenever another connection (the CLI, another process) commits to the file.
   const dataVersion = sqlite.sync.prepare("PRAGMA data_version");
   return {
-    ports: {
-      keys: new KvKeyStore(kv, () => Number(dataVersion.get()?.data_version)),
-      counters: new SqliteCounters(sqlite.sync),
-      cache: new LruCache(() => clock.now()),
-      sources: new KvSources(kv, () => clock.now()),
-      clock,
-      logger,
-      fetch: (input, init) => fetch(input, init),
-      remoteAddress: runtime.remoteAddress,
-    },
+    keys: new KvKeyStore(kv, () => Number(dataVersion.get()?.data_version)),
+    counters: new SqliteCounters(sqlite.sync),
+    cache: new LruCache(() => clock.now()),
+    sources: new KvSources(kv, () => clock.now()),
     describe: `SQLite at ${sqlite.path}`,
     close: () => sqlite.close(),
   };
+}
+
+function assemble(stores: Stores, config: Config, runtime: RuntimeParts, logger: Logger, clock: Clock): Built {
+  const { describe, close, ...storage } = stores;
+  return {
+    ports: {
+      ...storage,
+      clock,
+      logger,
+      fetch: (input, init) => fetch(input, init),
+      pages: runtime.pages?.(config) ?? noPages,
+      remoteAddress: runtime.remoteAddress,
+    },
+    describe,
+    close,
+  };
+}
+
+export function memoryPorts(logger: Logger, clock: Clock = systemClock, pages: PagePort = noPages): Ports {
+  const { describe: _d, close: _c, ...storage } = memoryStores(clock);
+  return { ...storage, clock, logger, fetch: (input, init) => fetch(input, init), pages };
+}
+
+export async function buildPorts(config: Config, runtime: RuntimeParts, logger: Logger, clock: Clock = systemClock): Promise<Built> {
+  if (config.redisUrl && !config.databaseUrl) {
+    throw new ConfigError("QUARRY_REDIS_URL", "needs QUARRY_DATABASE_URL too: PostgreSQL keeps what Redis counts");
+  }
+  const stores = config.databaseUrl
+    ? await postgresStores(config, logger, clock)
+    : config.dataDir === ":memory:"
+      ? memoryStores(clock)
+      : await sqliteStores(config, runtime, clock);
+  return assemble(stores, config, runtime, logger, clock);
 }
 
 /** A connection URL without its password, for logs. */

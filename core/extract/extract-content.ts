@@ -1,5 +1,5 @@
 /**
- * HTML → main content, metadata, text, markdown and links. Pure: runs unchanged on Node, Deno and Bun.
+ * HTML → main content, metadata, text, markdown and links. Pure: runs unchanged on Node, Deno and Bun (Web APIs only).
  */
 import { removeNonContent } from "./boilerplate.ts";
 import { cleanTree, collectLinks } from "./clean-html.ts";

@@ -48,8 +48,8 @@ function collect(value: unknown, out: JsonLdNode[], depth: number): void {
   }
 }
 
-function types(node: JsonLdNode): string[] {
-  const t = node["@type"];
+function types(item: JsonLdNode): string[] {
+  const t = item["@type"];
   if (typeof t === "string") return [t];
   if (Array.isArray(t)) return t.filter((x): x is string => typeof x === "string");
   return [];
@@ -80,9 +80,9 @@ export function jsonLdName(value: unknown): string | null {
   return null;
 }
 
-export function jsonLdString(node: JsonLdNode | null, key: string): string | null {
-  if (!node) return null;
-  const v = node[key];
+export function jsonLdString(item: JsonLdNode | null, key: string): string | null {
+  if (!item) return null;
+  const v = item[key];
   if (typeof v === "string") return v.trim() || null;
   if (Array.isArray(v) && typeof v[0] === "string") return v[0].trim() || null;
   return null;

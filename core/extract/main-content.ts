@@ -5,6 +5,7 @@
 import { Readability } from "@mozilla/readability";
 import { removeBoilerplate } from "./boilerplate.ts";
 import { textLength } from "./dom.ts";
+import { tidyEdges } from "./content-edges.ts";
 import { pruneContent } from "./prune-content.ts";
 import type { PageMetadata } from "./types.ts";
 
@@ -17,7 +18,7 @@ export function selectMainContent(document: Document, meta: PageMetadata): Eleme
     keepClasses: true,
     // Metadata (JSON-LD included) is read before this point, from the untouched document.
     disableJSONLD: true,
-    // Keep the DOM node: we prune and render it ourselves instead of re-parsing serialised HTML.
+    // Keep the DOM element: we prune and render it ourselves instead of re-parsing serialised HTML.
     serializer: (node) => node as Element,
   });
   let content: Element | null = null;
@@ -27,7 +28,10 @@ export function selectMainContent(document: Document, meta: PageMetadata): Eleme
     // Readability throws on some malformed trees; the fallback below still has a chance.
     content = null;
   }
-  if (content) pruneContent(content, meta.title);
+  if (content) {
+    pruneContent(content, meta.title);
+    tidyEdges(content);
+  }
   const found = content ? textLength(content) : 0;
 
   // JSON-LD bodies are often truncated teasers, so they only win when the page gave us far less.

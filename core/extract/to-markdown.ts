@@ -99,8 +99,8 @@ function createService(): TurndownService {
   return td;
 }
 
-function tableOf(node: Element): Element | null {
-  let el: Element | null = node;
+function tableOf(start: Element): Element | null {
+  let el: Element | null = start;
   while (el && el.nodeName !== "TABLE") el = el.parentElement;
   return el;
 }
@@ -108,8 +108,8 @@ function tableOf(node: Element): Element | null {
 const dataTableCache = new WeakMap<Element, boolean>();
 
 /** A table with at least two columns and no nested tables; anything else is layout. */
-function isDataTable(node: Element): boolean {
-  const table = tableOf(node);
+function isDataTable(el: Element): boolean {
+  const table = tableOf(el);
   if (!table) return false;
   let known = dataTableCache.get(table);
   if (known === undefined) {
@@ -128,8 +128,8 @@ function cellCount(row: Element): number {
   return n;
 }
 
-function previousElement(node: Element): Element | null {
-  return node.previousElementSibling;
+function previousElement(el: Element): Element | null {
+  return el.previousElementSibling;
 }
 
 function isFirstRow(row: Element): boolean {
@@ -137,8 +137,8 @@ function isFirstRow(row: Element): boolean {
   return !!table && table.querySelector("tr") === row;
 }
 
-function indexAmongElements(node: Element): number {
+function indexAmongElements(el: Element): number {
   let i = 0;
-  for (let c = node.previousElementSibling; c; c = c.previousElementSibling) i++;
+  for (let c = el.previousElementSibling; c; c = c.previousElementSibling) i++;
   return i;
 }

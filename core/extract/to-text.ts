@@ -18,8 +18,8 @@ export function renderText(root: Element): string {
   return finish(out);
 }
 
-function walk(node: Node, out: string[], pre: boolean): void {
-  for (let child = node.firstChild; child; child = child.nextSibling) {
+function walk(parent: Node, out: string[], pre: boolean): void {
+  for (let child = parent.firstChild; child; child = child.nextSibling) {
     if (child.nodeType === 3) {
       const data = (child as Text).data;
       out.push(pre ? protectPre(data) : data.replace(/[\s]+/g, " "));

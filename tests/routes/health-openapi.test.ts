@@ -126,7 +126,8 @@ describe("GET /openapi.json", () => {
     expect(res.status).toBe(200);
     const doc = await res.json();
     expect(doc.openapi).toBe("3.1.0");
-    expect(Object.keys(doc.paths).sort()).toEqual(["/health", "/v1/keys", "/v1/keys/{key_id}", "/v1/test/echo", "/v1/usage"]);
+    expect(Object.keys(doc.paths).sort()).toEqual(["/health", "/v1/keys", "/v1/keys/{key_id}", "/v1/scrape", "/v1/test/echo", "/v1/usage"]);
+    expect(Object.keys(doc.paths["/v1/scrape"].post.responses).sort()).toEqual(["200", "400", "401", "403", "413", "415", "422", "429", "500", "502", "503", "504"]);
     const create = doc.paths["/v1/keys"].post;
     expect(create.requestBody.content["application/json"].schema.required).toEqual(["name", "scopes"]);
     expect(create.requestBody.content["application/json"].schema.additionalProperties).toBe(false);
@@ -136,7 +137,7 @@ describe("GET /openapi.json", () => {
     expect(doc.paths["/health"].get.responses["503"]).toBeDefined();
     expect(doc.paths["/health"].get.security).toEqual([]);
     const all = JSON.stringify(doc);
-    for (const code of ["missing_auth", "invalid_auth", "invalid_key", "insufficient_scope", "rate_limited", "quota_exceeded", "invalid_request", "payload_too_large", "unsupported_media_type", "service_unavailable", "internal_error", "not_found"]) {
+    for (const code of ["missing_auth", "invalid_auth", "invalid_key", "insufficient_scope", "rate_limited", "quota_exceeded", "invalid_request", "payload_too_large", "unsupported_media_type", "service_unavailable", "internal_error", "not_found", "url_not_allowed", "unsupported_content", "upstream_error", "timeout"]) {
       expect(all, code).toContain(code);
       expect(ERROR_STATUS).toHaveProperty(code);
     }

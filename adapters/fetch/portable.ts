@@ -1,0 +1,133 @@
+/**
+ * The page fetcher for Deno and Bun (and any runtime with a standard fetch): the global fetch
+ * with `redirect: "manual"`, and before every hop the name is resolved and every answer checked.
+ * Same URL policy, redirects, deadline, body cap and typed errors as the Node fetcher
+ * (page-loop.ts). What differs is WHEN the address is checked; deno-bun.md has the details:
+ *
+ * - Bun (pin "auto"): connects to the checked address itself: the URL's host is replaced by the
+ *   address, with the `Host` header and, for https, `tls.serverName` set to the real name (Bun sends
+ *   that SNI and verifies the certificate against it). As strong as Node: no second resolution.
+ * - Deno (pin "auto"): http targets go through `Deno.createHttpClient({ proxy: { transport: "tcp" } })`
+ *   to the checked address (Host header intact). Deno's fetch has no SNI override, so https targets
+ *   are resolved, checked and then fetched by name: time-of-check/time-of-use gap (a rebinding DNS
+ *   server could answer differently for the second lookup).
+ * - Anywhere else (Node's global fetch without undici's Agent): resolve-then-check, the same gap.
+ *
+ * Literal-IP URLs are never at risk (checked as written, connected as written). The default
+ * resolver is `node:dns` lookup (getaddrinfo, so /etc/hosts counts, as it does for the fetch),
+ * which Deno and Bun both provide; `Deno.resolveDns` would skip /etc/hosts and see another answer.
+ * Deno and Bun fetch also honour HTTP(S)_PROXY from the environment on their own.
+ */
+import { formatIp, parseIp } from "../../core/net/address-policy.ts";
+import { EgressRefused, UpstreamNetworkError } from "../../core/net/fetch-errors.ts";
+import { checkResolved } from "../../core/net/url-policy.ts";
+import { asFetchPort, loopSettings, raceAbort, readCapped, runPageFetch, type Hop, type HopResponse } from "./page-loop.ts";
+import type { Resolver, SafeFetch, SafeFetchOptions } from "./types.ts";
+
+export type PinMode = "bun" | "deno" | "none";
+
+export interface PortableOptions extends SafeFetchOptions {
+  /** The fetch to wrap; default `globalThis.fetch`. */
+  fetch?: typeof fetch;
+  /** `auto` (default): connect to the checked address where the runtime allows; `off`: never. */
+  pin?: "auto" | "off";
+}
+
+interface DenoLike {
+  createHttpClient(options: { proxy: { transport: "tcp"; hostname: string; port: number } }): { close(): void };
+}
+
+export function detectPinMode(): PinMode {
+  const g = globalThis as { Bun?: unknown; Deno?: { createHttpClient?: unknown } };
+  if (g.Bun) return "bun";
+  if (typeof g.Deno?.createHttpClient === "function") return "deno";
+  return "none";
+}
+
+export const portableResolver: Resolver = async (hostname) => {
+  const dns = await import("node:dns");
+  return (await dns.promises.lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+};
+
+function portOf(url: URL): number {
+  return Number(url.port) || (url.protocol === "https:" ? 443 : 80);
+}
+
+/** Per-runtime request changes that make the connection go to `address` and nowhere else. */
+function pinned(mode: PinMode, url: URL, address: string, init: Record<string, unknown>, headers: Headers): { url: URL; close(): void } | null {
+  if (mode === "bun") {
+    const direct = new URL(url);
+    direct.hostname = address.includes(":") ? `[${address}]` : address;
+    headers.set("host", url.host);
+    if (url.protocol === "https:") init.tls = { serverName: url.hostname };
+    return { url: direct, close: () => {} };
+  }
+  if (mode === "deno" && url.protocol === "http:") {
+    const deno = (globalThis as unknown as { Deno: DenoLike }).Deno;
+    const client = deno.createHttpClient({ proxy: { transport: "tcp", hostname: address, port: portOf(url) } });
+    init.client = client;
+    return { url, close: () => client.close() };
+  }
+  return null;
+}
+
+/** A `FetchPort` (plus `fetchPage`) over the global fetch, checking addresses before each hop. */
+export function createSafeFetchPortable(options: PortableOptions): SafeFetch {
+  const settings = loopSettings(options, null);
+  const resolver = options.resolver ?? portableResolver;
+  const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
+  const mode: PinMode = options.pin === "off" ? "none" : detectPinMode();
+
+  const hop: Hop = async ({ target, method, headers: given, body, signal }) => {
+    let addresses: string[] = [];
+    if (!target.literal) {
+      try {
+        addresses = (await raceAbort(resolver(target.hostname), signal)).map((a) => {
+          const ip = parseIp(a);
+          return ip ? formatIp(ip) : a;
+        });
+      } catch (err) {
+        if (signal.aborted) throw err;
+        throw new UpstreamNetworkError(`Could not resolve ${target.url.host}.`, String(err), { cause: err });
+      }
+      if (addresses.length === 0) throw new UpstreamNetworkError(`Could not resolve ${target.url.host}.`);
+      const verdict = checkResolved(target.hostname, addresses, settings.allow);
+      if (!verdict.ok) throw new EgressRefused(verdict.message, verdict.reason, verdict.internal);
+    }
+    // With pinning, try each checked address in order until one connects; without, one plain fetch.
+    const candidates = !target.literal && !target.allowedByName && mode !== "none" ? addresses : [null];
+    let lastError: unknown;
+    for (const address of candidates) {
+      const headers = new Headers(given);
+      const init: Record<string, unknown> = { method, headers, body, redirect: "manual", signal };
+      const pin = address === null ? null : pinned(mode, target.url, address, init, headers);
+      let res: Response;
+      try {
+        res = await doFetch(pin?.url ?? target.url, init as RequestInit);
+      } catch (err) {
+        pin?.close();
+        if (signal.aborted) throw err;
+        lastError = err;
+        continue;
+      }
+      const close = () => pin?.close();
+      const hopResponse: HopResponse = {
+        status: res.status,
+        headers: res.headers,
+        ...(address ? { remoteAddress: address } : {}),
+        readBody: (maxBytes) => readCapped(res.body, target.url.href, maxBytes).finally(close),
+        discard: () => {
+          res.body?.cancel().catch(() => {});
+          close();
+        },
+      };
+      return hopResponse;
+    }
+    const cause = (lastError as { cause?: { code?: string; message?: string } })?.cause;
+    throw new UpstreamNetworkError(`Could not fetch from ${target.url.host}.`, `${cause?.code ?? ""} ${cause?.message ?? String(lastError)}`, {
+      cause: lastError,
+    });
+  };
+
+  return asFetchPort((url, request = {}) => runPageFetch(url, request, settings, hop));
+}

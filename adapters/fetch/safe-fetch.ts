@@ -1,0 +1,52 @@
+/**
+ * The guarded page fetcher for Node: every page fetch in Quarry (scrape, search tiers, research)
+ * goes through it, because the URLs come from callers and from the web.
+ *
+ * Guarantees (api.md §4 `url_not_allowed`; the policy is `core/net/`):
+ * - http and https only; no credentials in URLs; literal IP hosts in any spelling must be public.
+ * - Connect-time address check: the socket's `lookup` resolves the name and refuses unless every
+ *   answer is public or inside QUARRY_EGRESS_ALLOW; the socket then connects only to those checked
+ *   addresses. Nothing is sent to a refused address, and DNS rebinding between a check and the
+ *   connect is impossible because there is no separate check.
+ * - Redirects are followed by hand (at most 5), each target checked again from scratch.
+ * - One deadline for the whole fetch (redirects and body included), via AbortSignal.
+ * - The body is decoded (gzip, deflate, br) as a stream and capped AFTER decoding (10 MiB), so a
+ *   compression bomb is cut off after the cap; the honest QuarryBot User-Agent is always sent.
+ *
+ * Why node:http and not ofetch here: ofetch (like the global fetch it wraps) cannot hook the
+ * connect step, and Node 20's fetch can only do so through an undici `Agent` with
+ * `connect.lookup`, from the `undici` package, which is not a dependency. ofetch serves the JSON
+ * API side (`createApiFetch`), and can wrap this port for page fetches that want its conveniences:
+ * `ofetch.create({}, { fetch: createSafeFetch(opts) })`.
+ *
+ * Proxies (HTTP_PROXY/HTTPS_PROXY/NO_PROXY via `proxyFromEnv`): http targets are forwarded in
+ * absolute form, https targets tunnelled with CONNECT and TLS end-to-end. The proxy resolves the
+ * target itself, so the connect-time check cannot apply: the target is resolved and checked before
+ * anything is sent (refused → the proxy never hears of it), a weaker guarantee, since the proxy's
+ * DNS answer may differ. Operators who need the strong one should not route page fetches through a
+ * proxy, or give the proxy its own egress rules.
+ */
+import { rootCertificates } from "node:tls";
+import { NODE_ACCEPT_ENCODING } from "./node-body.ts";
+import { nodeHop, systemResolver } from "./node-hop.ts";
+import { asFetchPort, loopSettings, runPageFetch } from "./page-loop.ts";
+import { proxySelector } from "./proxy.ts";
+import type { PageRequestOptions, PageResponse, SafeFetch, SafeFetchOptions } from "./types.ts";
+
+/** A `FetchPort` (plus `fetchPage`) for Node with the connect-time SSRF guard. */
+export function createSafeFetch(options: SafeFetchOptions): SafeFetch {
+  const settings = loopSettings(options, NODE_ACCEPT_ENCODING);
+  const extraCa = options.ca === undefined ? undefined : Array.isArray(options.ca) ? options.ca : [options.ca];
+  const hop = nodeHop({
+    allow: settings.allow,
+    resolver: options.resolver ?? systemResolver,
+    ca: extraCa ? [...rootCertificates, ...extraCa] : undefined,
+    proxyFor: proxySelector(options.proxy),
+  });
+  return asFetchPort((url, request = {}) => runPageFetch(url, request, settings, hop));
+}
+
+/** One guarded page fetch (builds the fetcher each call; keep a `createSafeFetch` for many). */
+export function fetchPage(url: string | URL, options: SafeFetchOptions & PageRequestOptions): Promise<PageResponse> {
+  return createSafeFetch(options).fetchPage(url, options);
+}

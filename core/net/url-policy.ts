@@ -1,0 +1,119 @@
+/**
+ * The checks a page fetch makes before (and, for resolved addresses, while) it connects: scheme,
+ * credentials, the host as written, and every address the host resolves to. Verdicts are values;
+ * the adapters turn a refusal into an `EgressRefused` error.
+ *
+ * Public messages name what the caller wrote (the URL, its host) but never the address a name
+ * resolved to: that would let callers map the operator's internal DNS. The address goes into
+ * `internal`, for the log.
+ */
+import { classifyAddress, describeKind, formatIp, parseIp, type AddressKind, type IpAddress } from "./address-policy.ts";
+import { allowsAddress, allowsHost, EMPTY_ALLOW_LIST, type AllowList } from "./allow-list.ts";
+
+export type RefusalReason = "invalid_url" | "scheme" | "credentials" | "local_hostname" | "non_public_address";
+
+export interface Refusal {
+  ok: false;
+  reason: RefusalReason;
+  /** Safe to show the caller. */
+  message: string;
+  /** For the log only (may name resolved addresses). */
+  internal: string;
+  kind?: AddressKind;
+}
+
+export interface UrlAccepted {
+  ok: true;
+  url: URL;
+  /** The host without IPv6 brackets, ready for a socket or resolver. */
+  hostname: string;
+  /** The host as an address, when the URL names one literally. */
+  literal: IpAddress | null;
+  /** The hostname is on the allow-list by name: whatever it resolves to may be reached. */
+  allowedByName: boolean;
+}
+
+export type UrlCheck = UrlAccepted | Refusal;
+
+const ALLOW_HINT = "Operators can allow it with QUARRY_EGRESS_ALLOW.";
+
+function refuse(reason: RefusalReason, message: string, internal = message, kind?: AddressKind): Refusal {
+  return { ok: false, reason, message, internal, ...(kind ? { kind } : {}) };
+}
+
+/**
+ * Scheme (http/https only), no credentials, and a literal IP host that is public or allowed.
+ * Hostnames pass here unless they are `localhost` (RFC 6761); their addresses are checked when
+ * they resolve (`checkResolved`).
+ */
+export function checkUrl(input: string | URL, allow: AllowList = EMPTY_ALLOW_LIST): UrlCheck {
+  let url: URL;
+  try {
+    url = new URL(String(input));
+  } catch {
+    return refuse("invalid_url", "The URL is not valid.");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    return refuse("scheme", `Quarry fetches only http and https URLs; "${url.protocol}" is not allowed.`);
+  }
+  if (url.username || url.password) {
+    return refuse("credentials", "URLs with a user name or password are not fetched; remove the credentials from the URL.");
+  }
+  const hostname = url.hostname.replace(/^\[|\]$/g, "");
+  if (!hostname) return refuse("invalid_url", "The URL has no host.");
+  const allowedByName = allowsHost(allow, hostname);
+  // The WHATWG parser has already turned 2130706433, 0x7f.1 and 0177.0.0.1 into 127.0.0.1.
+  const literal = parseIp(hostname);
+  if (literal && !allowedByName) {
+    const verdict = checkAddress(literal, allow);
+    if (verdict) {
+      return refuse(
+        "non_public_address",
+        `The URL's host ${formatIp(literal)} is ${describeKind(verdict)}; Quarry does not fetch private or non-public addresses. ${ALLOW_HINT}`,
+        `literal host ${url.hostname} is ${verdict}`,
+        verdict,
+      );
+    }
+  }
+  const name = hostname.toLowerCase().replace(/\.$/, "");
+  if (!literal && !allowedByName && (name === "localhost" || name.endsWith(".localhost"))) {
+    return refuse(
+      "local_hostname",
+      `"${url.hostname}" names this machine; Quarry does not fetch local addresses. ${ALLOW_HINT}`,
+      `localhost name ${url.hostname}`,
+      "loopback",
+    );
+  }
+  return { ok: true, url, hostname, literal, allowedByName };
+}
+
+/** The kind that makes `ip` unreachable, or `null` when it is public or allowed. */
+export function checkAddress(ip: string | IpAddress, allow: AllowList = EMPTY_ALLOW_LIST): AddressKind | null {
+  const cls = classifyAddress(ip);
+  if (cls.public || allowsAddress(allow, ip)) return null;
+  return cls.kind;
+}
+
+/**
+ * Every address a host resolved to must be public or allowed: one private answer among public
+ * ones refuses the whole name, because the connection may use any of them.
+ */
+export function checkResolved(
+  hostname: string,
+  addresses: readonly string[],
+  allow: AllowList = EMPTY_ALLOW_LIST,
+): { ok: true } | Refusal {
+  if (allowsHost(allow, hostname)) return { ok: true };
+  for (const address of addresses) {
+    const kind = checkAddress(address, allow);
+    if (kind) {
+      return refuse(
+        "non_public_address",
+        `The URL's host ${hostname} resolves to ${describeKind(kind)}; Quarry does not fetch private or non-public addresses. ${ALLOW_HINT}`,
+        `${hostname} resolved to ${address} (${kind}); all answers: ${addresses.join(", ")}`,
+        kind,
+      );
+    }
+  }
+  return { ok: true };
+}

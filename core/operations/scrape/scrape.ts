@@ -1,0 +1,143 @@
+/**
+ * POST /v1/scrape (api.md §6): fetch one page through the guarded page port, turn it into
+ * clean main content, and cache the answer by URL and options.
+ */
+import * as v from "valibot";
+import { countTokens, truncateToTokens } from "../../budget/tokens.ts";
+import { ApiError } from "../../errors.ts";
+import { decodeHtml } from "../../extract/decode-html.ts";
+import { extractContent } from "../../extract/extract-content.ts";
+import { pdfToText } from "../../extract/pdf-to-text.ts";
+import type { Ports } from "../../ports.ts";
+
+export const SCRAPE_FORMATS = ["markdown", "text", "html", "links"] as const;
+const CACHE_TTL_SECONDS = 15 * 60;
+
+export const ScrapeBody = v.strictObject({
+  url: v.pipe(
+    v.string("url must be a string"),
+    v.trim(),
+    v.maxLength(2048, "url must be at most 2048 characters"),
+    v.url("url must be an absolute URL"),
+    v.check((u) => /^https?:\/\//i.test(u), "url must use http or https"),
+  ),
+  formats: v.optional(
+    v.pipe(
+      v.array(v.picklist(SCRAPE_FORMATS, `each format must be one of ${SCRAPE_FORMATS.join(", ")}`), "formats must be an array"),
+      v.minLength(1, "formats must not be empty"),
+    ),
+    ["markdown"],
+  ),
+  only_main_content: v.optional(v.boolean("only_main_content must be a boolean"), true),
+  timeout_ms: v.optional(
+    v.pipe(v.number("timeout_ms must be a number"), v.integer("timeout_ms must be a whole number"), v.minValue(1000, "timeout_ms must be at least 1000"), v.maxValue(60000, "timeout_ms must be at most 60000")),
+    15000,
+  ),
+  max_tokens: v.optional(v.pipe(v.number("max_tokens must be a number"), v.integer("max_tokens must be a whole number"), v.minValue(1, "max_tokens must be at least 1"), v.maxValue(1_000_000, "max_tokens must be at most 1000000"))),
+});
+export type ScrapeRequest = v.InferOutput<typeof ScrapeBody>;
+
+export interface ScrapeData {
+  title: string | null;
+  description: string | null;
+  author: string | null;
+  published_at: string | null;
+  language: string | null;
+  site_name: string | null;
+  markdown?: string;
+  text?: string;
+  html?: string;
+  links?: Array<{ text: string; url: string }>;
+}
+
+export interface ScrapeResult {
+  meta: { url: string; final_url: string; status_code: number; content_type: string | null; duration_ms: number; tokens_used: number; cached: boolean };
+  data: ScrapeData;
+}
+
+type Kind = "html" | "pdf" | "text";
+
+function kindOf(contentType: string | null, body: Uint8Array): Kind | null {
+  const type = (contentType ?? "").split(";")[0].trim().toLowerCase();
+  if (type === "text/html" || type === "application/xhtml+xml") return "html";
+  if (type === "application/pdf" || (body[0] === 0x25 && body[1] === 0x50 && body[2] === 0x44 && body[3] === 0x46)) return "pdf";
+  if (type === "text/plain" || type === "text/markdown") return "text";
+  if (!type) {
+    const head = new TextDecoder().decode(body.subarray(0, 512)).trimStart().toLowerCase();
+    if (head.startsWith("<!doctype html") || head.startsWith("<html")) return "html";
+  }
+  return null;
+}
+
+function cacheKey(req: ScrapeRequest): string {
+  return `scrape:${JSON.stringify([req.url, [...req.formats].sort(), req.only_main_content, req.max_tokens ?? null])}`;
+}
+
+/** Turns a fetched body into the response data (all formats; the caller keeps the requested ones). */
+async function contentOf(kind: Kind, body: Uint8Array, contentType: string | null, finalUrl: string, onlyMain: boolean) {
+  if (kind === "html") {
+    const page = extractContent(decodeHtml(body, contentType), finalUrl, { onlyMainContent: onlyMain });
+    return page;
+  }
+  const text = kind === "pdf" ? await pdfText(body) : { text: decodeHtml(body, contentType), title: null };
+  return {
+    title: text.title, description: null, author: null, published_at: null, language: null, site_name: null,
+    html: "", text: text.text, markdown: text.text, links: [],
+  };
+}
+
+async function pdfText(body: Uint8Array) {
+  try {
+    return await pdfToText(body);
+  } catch {
+    throw new ApiError("unsupported_content", "The PDF could not be read (damaged or encrypted).");
+  }
+}
+
+export async function scrape(ports: Ports, req: ScrapeRequest): Promise<ScrapeResult> {
+  const t0 = performance.now();
+  const key = cacheKey(req);
+  const cached = await ports.cache.get<ScrapeResult>(key);
+  if (cached) return { ...cached, meta: { ...cached.meta, cached: true, duration_ms: Math.round(performance.now() - t0) } };
+
+  const host = new URL(req.url).hostname;
+  let page;
+  try {
+    page = await ports.pages.fetchPage(req.url, { timeoutMs: req.timeout_ms });
+  } catch (err) {
+    await ports.sources.record(host, { fetched: true, ok: false }).catch(() => {});
+    throw err;
+  }
+  if (page.status >= 400) {
+    await ports.sources.record(host, { fetched: true, ok: false }).catch(() => {});
+    throw new ApiError("upstream_error", `The page answered HTTP ${page.status}.`);
+  }
+  const kind = kindOf(page.contentType, page.body);
+  if (!kind) {
+    throw new ApiError("unsupported_content", `Content type ${page.contentType ?? "(none)"} is not supported; Quarry reads HTML, PDF and plain text.`);
+  }
+  const content = await contentOf(kind, page.body, page.contentType, page.finalUrl, req.only_main_content);
+  const cap = (s: string) => (req.max_tokens ? truncateToTokens(s, req.max_tokens) : s);
+  const data: ScrapeData = {
+    title: content.title, description: content.description, author: content.author,
+    published_at: content.published_at, language: content.language, site_name: content.site_name,
+  };
+  let tokens = 0;
+  for (const f of req.formats) {
+    if (f === "links") data.links = content.links;
+    else {
+      data[f] = cap(content[f]);
+      tokens += countTokens(data[f]!);
+    }
+  }
+  await ports.sources.record(new URL(page.finalUrl).hostname, { fetched: true, ok: true }).catch(() => {});
+  const result: ScrapeResult = {
+    meta: {
+      url: req.url, final_url: page.finalUrl, status_code: page.status, content_type: page.contentType,
+      duration_ms: Math.round(performance.now() - t0), tokens_used: tokens, cached: false,
+    },
+    data,
+  };
+  await ports.cache.set(key, result, CACHE_TTL_SECONDS).catch(() => {});
+  return result;
+}
