@@ -1,8 +1,7 @@
 /** Quarry on Bun: Bun.serve mounting the core app (`bun run start:bun`). */
 import sqliteConnector from "db0/connectors/bun-sqlite";
 import type { RuntimeParts } from "../shared/bootstrap.ts";
-import { announce, packageVersion, prepare, shutdown, StartupError } from "../shared/start.ts";
-import { createSafeFetchPortable, parseAllowList, quarryUserAgent } from "../fetch/mod.ts";
+import { announce, prepare, shutdown, StartupError } from "../shared/start.ts";
 
 declare const Bun: {
   serve(opts: { fetch: (req: Request, server: unknown) => Response | Promise<Response>; hostname: string; port: number }): {
@@ -13,8 +12,6 @@ declare const Bun: {
 };
 
 const runtime: RuntimeParts = {
-  // Resolve, check, then connect to the checked address (see adapters/fetch/portable.ts for what this runtime allows).
-  pages: (config) => createSafeFetchPortable({ allow: parseAllowList(config.egressAllow), userAgent: quarryUserAgent(packageVersion()) }),
   sqlite: (opts) => sqliteConnector({ path: opts.path }),
   remoteAddress: (req, server) => (server as ReturnType<typeof Bun.serve>).requestIP(req)?.address,
 };

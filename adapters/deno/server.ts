@@ -1,8 +1,7 @@
 /** Quarry on Deno: Deno.serve mounting the core app (`deno task start`). */
 import sqliteConnector from "db0/connectors/node-sqlite";
 import type { RuntimeParts } from "../shared/bootstrap.ts";
-import { announce, packageVersion, prepare, shutdown, StartupError } from "../shared/start.ts";
-import { createSafeFetchPortable, parseAllowList, quarryUserAgent } from "../fetch/mod.ts";
+import { announce, prepare, shutdown, StartupError } from "../shared/start.ts";
 
 declare const Deno: {
   env: { toObject(): Record<string, string> };
@@ -15,8 +14,6 @@ declare const Deno: {
 };
 
 const runtime: RuntimeParts = {
-  // Resolve, check, then connect to the checked address (see adapters/fetch/portable.ts for what this runtime allows).
-  pages: (config) => createSafeFetchPortable({ allow: parseAllowList(config.egressAllow), userAgent: quarryUserAgent(packageVersion()) }),
   sqlite: (opts) => sqliteConnector({ path: opts.path }),
   remoteAddress: (_req, info) => (info as { remoteAddr?: { hostname: string } } | undefined)?.remoteAddr?.hostname,
 };

@@ -64,7 +64,7 @@ export async function readNodeBody(res: IncomingMessage, url: string, maxBytes: 
     for (const coding of codings) decoders.push(await decoderFor(coding, res));
     if (decoders.length > 0) {
       streams.push(...decoders);
-      last = pipeline([res, ...decoders] as unknown as [Readable, Transform], () => {});
+      last = pipeline([res, ...decoders] as unknown as [Readable, Transform], () => {}) as unknown as Readable;
     }
     const chunks: Uint8Array[] = [];
     let total = 0;
@@ -73,7 +73,7 @@ export async function readNodeBody(res: IncomingMessage, url: string, maxBytes: 
       if (total > maxBytes) throw new BodyTooLarge(url, maxBytes, total);
       chunks.push(chunk);
     }
-    if (res.complete === false && !res.readableEnded) throw new UpstreamNetworkError(`The connection to ${url} closed mid-body.`);
+    if (decoders.length === 0 && !res.complete) throw new UpstreamNetworkError(`The connection to ${url} closed mid-body.`);
     return concat(chunks, total);
   } catch (err) {
     if ((err as { code?: string })?.code?.startsWith("Z_") || (err as { code?: string })?.code?.startsWith("ERR__")) {

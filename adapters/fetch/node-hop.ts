@@ -154,7 +154,7 @@ async function precheck(req: HopRequest, deps: NodeHopDeps): Promise<void> {
 function forward(req: HopRequest, proxy: ResolvedProxy): Promise<HopResponse> {
   const { url } = req.target;
   return new Promise((resolve, reject) => {
-    const headers = { ...nodeHeaders(req.headers), host: url.host };
+    const headers: Record<string, string> = { ...nodeHeaders(req.headers), host: url.host };
     if (proxy.authorization) headers["proxy-authorization"] = proxy.authorization;
     const r = http.request(
       {

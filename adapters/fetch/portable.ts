@@ -1,5 +1,5 @@
 /**
- * The page fetcher for Deno and Bun (and any runtime with a standard fetch): the global fetch
+ * The page fetcher over a runtime's own fetch (Deno, Bun, or any standard fetch): the global fetch
  * with `redirect: "manual"`, and before every hop the name is resolved and every answer checked.
  * Same URL policy, redirects, deadline, body cap and typed errors as the Node fetcher
  * (page-loop.ts). What differs is WHEN the address is checked; deno-bun.md has the details:
@@ -13,6 +13,8 @@
  *   server could answer differently for the second lookup).
  * - Anywhere else (Node's global fetch without undici's Agent): resolve-then-check, the same gap.
  *
+ * `createSafeFetch` (node:http) keeps the connect-time check on Deno and Bun as well and is the
+ * stronger choice there; this one is for runtimes without node:http or that need their own fetch.
  * Literal-IP URLs are never at risk (checked as written, connected as written). The default
  * resolver is `node:dns` lookup (getaddrinfo, so /etc/hosts counts, as it does for the fetch),
  * which Deno and Bun both provide; `Deno.resolveDns` would skip /etc/hosts and see another answer.
@@ -34,7 +36,10 @@ export interface PortableOptions extends SafeFetchOptions {
 }
 
 interface DenoLike {
-  createHttpClient(options: { proxy: { transport: "tcp"; hostname: string; port: number } }): { close(): void };
+  createHttpClient(options: {
+    proxy?: { transport: "tcp"; hostname: string; port: number };
+    caCerts?: string[];
+  }): { close(): void };
 }
 
 export function detectPinMode(): PinMode {
@@ -53,22 +58,42 @@ function portOf(url: URL): number {
   return Number(url.port) || (url.protocol === "https:" ? 443 : 80);
 }
 
-/** Per-runtime request changes that make the connection go to `address` and nowhere else. */
-function pinned(mode: PinMode, url: URL, address: string, init: Record<string, unknown>, headers: Headers): { url: URL; close(): void } | null {
+/**
+ * Per-runtime request changes: connect to `address` (when given) and nowhere else, and trust the
+ * extra CAs. Returns the URL to fetch and how to release what was made for this request.
+ */
+function runtimeInit(
+  mode: PinMode,
+  url: URL,
+  address: string | null,
+  ca: string[] | undefined,
+  init: Record<string, unknown>,
+  headers: Headers,
+): { url: URL; close(): void } {
+  const https = url.protocol === "https:";
   if (mode === "bun") {
-    const direct = new URL(url);
-    direct.hostname = address.includes(":") ? `[${address}]` : address;
-    headers.set("host", url.host);
-    if (url.protocol === "https:") init.tls = { serverName: url.hostname };
+    const tls: Record<string, unknown> = {};
+    let direct = url;
+    if (address) {
+      direct = new URL(url);
+      direct.hostname = address.includes(":") ? `[${address}]` : address;
+      headers.set("host", url.host);
+      if (https) tls.serverName = url.hostname;
+    }
+    if (https && ca) tls.ca = ca;
+    if (Object.keys(tls).length) init.tls = tls;
     return { url: direct, close: () => {} };
   }
-  if (mode === "deno" && url.protocol === "http:") {
-    const deno = (globalThis as unknown as { Deno: DenoLike }).Deno;
-    const client = deno.createHttpClient({ proxy: { transport: "tcp", hostname: address, port: portOf(url) } });
+  if (mode === "deno") {
+    const options: Parameters<DenoLike["createHttpClient"]>[0] = {};
+    if (address && !https) options.proxy = { transport: "tcp", hostname: address, port: portOf(url) };
+    if (https && ca) options.caCerts = ca;
+    if (!options.proxy && !options.caCerts) return { url, close: () => {} };
+    const client = (globalThis as unknown as { Deno: DenoLike }).Deno.createHttpClient(options);
     init.client = client;
     return { url, close: () => client.close() };
   }
-  return null;
+  return { url, close: () => {} };
 }
 
 /** A `FetchPort` (plus `fetchPage`) over the global fetch, checking addresses before each hop. */
@@ -76,11 +101,13 @@ export function createSafeFetchPortable(options: PortableOptions): SafeFetch {
   const settings = loopSettings(options, null);
   const resolver = options.resolver ?? portableResolver;
   const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
-  const mode: PinMode = options.pin === "off" ? "none" : detectPinMode();
+  const mode = detectPinMode();
+  const pinning = options.pin !== "off" && mode !== "none";
+  const ca = options.ca === undefined ? undefined : Array.isArray(options.ca) ? options.ca : [options.ca];
 
   const hop: Hop = async ({ target, method, headers: given, body, signal }) => {
     let addresses: string[] = [];
-    if (!target.literal) {
+    if (!target.literal && !target.allowedByName) {
       try {
         addresses = (await raceAbort(resolver(target.hostname), signal)).map((a) => {
           const ip = parseIp(a);
@@ -95,22 +122,22 @@ export function createSafeFetchPortable(options: PortableOptions): SafeFetch {
       if (!verdict.ok) throw new EgressRefused(verdict.message, verdict.reason, verdict.internal);
     }
     // With pinning, try each checked address in order until one connects; without, one plain fetch.
-    const candidates = !target.literal && !target.allowedByName && mode !== "none" ? addresses : [null];
+    const candidates = pinning && !target.literal && !target.allowedByName ? addresses : [null];
     let lastError: unknown;
     for (const address of candidates) {
       const headers = new Headers(given);
       const init: Record<string, unknown> = { method, headers, body, redirect: "manual", signal };
-      const pin = address === null ? null : pinned(mode, target.url, address, init, headers);
+      const pin = runtimeInit(mode, target.url, address, ca, init, headers);
       let res: Response;
       try {
-        res = await doFetch(pin?.url ?? target.url, init as RequestInit);
+        res = await doFetch(pin.url, init as RequestInit);
       } catch (err) {
-        pin?.close();
+        pin.close();
         if (signal.aborted) throw err;
         lastError = err;
         continue;
       }
-      const close = () => pin?.close();
+      const close = () => pin.close();
       const hopResponse: HopResponse = {
         status: res.status,
         headers: res.headers,

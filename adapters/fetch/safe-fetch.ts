@@ -13,6 +13,10 @@
  * - The body is decoded (gzip, deflate, br) as a stream and capped AFTER decoding (10 MiB), so a
  *   compression bomb is cut off after the cap; the honest QuarryBot User-Agent is always sent.
  *
+ * Runtimes: Deno's and Bun's node:http call `lookup` and connect to its answer too, so this
+ * fetcher keeps the connect-time guarantee there (tests/fetch/runtimes.test.ts checks it on each);
+ * deno-bun.md compares it with the portable fetcher.
+ *
  * Why node:http and not ofetch here: ofetch (like the global fetch it wraps) cannot hook the
  * connect step, and Node 20's fetch can only do so through an undici `Agent` with
  * `connect.lookup`, from the `undici` package, which is not a dependency. ofetch serves the JSON

@@ -37,7 +37,7 @@ export interface SafeFetchOptions {
   userAgent?: string;
   /** One proxy URL for both schemes, or per scheme. See `proxyFromEnv`. */
   proxy?: string | ProxyConfig;
-  /** Extra trusted CA certificates (PEM), for intranet sites. Node adapter only. */
+  /** Extra trusted CA certificates (PEM), for intranet sites. Node fetcher; portable on Bun and Deno only. */
   ca?: string | string[];
 }
 

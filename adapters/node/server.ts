@@ -3,20 +3,22 @@ import { serve, type HttpBindings } from "@hono/node-server";
 import sqliteConnector from "db0/connectors/better-sqlite3";
 import type { Env } from "../../core/config.ts";
 import type { RuntimeParts } from "../shared/bootstrap.ts";
-import { announce, packageVersion, prepare, shutdown } from "../shared/start.ts";
-import { createSafeFetch, parseAllowList, proxyFromEnv, quarryUserAgent } from "../fetch/mod.ts";
+import { announce, prepare, shutdown } from "../shared/start.ts";
 
 export const nodeRuntime: RuntimeParts = {
   sqlite: (opts) => sqliteConnector(opts),
   remoteAddress: (_req, env) => (env as HttpBindings | undefined)?.incoming?.socket?.remoteAddress,
-  // Node checks the resolved address at connect time, on every redirect.
-  pages: (config) =>
-    createSafeFetch({ allow: parseAllowList(config.egressAllow), userAgent: quarryUserAgent(packageVersion()), proxy: proxyFromEnv(process.env) }),
 };
 
 export async function startNodeServer(env: Env = process.env): Promise<{ url: string; stop: () => Promise<void> }> {
   const p = await prepare(env, nodeRuntime);
   const server = serve({ fetch: p.quarry.app.fetch, hostname: p.config.host, port: p.config.port });
+  // Keep idle connections longer than clients and load balancers do (undici 4 s, typical LBs 60 s),
+  // so the client always closes first: otherwise a POST sent on a socket the server is closing
+  // fails with "other side closed" and cannot be retried safely.
+  const http = server as unknown as { keepAliveTimeout: number; headersTimeout: number };
+  http.keepAliveTimeout = 65_000;
+  http.headersTimeout = 66_000;
   await new Promise<void>((resolve) => server.once("listening", () => resolve()));
   const addr = server.address();
   const port = typeof addr === "object" && addr ? addr.port : p.config.port;

@@ -19,6 +19,8 @@ import { RedisCache } from "../storage/redis-cache.ts";
 import { RedisCounters } from "../storage/redis-counters.ts";
 import { SqliteCounters } from "../storage/sqlite-counters.ts";
 import { openSqlite, type SqliteConnectorFactory } from "./sqlite.ts";
+import { createSafeFetch, parseAllowList, proxyFromEnv, quarryUserAgent } from "../fetch/mod.ts";
+import { packageVersion } from "./version.ts";
 
 export const KV_TABLE = "quarry_kv";
 export const systemClock: Clock = { now: () => Date.now() };
@@ -29,7 +31,7 @@ export const systemClock: Clock = { now: () => Date.now() };
 export interface RuntimeParts {
   sqlite: SqliteConnectorFactory;
   remoteAddress?: Ports["remoteAddress"];
-  /** The guarded page fetcher this runtime can offer (adapters/fetch). */
+  /** Replaces the guarded page fetcher (tests); the default suits Node, Deno and Bun alike. */
   pages?: (config: Config) => PagePort;
 }
 
@@ -49,7 +51,19 @@ export interface Built {
   close(): Promise<void>;
 }
 
-/** Pages cannot be fetched: used where no guarded fetcher was given (the CLI, bare tests). */
+/**
+ * The guarded page fetcher: node:http with the resolved address checked at connect time, on
+ * every redirect. Deno's and Bun's node:http run the same check (tests/fetch/runtimes.test.ts).
+ */
+export function guardedPages(config: Config): PagePort {
+  return createSafeFetch({
+    allow: parseAllowList(config.egressAllow),
+    userAgent: quarryUserAgent(packageVersion()),
+    proxy: proxyFromEnv(process.env),
+  });
+}
+
+/** Pages cannot be fetched: for in-memory test ports that were given no fetcher. */
 const noPages: PagePort = {
   fetchPage: async () => {
     throw new Error("no page fetcher configured for this process");
@@ -113,7 +127,7 @@ function assemble(stores: Stores, config: Config, runtime: RuntimeParts, logger:
       clock,
       logger,
       fetch: (input, init) => fetch(input, init),
-      pages: runtime.pages?.(config) ?? noPages,
+      pages: runtime.pages?.(config) ?? guardedPages(config),
       remoteAddress: runtime.remoteAddress,
     },
     describe,

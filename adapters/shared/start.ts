@@ -2,17 +2,14 @@
  * Start-up shared by the Node, Deno and Bun servers: configuration, logger, storage, the app,
  * and an orderly stop (stop accepting → finish in-flight requests → flush → close storage).
  */
-import { readFileSync } from "node:fs";
 import { createQuarry, type Quarry } from "../../core/app.ts";
 import { ConfigError, parseConfig, type Config, type Env } from "../../core/config.ts";
 import type { Logger } from "../../core/ports.ts";
 import { buildPorts, type Built, type RuntimeParts } from "./bootstrap.ts";
 import { createLogger } from "./logger.ts";
 
-export function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
-  return pkg.version;
-}
+export { packageVersion } from "./version.ts";
+import { packageVersion } from "./version.ts";
 
 export interface Prepared {
   config: Config;

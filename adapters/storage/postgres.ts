@@ -31,8 +31,9 @@ export async function openPostgres(url: string, logger: Logger, opts: { max?: nu
   const pool = new pg.Pool({
     connectionString: url,
     max: opts.max ?? 10,
-    // Fail fast while the database is down (503), and pick up again by itself when it is back.
-    connectionTimeoutMillis: 2_000,
+    // A database that is down refuses at once (503 straight away); this bounds the wait for a
+    // free pooled connection under load, which is queueing, not an outage.
+    connectionTimeoutMillis: 10_000,
     query_timeout: 10_000,
     idleTimeoutMillis: 30_000,
   });

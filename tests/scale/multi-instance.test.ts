@@ -3,6 +3,7 @@
  * a private PostgreSQL (and, in one run, a private Redis): they must behave as one service.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { send, startPageServer, type PageServer } from "../helpers/page-server.ts";
 import { PrivatePostgres, PrivateRedis } from "../helpers/private-services.ts";
 import { createKeyCli, startServer, type Server } from "../helpers/server.ts";
 
@@ -17,14 +18,18 @@ describe.each(modes)("three instances on $name", ({ redis: withRedis }) => {
   let env: Record<string, string>;
   let servers: Server[] = [];
   let admin: { id: string; key: string };
+  let site: PageServer;
 
   beforeAll(async () => {
+    site = await startPageServer();
+    site.route("/page", send("text/html", "<html><head><title>t</title></head><body><article><p>A small page that scrape reads for the metered requests of this suite, long enough to be content.</p></article></body></html>"));
     pg = await PrivatePostgres.start();
     if (withRedis) redis = await PrivateRedis.start();
     env = {
       QUARRY_DATABASE_URL: pg.url,
       ...(redis ? { QUARRY_REDIS_URL: redis.url } : {}),
       QUARRY_IP_RATE: "off",
+      QUARRY_EGRESS_ALLOW: "127.0.0.1/32",
       QUARRY_PLANS: '{"free":{"per_minute":50},"starter":{"quota":20,"per_minute":1000},"pro":{"per_minute":30}}',
       QUARRY_LOG_LEVEL: "info",
     };
@@ -35,6 +40,7 @@ describe.each(modes)("three instances on $name", ({ redis: withRedis }) => {
 
   afterAll(async () => {
     await Promise.all(servers.map((s) => s.stop()));
+    await site?.close();
     await redis?.down();
     try {
       pg?.down();
@@ -52,6 +58,49 @@ describe.each(modes)("three instances on $name", ({ redis: withRedis }) => {
     expect(res.filter((s) => s === 200)).toHaveLength(50);
     expect(res.filter((s) => s === 429)).toHaveLength(550);
   }, 60_000);
+
+  const scrape = (i: number, key: string) =>
+    call(i, "/v1/scrape", key, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ url: `${site.url}/page`, formats: ["text"] }) });
+
+  it("a monthly quota of 20 admits exactly 20 across the three", async () => {
+    const k = createKeyCli(env, `quota-${withRedis}`, "scrape", "starter");
+    const res = await Promise.all(Array.from({ length: 300 }, (_, i) => scrape(i, k.key).then(async (r) => ({ status: r.status, code: r.status === 200 ? null : (await r.json()).error.code }))));
+    expect(res.filter((r) => r.status === 200)).toHaveLength(20);
+    expect(res.filter((r) => r.code === "quota_exceeded")).toHaveLength(280);
+    for (const i of [0, 1, 2]) expect((await (await call(i, "/v1/usage", k.key)).json()).used).toBe(20);
+  }, 60_000);
+
+  it("an instance killed with SIGKILL under load loses no usage", async () => {
+    const k = createKeyCli(env, `kill-${withRedis}`, "scrape", "enterprise");
+    let ok = 0;
+    let inFlightOnVictim = 0;
+    let maxInFlightOnVictim = 0;
+    let stop = false;
+    const worker = async (w: number) => {
+      for (let i = w; !stop; i += 8) {
+        const onVictim = i % 3 === 2;
+        if (onVictim) maxInFlightOnVictim = Math.max(maxInFlightOnVictim, ++inFlightOnVictim);
+        const r = await scrape(i, k.key).catch(() => null);
+        if (onVictim) inFlightOnVictim--;
+        if (r?.status === 200) ok++;
+        await r?.arrayBuffer().catch(() => {});
+        if (!r && onVictim) await new Promise((res) => setTimeout(res, 20));
+      }
+    };
+    const workers = Array.from({ length: 8 }, (_, w) => worker(w));
+    await new Promise((r) => setTimeout(r, 1500));
+    const victim = servers[2];
+    await victim.stop("SIGKILL");
+    await new Promise((r) => setTimeout(r, 1000));
+    stop = true;
+    await Promise.all(workers);
+    const used = (await (await call(0, "/v1/usage", k.key)).json()).used;
+    // Nothing answered is lost; at most the requests the dead instance had in flight were counted unanswered.
+    expect(ok).toBeGreaterThan(20);
+    expect(used).toBeGreaterThanOrEqual(ok);
+    expect(used - ok).toBeLessThanOrEqual(maxInFlightOnVictim);
+    servers[2] = await startServer("node", env);
+  }, 90_000);
 
   it("a key revoked through instance 1 fails with 401 invalid_key on its next request to instances 2 and 3", async () => {
     const created = await (await call(0, "/v1/keys", admin.key, { method: "POST", headers: { "content-type": "application/json" }, body: '{"name":"victim","scopes":["search"]}' })).json();
