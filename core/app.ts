@@ -18,6 +18,13 @@ import { healthRoutes, type HealthProbes } from "./routes/health.ts";
 import { keyRoutes } from "./routes/keys.ts";
 import type { RouteDef } from "./routes/route.ts";
 import { scrapeRoutes } from "./routes/scrape.ts";
+import { searchRoutes } from "./routes/search.ts";
+import { videoRoutes } from "./operations/video/route.ts";
+import { socialRoutes } from "./operations/social/route.ts";
+import { youtube } from "./backends/youtube/mod.ts";
+import { createServices } from "./services.ts";
+import { mountDashboard } from "./dashboard/mod.ts";
+import { metasearchProbe } from "./routes/metasearch-probe.ts";
 import { usageRoutes } from "./routes/usage.ts";
 
 export interface AppOptions {
@@ -43,11 +50,20 @@ export function createQuarry(ports: Ports, config: Config, options: AppOptions =
   app.use("*", gatewayHeaders(clock, logger, config.plans));
   if (config.ipRate) app.use("*", ipLimit(config.ipRate, clock, ports, config.trustProxy));
 
+  const services = createServices(ports, config, [youtube]);
+  const health = {
+    backends: () => services.backendHealth(),
+    ...(config.backends.searxng?.url ? { metasearch: metasearchProbe(ports, config.backends.searxng.url) } : {}),
+    ...options.health,
+  };
   const routes: RouteDef[] = [
-    ...healthRoutes(deps, options.health ?? {}, clock.now()),
+    ...healthRoutes(deps, health, clock.now()),
     ...keyRoutes(deps),
     ...usageRoutes(deps),
+    ...searchRoutes(deps, services),
     ...scrapeRoutes(deps),
+    ...videoRoutes(deps, { registry: services.registry, runner: services.runner }),
+    ...socialRoutes(deps, { backends: services.social }),
     ...(options.operations?.(deps) ?? []),
   ];
   for (const r of routes) {
@@ -60,6 +76,7 @@ export function createQuarry(ports: Ports, config: Config, options: AppOptions =
 
   const document = openApiDocument(routes, config.version);
   app.get("/openapi.json", (c) => c.json(document));
+  mountDashboard(app);
   const known = [...routes.map((r) => ({ method: r.method, path: r.path })), { method: "GET", path: "/openapi.json" }];
 
   // Both handlers answer rather than throw, so the header middleware still wraps their responses.

@@ -14,17 +14,33 @@ export function countTokens(text: string): number {
 }
 
 /**
+ * Characters per o200k token to try first: English prose runs about 4.3, ASR transcripts
+ * about 5, so one encode usually suffices; denser scripts just encode a longer head.
+ */
+const FIRST_GUESS_CHARS_PER_TOKEN = 6;
+
+/**
  * The longest prefix of `text` of at most `maxTokens` tokens, cut back to a word boundary
  * when the cut falls inside a word. Verified by recounting, so the limit holds exactly.
  */
 export function truncateToTokens(text: string, maxTokens: number): string {
   if (maxTokens <= 0 || !text) return "";
-  // Encoding the whole of a long text to keep a short prefix wastes time: no token is shorter
-  // than one character, so a prefix of 8 characters per token always holds enough tokens.
-  const head = text.length > maxTokens * 8 ? text.slice(0, maxTokens * 8) : text;
-  const tokens = encode(head, PLAIN);
-  if (tokens.length <= maxTokens && head === text) return text;
-  let keep = Math.min(maxTokens, tokens.length);
+  // Encoding all of a long text to keep a short prefix wastes time: encode a prefix that
+  // probably holds enough tokens, and a longer one only when it did not.
+  let headLength = maxTokens * FIRST_GUESS_CHARS_PER_TOKEN;
+  let tokens: number[];
+  for (;;) {
+    const head = text.length > headLength ? text.slice(0, headLength) : text;
+    tokens = encode(head, PLAIN);
+    if (head.length === text.length) {
+      if (tokens.length <= maxTokens) return text;
+      break;
+    }
+    if (tokens.length > maxTokens) break;
+    // Too few tokens in the head: grow it by the observed ratio, with a margin.
+    headLength = Math.ceil((headLength * maxTokens * 1.2) / Math.max(1, tokens.length));
+  }
+  let keep = maxTokens;
   for (;;) {
     let prefix = decode(tokens.slice(0, keep)).replace(/\uFFFD+$/, "");
     const insideWord = /\S$/.test(prefix) && /\S/.test(text[prefix.length] ?? " ");

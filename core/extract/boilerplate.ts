@@ -6,7 +6,6 @@
  * Nothing here is keyed to a site: the patterns are the vocabulary CMSs and ad/consent vendors use.
  */
 import { childElements, measureTree, NON_CONTENT_TAGS, type TextStats } from "./dom.ts";
-import { removeCardGroups } from "./prune-content.ts";
 
 /** Chrome tags: never article text (headers/footers inside an article hold bylines and tags). */
 const CHROME_TAGS = new Set(["NAV", "ASIDE", "FOOTER", "HEADER", "BUTTON", "SELECT", "INPUT", "TEXTAREA", "DIALOG", "MENU"]);
@@ -27,7 +26,7 @@ const BOILERPLATE_SUBSTRINGS = new RegExp(
     "outbrain", "taboola", "comment(?!ary)", "disqus", "sidebar", "widget", "advert", "sponsor",
     "promo", "popup", "modal", "overlay", "paywall", "pagination", "trending", "most-?popular",
     "most-?read", "read-?more", "more-?stories", "also-?read", "byline", "dateline", "timestamp",
-    "caption", "skip-?link", "sr-only", "screen-?reader", "visually-?hidden", "toolbar", "masthead",
+    "caption", "credit", "skip-?link", "sr-only", "screen-?reader", "visually-?hidden", "toolbar", "masthead",
     "navbar", "subnav", "topnav", "footer", "tag-?cloud", "tag-?list", "author-?(bio|box|info)",
   ].join("|"),
   "i",
@@ -36,7 +35,7 @@ const BOILERPLATE_SUBSTRINGS = new RegExp(
 /** Whole class/id parts (split on space, '-' and '_') that name chrome. */
 const BOILERPLATE_WORDS = new Set([
   "ad", "ads", "adv", "advertisement", "nav", "navigation", "menu", "tags", "tag", "print", "email",
-  "header", "hidden", "credit", "credits", "meta", "date", "author", "banner", "rating", "login",
+  "header", "hidden", "meta", "date", "author", "banner", "rating", "login",
   "signin", "donate", "jump", "breaking", "alert", "ticker",
 ]);
 
@@ -63,7 +62,6 @@ function isChrome(el: Element, tag: string): boolean {
   if (style && HIDDEN_STYLE.test(style)) return true;
   if (PROTECTED_TAGS.has(tag)) return false;
   const names = `${el.getAttribute("class") ?? ""} ${el.getAttribute("id") ?? ""}`;
-  // Embedded posts ("social-media-embed", "twitter-tweet") are quotations the article makes.
   return isBoilerplateName(names);
 }
 
@@ -101,7 +99,7 @@ function ownText(s: TextStats | undefined): number {
 
 function prune(el: Element, stats: Map<Element, TextStats>, keepAbove: number): void {
   const children = childElements(el);
-  if (!E.nocards) removeCardGroups(children, stats);
+  removeCardGroups(children, stats);
   for (const child of children) {
     if (!child.parentNode) continue;
     const tag = child.tagName.toUpperCase();
@@ -112,4 +110,35 @@ function prune(el: Element, stats: Map<Element, TextStats>, keepAbove: number): 
     prune(child, stats, keepAbove);
   }
 }
-const E = (globalThis as any).__T ?? {};
+
+const CARD_TAGS = new Set(["DIV", "ARTICLE", "SECTION", "LI", "FIGURE", "ASIDE"]);
+
+/**
+ * Teaser cards: three or more consecutive siblings with the same tag and class, each short and each
+ * holding a link. Article paragraphs do not come in link-bearing look-alike boxes; "more stories"
+ * rails and product grids do.
+ */
+function removeCardGroups(children: Element[], stats: Map<Element, TextStats>): void {
+  let i = 0;
+  while (i < children.length) {
+    const first = children[i]!;
+    const key = cardKey(first, stats);
+    let j = i + 1;
+    if (key) {
+      while (j < children.length && cardKey(children[j]!, stats) === key) j++;
+      if (j - i >= 3) {
+        for (let k = i; k < j; k++) children[k]!.remove();
+      }
+    }
+    i = key ? j : i + 1;
+  }
+}
+
+function cardKey(el: Element, stats: Map<Element, TextStats>): string | null {
+  if (!CARD_TAGS.has(el.tagName)) return null;
+  const cls = el.getAttribute("class");
+  if (!cls) return null;
+  const s = stats.get(el);
+  if (!s || s.text > 300 || s.linked === 0) return null;
+  return `${el.tagName}.${cls}`;
+}

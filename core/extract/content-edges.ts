@@ -5,7 +5,6 @@
  */
 import { BLOCK_TAGS, normalizeSpace } from "./dom.ts";
 
-const E = (globalThis as any).__T ?? {};
 
 const HEADING_LEVEL: Record<string, number> = { H1: 1, H2: 2, H3: 3, H4: 4, H5: 5, H6: 6 };
 
@@ -32,8 +31,8 @@ function collect(el: Element, out: Element[]): boolean {
 
 export function tidyEdges(content: Element): void {
   const leaves = leafBlocks(content);
-  if (!E.noempty) removeTrailingHeadings(leaves);
-  if (!E.nolead) removeLeadingMeta(leaves.filter((l) => l.parentNode));
+  removeTrailingHeadings(leaves);
+  removeLeadingMeta(leaves.filter((l) => l.parentNode));
 }
 
 /**

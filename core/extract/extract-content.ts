@@ -8,7 +8,39 @@ import { selectMainContent } from "./main-content.ts";
 import { extractMetadata } from "./metadata.ts";
 import { renderMarkdown } from "./to-markdown.ts";
 import { renderText } from "./to-text.ts";
-import type { ExtractOptions, ExtractResult } from "./types.ts";
+import type { ExtractOptions, ExtractResult, PageMetadata } from "./types.ts";
+
+interface Rendered {
+  html: string;
+  text: string;
+  markdown: string;
+  links: ExtractResult["links"];
+}
+
+function renderContent(document: Document, meta: PageMetadata, url: string, baseUrl: string, mainOnly: boolean): Rendered {
+  let content: Element | null;
+  if (mainOnly) {
+    content = selectMainContent(document, meta);
+  } else {
+    content = document.body;
+    if (content) removeNonContent(content);
+  }
+  if (!content) return { html: "", text: "", markdown: "", links: [] };
+  cleanTree(content, baseUrl);
+  return {
+    html: content.innerHTML.trim(),
+    text: renderText(content),
+    markdown: renderMarkdown(content),
+    links: collectLinks(content, url),
+  };
+}
+
+function flatText(html: string): Rendered {
+  const body = parseDocument(html).body;
+  for (const el of Array.from(body?.querySelectorAll("script, style, noscript, template") ?? [])) el.remove();
+  const text = (body?.textContent ?? "").replace(/[ \t\u00a0]+/g, " ").replace(/\s*\n\s*/g, "\n").replace(/\n{2,}/g, "\n\n").trim();
+  return { html: "", text, markdown: text, links: [] };
+}
 
 export function extractContent(html: string, url: string, options: ExtractOptions = {}): ExtractResult {
   const document = parseDocument(html);
@@ -17,25 +49,15 @@ export function extractContent(html: string, url: string, options: ExtractOption
   const baseHref = document.querySelector("base[href]")?.getAttribute("href");
   const baseUrl = (baseHref && absoluteUrl(baseHref, url)) || url;
 
-  let content: Element | null;
-  if (options.onlyMainContent === false) {
-    content = document.body;
-    if (content) removeNonContent(content);
-  } else {
-    content = selectMainContent(document, meta);
+  let rendered: Rendered;
+  try {
+    rendered = renderContent(document, meta, url, baseUrl, options.onlyMainContent !== false);
+  } catch {
+    // Recursive tree walks (ours, Readability's, turndown's) overflow the stack on pathologically
+    // deep markup (thousands of nested elements); the page's flat text is still worth returning.
+    rendered = flatText(html);
   }
-
-  let htmlOut = "";
-  let text = "";
-  let markdown = "";
-  let links: ExtractResult["links"] = [];
-  if (content) {
-    cleanTree(content, baseUrl);
-    htmlOut = content.innerHTML.trim();
-    text = renderText(content);
-    markdown = renderMarkdown(content);
-    links = collectLinks(content, url);
-  }
+  const { html: htmlOut, text, markdown, links } = rendered;
   return {
     title: meta.title,
     description: meta.description,

@@ -34,14 +34,17 @@ function gatherFacts(document: Document): DocumentFacts {
   return facts;
 }
 
-function visit(el: Element, facts: DocumentFacts): void {
-  for (let c = el.firstElementChild; c; c = c.nextElementSibling) {
+/** Pre-order walk with an explicit stack: pages nested thousands deep must not overflow. */
+function visit(root: Element, facts: DocumentFacts): void {
+  const stack: Element[] = [root];
+  while (stack.length) {
+    const c = stack.pop()!;
     const tag = c.tagName;
     if (tag === "META") readMeta(c, facts.meta);
     else if (tag === "SCRIPT") {
       if ((c.getAttribute("type") ?? "").toLowerCase().includes("ld+json")) facts.jsonLd.push(c.textContent ?? "");
       continue;
-    } else if (tag === "STYLE" || tag === "SVG" || tag === "svg") continue;
+    } else if (tag === "STYLE" || tag === "TEMPLATE") continue;
     else if (tag === "TITLE") {
       facts.title ??= c.textContent;
       continue;
@@ -52,7 +55,7 @@ function visit(el: Element, facts: DocumentFacts): void {
       if (!facts.itempropAuthor && /\bauthor\b/.test(itemprop)) facts.itempropAuthor = c;
       if (!facts.itempropDate && /\bdatePublished\b/.test(itemprop)) facts.itempropDate = c;
     }
-    visit(c, facts);
+    for (let child = c.lastElementChild; child; child = child.previousElementSibling) stack.push(child);
   }
 }
 

@@ -5,12 +5,9 @@
  */
 import { BLOCK_TAGS, childElements, measureTree, normalizeSpace, type TextStats } from "./dom.ts";
 
-const E = (globalThis as any).__T ?? {};
-
 const LISTS = new Set(["UL", "OL", "DL"]);
 const PARAGRAPH_LIKE = new Set(["P", "H1", "H2", "H3", "H4", "H5", "H6", "LI", "DD", "DT", "TD", "BLOCKQUOTE"]);
 const HEADINGS = new Set(["H1", "H2", "H3", "H4", "H5", "H6"]);
-const CARD_TAGS = new Set(["DIV", "ARTICLE", "SECTION", "LI", "FIGURE", "ASIDE"]);
 
 /** Whole-block labels that mark an ad slot, in the languages most pages use. */
 const AD_LABEL = /^(advert|advertisement|advertising|ad|ads|anzeige|werbung|publicidade|publicidad|publicité|pubblicità|реклама|sponsored|sponsored content|paid content)$/i;
@@ -18,7 +15,7 @@ const COPYRIGHT = /©|\bcopyright\b|all rights reserved/i;
 
 export function pruneContent(content: Element, title: string | null): void {
   const stats = measureTree(content);
-  if (!E.noarts) keepFirstArticle(content, stats);
+  keepFirstArticle(content, stats);
   prune(content, stats, normalizeTitle(title));
 }
 
@@ -45,9 +42,8 @@ function normalizeTitle(title: string | null): string | null {
 function prune(el: Element, stats: Map<Element, TextStats>, title: string | null): void {
   const children = childElements(el);
   for (const child of children) {
-    if (!child.parentNode) continue; // removed as part of a card group
     const tag = child.tagName;
-    if (tag === "FIGCAPTION" && !E.nofig) {
+    if (tag === "FIGCAPTION") {
       child.remove();
       continue;
     }
@@ -57,7 +53,12 @@ function prune(el: Element, stats: Map<Element, TextStats>, title: string | null
         if (!child.querySelector("img, picture, video, table, pre")) child.remove();
         continue;
       }
-      if (isLinkBlock(tag, s.text, s.linked / s.text) || isNoticeBlock(child, s.text) || isTitleHeading(child, tag, title)) {
+      if (
+        isLinkBlock(tag, s.text, s.linked / s.text) ||
+        isNoticeBlock(child, s.text) ||
+        isTitleHeading(child, tag, title) ||
+        isCaptionedImage(child, s.text)
+      ) {
         child.remove();
         continue;
       }
@@ -75,45 +76,32 @@ function isLinkBlock(tag: string, text: number, density: number): boolean {
 function isNoticeBlock(el: Element, text: number): boolean {
   if (text > 300) return false;
   const t = normalizeSpace(el.textContent ?? "");
-  if (!E.noad && AD_LABEL.test(t.replace(/[\s:.-]+$/, ""))) return true;
-  if (!E.nocopy && COPYRIGHT.test(t) && text < 200) return true;
+  if (AD_LABEL.test(t.replace(/[\s:.-]+$/, ""))) return true;
+  if (COPYRIGHT.test(t) && text < 200) return true;
   return false;
 }
 
 /** The headline repeats the page title, which metadata already carries. */
 function isTitleHeading(el: Element, tag: string, title: string | null): boolean {
-  if (E.noh1) return false;
   if (!HEADINGS.has(tag)) return false;
   if (tag === "H1") return true;
   return !!title && normalizeSpace(el.textContent ?? "").toLowerCase() === title;
 }
 
-/**
- * Teaser cards: three or more consecutive siblings with the same tag and class, each short and each
- * holding a link. Article paragraphs do not come in link-bearing look-alike boxes; "more stories"
- * rails and product grids do.
- */
-export function removeCardGroups(children: Element[], stats: Map<Element, TextStats>): void {
-  let i = 0;
-  while (i < children.length) {
-    const first = children[i]!;
-    const key = cardKey(first, stats);
-    let j = i + 1;
-    if (key) {
-      while (j < children.length && cardKey(children[j]!, stats) === key) j++;
-      if (j - i >= 3) {
-        for (let k = i; k < j; k++) children[k]!.remove();
-      }
-    }
-    i = key ? j : i + 1;
-  }
-}
+const IMAGE_TAGS = new Set(["IMG", "PICTURE", "FIGURE"]);
 
-function cardKey(el: Element, stats: Map<Element, TextStats>): string | null {
-  if (!CARD_TAGS.has(el.tagName)) return null;
-  const cls = el.getAttribute("class");
-  if (!cls) return null;
-  const s = stats.get(el);
-  if (!s || s.text > 300 || s.linked === 0) return null;
-  return `${el.tagName}.${cls}`;
+/**
+ * `<div><img><p>caption</p></div>`: an image with a short caption and nothing else, the markup many
+ * CMSs use instead of `<figure>`. Captions describe photos; they are not the article's text.
+ */
+function isCaptionedImage(el: Element, text: number): boolean {
+  if (el.tagName === "P" || text > 300) return false;
+  const first = el.firstElementChild;
+  if (!first) return false;
+  const inner = first.tagName === "A" ? first.firstElementChild : first;
+  const image = !!inner && IMAGE_TAGS.has(inner.tagName);
+  if (!image) return false;
+  let count = 0;
+  for (let c = el.firstElementChild; c; c = c.nextElementSibling) count++;
+  return count <= 3;
 }

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { createQuarry, type AppOptions } from "../../core/app.ts";
 import { parseConfig, type Env } from "../../core/config.ts";
 import { createKey, ensureAccount } from "../../core/keys/service.ts";
-import type { Clock, Logger, PagePort, Ports } from "../../core/ports.ts";
+import type { Clock, FetchPort, Logger, PagePort, Ports } from "../../core/ports.ts";
 import { buildPorts, memoryPorts } from "../../adapters/shared/bootstrap.ts";
 import { nodeRuntime } from "../../adapters/node/server.ts";
 
@@ -47,7 +47,7 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function makeApp(opts: { storage?: StorageKind; env?: Env; clock?: FakeClock; options?: AppOptions; pages?: PagePort } = {}): Promise<TestApp> {
+export async function makeApp(opts: { storage?: StorageKind; env?: Env; clock?: FakeClock; options?: AppOptions; pages?: PagePort; fetch?: FetchPort } = {}): Promise<TestApp> {
   const clock = opts.clock ?? new FakeClock();
   const logger = new MemoryLogger();
   const config = parseConfig({ QUARRY_IP_RATE: "off", ...opts.env }, "test");
@@ -64,7 +64,7 @@ export async function makeApp(opts: { storage?: StorageKind; env?: Env; clock?: 
       rmSync(dir, { recursive: true, force: true });
     };
   }
-  ports = { ...ports, ...(opts.pages ? { pages: opts.pages } : {}), remoteAddress: (req) => req.headers.get("x-test-ip") ?? "127.0.0.1" };
+  ports = { ...ports, ...(opts.pages ? { pages: opts.pages } : {}), ...(opts.fetch ? { fetch: opts.fetch } : {}), remoteAddress: (req) => req.headers.get("x-test-ip") ?? "127.0.0.1" };
   const quarry = createQuarry(ports, config, opts.options);
   return {
     ports,

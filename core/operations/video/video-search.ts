@@ -1,0 +1,227 @@
+/**
+ * POST /v1/video/search orchestration: search pages through the runner (following
+ * continuation pages until enough videos pass the exact filters), transcripts of the
+ * candidates fetched concurrently under the request's deadline, token-budgeted excerpts,
+ * scores, and the response in the spec's shape. A failed search is a typed failure the
+ * route maps to 502/504; a failed transcript is only that result's null snippet.
+ */
+import type { RegistryEntry, BackendRegistry } from "../../backends/registry.ts";
+import type { BackendRunner, BackendRunStatus, Timers } from "../../backends/runner.ts";
+import type { VideoItem, YoutubeQuery, YoutubeSearchPage } from "../../backends/youtube/search.ts";
+import { countTokens } from "../../budget/tokens.ts";
+import { transcriptDigest } from "../../budget/transcript-excerpt.ts";
+import type { Clock, FetchPort } from "../../ports.ts";
+import { passesFilters, type VideoFilters } from "./filters.ts";
+import type { VideoResultBody, VideoSearchRequest, VideoSearchResponseBody } from "./schema.ts";
+import { scoreVideos } from "./score.ts";
+import { fetchTranscript, type TranscriptResult } from "./transcripts.ts";
+
+export const VIDEO_BACKEND = "youtube";
+
+export interface VideoSearchDeps {
+  /** A runner over a registry that holds the `youtube` backend. */
+  runner: BackendRunner;
+  registry: BackendRegistry;
+  fetch: FetchPort;
+  clock: Clock;
+  timers?: Timers;
+  /** The whole operation's deadline, in ms from its start (default 15000). */
+  deadlineMs?: number;
+  /** Search pages followed at most (default 4: ~80 videos before filtering). */
+  maxPages?: number;
+  /** Videos whose transcripts are fetched at the same time (default 6). */
+  concurrency?: number;
+}
+
+export type VideoSearchFailure = {
+  code: "upstream_error" | "timeout";
+  message: string;
+  backends: Record<string, BackendRunStatus>;
+};
+
+export type VideoSearchOutcome = { ok: true; body: VideoSearchResponseBody } | { ok: false; error: VideoSearchFailure };
+
+const GLOBAL_TIMERS: Timers = {
+  set: (fn, ms) => setTimeout(fn, ms),
+  clear: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
+/** Leaves this long before the deadline for excerpts and the answer itself. */
+const ANSWER_RESERVE_MS = 300;
+
+interface Collected {
+  videos: VideoItem[];
+  status: BackendRunStatus;
+  failure: VideoSearchFailure | null;
+}
+
+async function collectVideos(deps: VideoSearchDeps, req: VideoSearchRequest, filters: VideoFilters, start: number, deadline: number): Promise<Collected> {
+  const maxPages = deps.maxPages ?? 4;
+  const seen = new Set<string>();
+  const kept: VideoItem[] = [];
+  let offset = 0;
+  let continuation: string | null = null;
+  const total: BackendRunStatus = { status: "ok", results: 0, latency_ms: 0 };
+
+  for (let page = 1; page <= maxPages; page++) {
+    const query: YoutubeQuery = {
+      query: req.query,
+      maxResults: 100,
+      language: req.language,
+      freshness: req.freshness ?? null,
+      minDuration: filters.minDuration,
+      maxDuration: filters.maxDuration,
+      now: start,
+      continuation,
+      page,
+    };
+    const run = await deps.runner.run<YoutubeSearchPage>({ query, kind: "video", backends: [VIDEO_BACKEND], deadline });
+    const status = run.backends[VIDEO_BACKEND] ?? { status: "disabled", results: 0, latency_ms: 0, error: "not registered" };
+    total.latency_ms += status.latency_ms;
+    const answer = run.results[VIDEO_BACKEND]?.[0];
+    if (status.status !== "ok" || !answer) {
+      if (page === 1) {
+        const code = status.status === "timeout" ? "timeout" : "upstream_error";
+        const message = `The video search backend failed (${VIDEO_BACKEND}: ${status.error ?? status.status}).`;
+        return { videos: [], status: { ...status, latency_ms: total.latency_ms }, failure: { code, message, backends: { [VIDEO_BACKEND]: status } } };
+      }
+      total.error = `page ${page}: ${status.error ?? status.status}`; // keep what earlier pages gave
+      break;
+    }
+    for (const video of answer.videos) {
+      if (seen.has(video.video_id)) continue;
+      seen.add(video.video_id);
+      total.results++;
+      const ranked = { ...video, rank: offset + video.rank };
+      if (ranked.duration_seconds !== null && passesFilters(ranked, filters, start)) kept.push(ranked);
+    }
+    offset += answer.videos.length;
+    continuation = answer.continuation;
+    if (kept.length >= req.max_results || !continuation || deps.clock.now() >= deadline - ANSWER_RESERVE_MS) break;
+  }
+  return { videos: kept.slice(0, req.max_results), status: total, failure: null };
+}
+
+/** Runs `task` over `items` with at most `limit` in flight; results in input order. */
+async function pool<T, R>(items: readonly T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await task(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+async function fetchTranscripts(deps: VideoSearchDeps, entry: RegistryEntry, videos: readonly VideoItem[], language: string, deadline: number): Promise<TranscriptResult[]> {
+  const none = videos.map((): TranscriptResult => ({ segments: null, player: null, reason: "not fetched" }));
+  if (!entry.enabled || videos.length === 0) return none;
+  const timers = deps.timers ?? GLOBAL_TIMERS;
+  const controller = new AbortController();
+  const results: (TranscriptResult | undefined)[] = new Array(videos.length);
+  let handle: unknown;
+  const expired = new Promise<void>((resolve) => {
+    handle = timers.set(() => {
+      controller.abort();
+      resolve();
+    }, Math.max(0, deadline - ANSWER_RESERVE_MS - deps.clock.now()));
+  });
+  const io = { fetch: deps.fetch, baseUrl: entry.config.baseUrl, signal: controller.signal };
+  const work = pool(videos.map((v, i) => [v, i] as const), deps.concurrency ?? 6, async ([video, i]) => {
+    if (controller.signal.aborted) return;
+    const result = await fetchTranscript(io, video.video_id, language);
+    if (!controller.signal.aborted) results[i] = result;
+  });
+  // Whatever has not arrived by the deadline stays null; fetches that ignore the abort are left behind.
+  await Promise.race([work, expired]);
+  timers.clear(handle);
+  return none.map((fallback, i) => results[i] ?? { ...fallback, reason: "deadline reached" });
+}
+
+export async function videoSearch(deps: VideoSearchDeps, req: VideoSearchRequest): Promise<VideoSearchOutcome> {
+  const { clock } = deps;
+  const start = clock.now();
+  const deadline = start + (deps.deadlineMs ?? 15_000);
+  const filters: VideoFilters = { minDuration: req.min_duration ?? null, maxDuration: req.max_duration ?? null, freshness: req.freshness ?? null };
+
+  const entry = deps.registry.get(VIDEO_BACKEND);
+  if (!entry || !entry.enabled) {
+    const error = entry ? entry.reason : "not registered";
+    const backends = { [VIDEO_BACKEND]: { status: "disabled" as const, results: 0, latency_ms: 0, error } };
+    return { ok: false, error: { code: "upstream_error", message: `The video search backend is unavailable (${VIDEO_BACKEND}: ${error}).`, backends } };
+  }
+
+  const collected = await collectVideos(deps, req, filters, start, deadline);
+  if (collected.failure) return { ok: false, error: collected.failure };
+  const videos = collected.videos;
+
+  const wantTranscripts = req.include_transcript && req.tier !== "basic";
+  const transcripts = wantTranscripts
+    ? await fetchTranscripts(deps, entry, videos, req.language, deadline)
+    : videos.map((): TranscriptResult => ({ segments: null, player: null }));
+
+  // The player's exact dates (WEB microformat) replace approximate ones; filters are rechecked on them.
+  const merged = videos.map((video, i) => {
+    const player = transcripts[i]!.player;
+    const exact = player?.publishDate ?? player?.uploadDate ?? null;
+    return {
+      video: {
+        ...video,
+        published_at: exact ?? video.published_at,
+        published_approximate: exact ? false : video.published_approximate,
+        view_count: video.view_count ?? player?.viewCount ?? 0,
+      },
+      segments: transcripts[i]!.segments,
+    };
+  }).filter((m) => passesFilters(m.video, filters, start));
+
+  const digests = merged.map((m) => (m.segments ? transcriptDigest(m.segments, req.query, req.tier) : null));
+  const scores = scoreVideos(
+    req.query,
+    merged.map((m, i) => ({
+      rank: m.video.rank,
+      title: m.video.title,
+      description: m.video.description_snippet,
+      transcriptCoverage: digests[i]?.coverage ?? null,
+      publishedAt: m.video.published_at,
+      viewCount: m.video.view_count,
+    })),
+    start,
+  );
+
+  const results: VideoResultBody[] = merged
+    .map((m, i) => ({
+      video_id: m.video.video_id,
+      title: m.video.title,
+      channel: m.video.channel,
+      channel_id: m.video.channel_id,
+      url: m.video.url,
+      thumbnail: m.video.thumbnail,
+      duration_seconds: m.video.duration_seconds ?? 0,
+      view_count: m.video.view_count,
+      published_at: m.video.published_at,
+      score: scores[i]!,
+      transcript_snippet: digests[i]?.snippet ?? null,
+    }))
+    .sort((a, b) => b.score - a.score);
+
+  const tokensUsed = results.reduce((sum, r) => sum + (r.transcript_snippet ? countTokens(r.transcript_snippet) : 0), 0);
+  const approximate = merged.some((m) => m.video.published_approximate);
+  return {
+    ok: true,
+    body: {
+      meta: {
+        query: req.query,
+        results_count: results.length,
+        tokens_used: tokensUsed,
+        duration_ms: Math.max(0, Math.round(clock.now() - start)),
+        ...(approximate ? { approximate_dates: true } : {}),
+        backends: { [VIDEO_BACKEND]: collected.status },
+      },
+      results,
+    },
+  };
+}

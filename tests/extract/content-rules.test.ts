@@ -1,0 +1,130 @@
+/**
+ * The extraction rules on small hand-written pages: each case isolates one rule (boilerplate by
+ * name, the keep-big-wrappers guard, teaser cards, link lists, sibling articles, datelines,
+ * trailing headings, captions) and metadata normalisation.
+ */
+import { describe, expect, it } from "vitest";
+import { extractContent, normalizeLanguage, toIsoDate } from "../../core/extract/mod.ts";
+
+const para = (n: number, topic = "river") =>
+  Array.from({ length: n }, (_, i) => `<p>Paragraph ${i + 1} about the ${topic}: it carries enough words, commas, and detail to read as real article prose for the scorer.</p>`).join("\n");
+
+const page = (body: string, head = "") => `<!DOCTYPE html><html lang="en"><head><title>Test page</title>${head}</head><body>${body}</body></html>`;
+const extract = (body: string, head = "") => extractContent(page(body, head), "https://site.example/news/story");
+
+describe("boilerplate removal", () => {
+  it("drops chrome named by class, id, role, aria-hidden and inline style", () => {
+    const r = extract(`
+      <div id="onetrust-banner">We value your privacy and use cookies for ads.</div>
+      <div role="navigation"><a href="/a">Section A</a> <a href="/b">Section B</a></div>
+      <div class="social-share-bar">Share this story with friends today</div>
+      <div aria-hidden="true">Hidden promo text that screen readers skip</div>
+      <div style="display:none">Invisible upsell text for subscribers only</div>
+      <article>${para(6)}</article>
+      <div class="newsletter-box">Get our newsletter every morning in your inbox</div>`);
+    expect(r.text).toContain("Paragraph 6 about the river");
+    for (const s of ["privacy", "Section A", "Share this story", "Hidden promo", "Invisible upsell", "newsletter every"]) {
+      expect(r.text).not.toContain(s);
+    }
+  });
+
+  it("keeps a wrapper whose name looks like chrome when it holds most of the page's text", () => {
+    const r = extract(`<div class="layout has-sidebar paywall-ready"><div class="body">${para(8)}</div></div>`);
+    expect(r.text).toContain("Paragraph 1 about the river");
+    expect(r.text).toContain("Paragraph 8 about the river");
+  });
+
+  it("removes a rail of three or more look-alike teaser cards", () => {
+    const cards = [1, 2, 3, 4].map((i) => `<div class="card"><a href="/s${i}">Story ${i} headline</a><p>Teaser ${i} text.</p></div>`).join("");
+    const r = extract(`<article>${para(6)}<div class="more">${cards}</div></article>`);
+    expect(r.text).toContain("Paragraph 6");
+    expect(r.text).not.toContain("Teaser 2 text");
+  });
+});
+
+describe("pruning inside the chosen content", () => {
+  it("removes link lists and ad labels but keeps link-rich prose", () => {
+    const r = extract(`<article>${para(3)}
+      <p>The <a href="/report">full report</a> was published on Monday by the agency, and it runs to 200 pages with appendices.</p>
+      <p>Advertisement</p>
+      ${para(3, "lake")}
+      <ul><li><a href="/x">Read: another story</a></li><li><a href="/y">Read: yet another story</a></li></ul>
+    </article>`);
+    expect(r.text).toContain("was published on Monday by the agency");
+    expect(r.text).not.toContain("Advertisement");
+    expect(r.text).not.toContain("yet another story");
+  });
+
+  it("keeps only the first of several sibling articles (the page's own post)", () => {
+    const r = extract(`<main><article class="post main">${para(5)}</article><article class="post next">${para(4, "mountain")}</article></main>`);
+    expect(r.text).toContain("Paragraph 5 about the river");
+    expect(r.text).not.toContain("mountain");
+  });
+
+  it("drops a leading dateline and byline, the H1 and headings left at the end", () => {
+    const r = extract(`<article><h1>Test page</h1><p>By Jane Reporter</p><p>Posted: Fri 6:45 PM, Feb 16, 2018</p>${para(5)}<h3>More from the site</h3></article>`);
+    expect(r.text.startsWith("Paragraph 1 about the river")).toBe(true);
+    expect(r.text).not.toContain("More from the site");
+    expect(r.markdown).not.toContain("# Test page");
+  });
+
+  it("keeps a short sentence that mentions a date", () => {
+    const r = extract(`<article><p>The vote is on March 3.</p>${para(5)}</article>`);
+    expect(r.text).toContain("The vote is on March 3.");
+  });
+
+  it("drops photo captions in figcaption and in image-plus-caption boxes", () => {
+    const r = extract(`<article>${para(3)}
+      <figure><img src="/a.jpg" alt="A"><figcaption>Caption under the first photo</figcaption></figure>
+      <div class="pic"><img src="/b.jpg" alt="B"><p>Caption of the second photo. (AP Photo)</p></div>
+      ${para(3, "sea")}</article>`);
+    expect(r.text).not.toContain("Caption under the first photo");
+    expect(r.text).not.toContain("Caption of the second photo");
+    expect(r.text).toContain("Paragraph 3 about the sea");
+  });
+});
+
+describe("metadata normalisation", () => {
+  it("reads dates as ISO 8601 UTC, zone-less ones as UTC", () => {
+    expect(toIsoDate("2019-11-19T10:04:00-05:00")).toBe("2019-11-19T15:04:00.000Z");
+    expect(toIsoDate("2019-11-19T10:04:00")).toBe("2019-11-19T10:04:00.000Z");
+    expect(toIsoDate("2019-11-19")).toBe("2019-11-19T00:00:00.000Z");
+    expect(toIsoDate("2019-11-19T10:04:00+0100")).toBe("2019-11-19T09:04:00.000Z");
+    expect(toIsoDate("Nov 19, 2019")).toBe("2019-11-19T00:00:00.000Z");
+    expect(toIsoDate("yesterday")).toBeNull();
+    expect(toIsoDate("0000-00-00")).toBeNull();
+  });
+
+  it("normalises language tags", () => {
+    expect(normalizeLanguage("en_US")).toBe("en-US");
+    expect(normalizeLanguage("pt-BR")).toBe("pt-BR");
+    expect(normalizeLanguage("English")).toBeNull();
+  });
+
+  it("strips the site name from titles, decodes entities, drops 'By' from authors", () => {
+    const r = extract(para(5), `
+      <meta property="og:title" content="Budget passes after late vote | The Daily Example">
+      <meta property="og:site_name" content="The Daily Example">
+      <meta name="author" content="By Sam Writer">
+      <script type="application/ld+json">{"@type":"NewsArticle","datePublished":"2020-01-02T03:04:05Z","publisher":{"name":"Ignored Publisher"}}</script>`);
+    expect(r.title).toBe("Budget passes after late vote");
+    expect(r.site_name).toBe("The Daily Example");
+    expect(r.author).toBe("Sam Writer");
+    expect(r.published_at).toBe("2020-01-02T03:04:05.000Z");
+    expect(r.language).toBe("en");
+  });
+
+  it("keeps a title whose only separator is part of the headline", () => {
+    const r = extract(para(5), `<meta property="og:title" content="Editorial | The view on the harbour: a city at a crossroads">
+      <meta property="og:site_name" content="The Harbour Times">`);
+    expect(r.title).toBe("Editorial | The view on the harbour: a city at a crossroads");
+  });
+});
+
+describe("robustness", () => {
+  it("returns flat text instead of throwing on pathologically deep markup", () => {
+    const deep = `${"<div>".repeat(20000)}<p>deep text survives</p>${"</div>".repeat(20000)}`;
+    const r = extractContent(deep, "https://site.example/");
+    expect(r.text).toContain("deep text survives");
+  });
+});
