@@ -20,7 +20,9 @@ export interface Services {
 
 export function createServices(ports: Ports, config: Config, extraBackends: readonly Backend<unknown>[] = []): Services {
   const registry = createRegistry(config.backends, [...WEB_BACKENDS, ...extraBackends]);
-  const runner = createRunner({ registry, fetch: ports.fetch, clock: ports.clock });
+  // 4 s per engine: a healthy engine answers well within it (SearXNG's own engine timeout is
+  // 3 s); a stalled one is cut and reported rather than holding the whole answer.
+  const runner = createRunner({ registry, fetch: ports.fetch, clock: ports.clock, timeoutMs: 4_000 });
   const social = createSocialBackends(config.backends, { fetch: ports.fetch, clock: ports.clock });
   return {
     registry,

@@ -3,7 +3,9 @@
  * probes of scraped upstreams). Suspension follows the error class, as SearXNG does:
  * - rate_limited: exactly the upstream's Retry-After, else a minute, doubling;
  * - captcha / blocked: an hour, doubling up to a day (the upstream has flagged us);
- * - timeout / network / http: a few seconds, doubling (transient trouble);
+ * - timeout / network / http: a few seconds, doubling, once `transientThreshold` of them come
+ *   in a row (one stalled call in a heavy-tailed upstream is no outage; suspending on it would
+ *   throw away the next requests' results for nothing);
  * - parse: counted against the success rate but never suspends (our parser, not their outage).
  * A success closes the breaker and resets the doubling.
  */
@@ -16,6 +18,8 @@ export interface BreakerPolicy {
   rateLimitedMaxMs: number;
   transientMs: number;
   transientMaxMs: number;
+  /** Consecutive transient failures (timeout, network, http) before the first suspension. */
+  transientThreshold: number;
   /** Upper bound on an honoured Retry-After, so a bogus header cannot disable a backend for weeks. */
   retryAfterMaxMs: number;
   /** Success rate covers calls in the last `windowMs`, at most the last `windowMaxCalls`. */
@@ -30,6 +34,7 @@ export const DEFAULT_BREAKER_POLICY: BreakerPolicy = {
   rateLimitedMaxMs: 60 * 60_000,
   transientMs: 5_000,
   transientMaxMs: 5 * 60_000,
+  transientThreshold: 3,
   retryAfterMaxMs: 24 * 60 * 60_000,
   windowMs: 5 * 60_000,
   windowMaxCalls: 100,
@@ -65,15 +70,17 @@ function backoff(base: number, max: number, strikes: number): number {
 export function suspensionMs(policy: BreakerPolicy, error: BackendError, strikes: number): number {
   const retryAfter =
     error.retryAfterSeconds === undefined ? undefined : Math.min(error.retryAfterSeconds * 1000, policy.retryAfterMaxMs);
+  const transient = () =>
+    strikes < policy.transientThreshold ? 0 : backoff(policy.transientMs, policy.transientMaxMs, strikes - policy.transientThreshold + 1);
   const byClass: Record<ErrorClass, () => number> = {
     parse: () => 0,
     rate_limited: () => retryAfter ?? backoff(policy.rateLimitedMs, policy.rateLimitedMaxMs, strikes),
     captcha: () => backoff(policy.blockedMs, policy.blockedMaxMs, strikes),
     blocked: () => backoff(policy.blockedMs, policy.blockedMaxMs, strikes),
-    timeout: () => backoff(policy.transientMs, policy.transientMaxMs, strikes),
-    network: () => backoff(policy.transientMs, policy.transientMaxMs, strikes),
-    // An overloaded upstream's 503 + Retry-After is honoured when it asks for longer.
-    http: () => Math.max(retryAfter ?? 0, backoff(policy.transientMs, policy.transientMaxMs, strikes)),
+    timeout: transient,
+    network: transient,
+    // An overloaded upstream's 503 + Retry-After is honoured at once, and when it asks for longer.
+    http: () => Math.max(retryAfter ?? 0, transient()),
   };
   return byClass[error.class]();
 }

@@ -58,14 +58,6 @@ export function textLength(el: Element): number {
   return n;
 }
 
-/** Share of the element's text that sits inside links (0..1). */
-export function linkDensity(el: Element, total = textLength(el)): number {
-  if (total === 0) return 0;
-  let linked = 0;
-  for (const a of Array.from(el.getElementsByTagName("a"))) linked += textLength(a);
-  return Math.min(1, linked / total);
-}
-
 export function normalizeSpace(s: string): string {
   return s.replace(/[\s\u00a0]+/g, " ").trim();
 }

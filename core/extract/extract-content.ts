@@ -1,5 +1,6 @@
 /**
- * HTML → main content, metadata, text, markdown and links. Pure: runs unchanged on Node, Deno and Bun (Web APIs only).
+ * HTML → main content, metadata, text, markdown and links. Pure (Web APIs and linkedom only), so
+ * it runs unchanged on Node, Deno and Bun alike.
  */
 import { removeNonContent } from "./boilerplate.ts";
 import { cleanTree, collectLinks } from "./clean-html.ts";
@@ -35,11 +36,19 @@ function renderContent(document: Document, meta: PageMetadata, url: string, base
   };
 }
 
+/** The body's text with scripts and styles left out, for trees too deep for anything else. */
 function flatText(html: string): Rendered {
-  const body = parseDocument(html).body;
-  for (const el of Array.from(body?.querySelectorAll("script, style, noscript, template") ?? [])) el.remove();
-  const text = (body?.textContent ?? "").replace(/[ \t\u00a0]+/g, " ").replace(/\s*\n\s*/g, "\n").replace(/\n{2,}/g, "\n\n").trim();
-  return { html: "", text, markdown: text, links: [] };
+  try {
+    const body = parseDocument(html).body;
+    for (const el of Array.from(body?.querySelectorAll("script, style, noscript, template") ?? [])) el.remove();
+    const text = (body?.textContent ?? "")
+      .replace(/[ \t\u00a0]+/g, " ")
+      .replace(/\s*\n\s*/g, "\n")
+      .trim();
+    return { html: "", text, markdown: text, links: [] };
+  } catch {
+    return { html: "", text: "", markdown: "", links: [] };
+  }
 }
 
 export function extractContent(html: string, url: string, options: ExtractOptions = {}): ExtractResult {

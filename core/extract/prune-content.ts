@@ -57,7 +57,7 @@ function prune(el: Element, stats: Map<Element, TextStats>, title: string | null
         isLinkBlock(tag, s.text, s.linked / s.text) ||
         isNoticeBlock(child, s.text) ||
         isTitleHeading(child, tag, title) ||
-        isCaptionedImage(child, s.text)
+        isCaptionedImage(child, s.text, stats)
       ) {
         child.remove();
         continue;
@@ -94,14 +94,13 @@ const IMAGE_TAGS = new Set(["IMG", "PICTURE", "FIGURE"]);
  * `<div><img><p>caption</p></div>`: an image with a short caption and nothing else, the markup many
  * CMSs use instead of `<figure>`. Captions describe photos; they are not the article's text.
  */
-function isCaptionedImage(el: Element, text: number): boolean {
-  if (el.tagName === "P" || text > 300) return false;
+function isCaptionedImage(el: Element, text: number, stats: Map<Element, TextStats>): boolean {
+  if ((el.tagName !== "DIV" && el.tagName !== "FIGURE") || text > 300) return false;
   const first = el.firstElementChild;
-  if (!first) return false;
-  const inner = first.tagName === "A" ? first.firstElementChild : first;
-  const image = !!inner && IMAGE_TAGS.has(inner.tagName);
+  // The image may come wrapped (in a link, or in the <p> Readability puts around loose inline content).
+  const image = !!first && (IMAGE_TAGS.has(first.tagName) || (stats.get(first)?.text === 0 && !!first.querySelector("img, picture")));
   if (!image) return false;
   let count = 0;
-  for (let c = el.firstElementChild; c; c = c.nextElementSibling) count++;
+  for (let c: Element | null = first; c; c = c.nextElementSibling) count++;
   return count <= 3;
 }

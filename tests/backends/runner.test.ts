@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { FetchPort } from "../../core/ports.ts";
 import { createRegistry } from "../../core/backends/registry.ts";
+import type { BreakerPolicy } from "../../core/backends/circuit-breaker.ts";
 import { createRunner, type RunOutcome } from "../../core/backends/runner.ts";
 import { FakeClock, fixture, flush, query } from "./helpers.ts";
 
@@ -27,7 +28,7 @@ function fakeFetch(routes: Record<string, Handler>) {
   return { fetch, calls };
 }
 
-function setup(routes: Record<string, Handler>, opts: { timeoutMs?: number; deadlineMs?: number } = {}) {
+function setup(routes: Record<string, Handler>, opts: { timeoutMs?: number; deadlineMs?: number; breaker?: Partial<BreakerPolicy> } = {}) {
   const clock = new FakeClock();
   const { fetch, calls } = fakeFetch(routes);
   const registry = createRegistry({ brave: { key: "k" } }); // searxng stays disabled
@@ -70,7 +71,7 @@ describe("runner deadline and timeouts", () => {
     let aborted = false;
     const hangsUntilAborted: Handler = (_req, signal) =>
       new Promise((_, reject) => signal.addEventListener("abort", () => ((aborted = true), reject(new DOMException("aborted", "AbortError")))));
-    const { run, runner, clock } = setup({ "html.duckduckgo.com": hangsUntilAborted, "en.wikipedia.org": ok(WIKI) }, { timeoutMs: 2_000, deadlineMs: 8_000 });
+    const { run, runner, clock } = setup({ "html.duckduckgo.com": hangsUntilAborted, "en.wikipedia.org": ok(WIKI) }, { timeoutMs: 2_000, deadlineMs: 8_000, breaker: { transientThreshold: 1 } });
     const first = await run(["duckduckgo", "wikipedia"]);
     expect(first.tookMs).toBe(2_000);
     expect(aborted).toBe(true);
@@ -120,8 +121,21 @@ describe("runner circuit breaker", () => {
     expect(runner.health().wikipedia).toEqual({ status: "failing", success_rate: 0 });
   });
 
+  it("suspends on transient failures only when they come in a row (three by default)", async () => {
+    const { run, runner, clock } = setup({});
+    for (let i = 0; i < 2; i++) {
+      expect((await run(["wikipedia"])).out.backends.wikipedia!.status).toBe("error");
+      expect(runner.health().wikipedia!.status).not.toBe("suspended");
+    }
+    await run(["wikipedia"]);
+    expect(runner.health().wikipedia!.status).toBe("suspended");
+    expect((await run(["wikipedia"])).out.backends.wikipedia!.status).toBe("skipped");
+    await clock.advance(5_000);
+    expect(runner.health().wikipedia!.status).not.toBe("suspended");
+  });
+
   it("reports network failures as errors and backs off exponentially", async () => {
-    const { run, clock, calls } = setup({});
+    const { run, clock, calls } = setup({}, { breaker: { transientThreshold: 1 } });
     expect((await run(["wikipedia"])).out.backends.wikipedia).toMatchObject({ status: "error", error: expect.stringMatching(/^network:/) });
     await clock.advance(5_000);
     await run(["wikipedia"]); // second failure: 10 s

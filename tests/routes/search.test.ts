@@ -113,7 +113,8 @@ describe("POST /v1/search", () => {
     expect(err.code).toBe("upstream_error");
     for (const id of ["duckduckgo", "wikipedia", "brave", "searxng"]) expect(err.message).toContain(id);
     expect((await (await t.request("/v1/usage", { key })).json()).used).toBe(0);
-    // The breakers now hold every engine back: the next request cannot ask anyone.
+    // Two more failures in a row and the breakers hold every engine back: the next request cannot ask anyone.
+    for (const q of ["second", "third"]) expect((await searchReq({ query: q })).status).toBe(502);
     const suspended = await searchReq({ query: "blue tack again" });
     expect(suspended.status).toBe(502);
     expect((await suspended.json()).error.message).toMatch(/suspended/);

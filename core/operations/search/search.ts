@@ -22,7 +22,7 @@ export const TIER_READS = {
   full: { pages: 10, tokens: 4000 },
 } as const;
 /** The request's one deadline, by tier: reading pages needs more time. */
-export const TIER_DEADLINE_MS = { basic: 6_000, summary: 10_000, detailed: 12_000, full: 15_000 } as const;
+export const TIER_DEADLINE_MS = { basic: 5_000, summary: 10_000, detailed: 12_000, full: 15_000 } as const;
 const CACHE_TTL_SECONDS = 10 * 60;
 
 export interface SearchResultItem {

@@ -1,0 +1,134 @@
+/**
+ * Evidence: the sources' text split into passages, ranked against the question and its
+ * sub-queries (BM25, core/ranking/lexical.ts) blended with agreement — how well the other
+ * hostnames' passages say the same thing — and selected with a cap per hostname, so no
+ * report rests on one site.
+ */
+import { lexicalScores, tokenize } from "../../ranking/lexical.ts";
+import { passages as splitPassages } from "../search/excerpt.ts";
+
+export interface SourceText {
+  id: string;
+  host: string;
+  /** Page text (paragraphs separated by blank lines), or the engine's snippet. */
+  text: string;
+  fromPage: boolean;
+}
+
+export interface Passage {
+  sourceId: string;
+  host: string;
+  text: string;
+  /** Position in its source. */
+  index: number;
+  relevance: number;
+  agreement: number;
+  score: number;
+}
+
+const STOP = new Set(
+  ("a about above after again against all also am an and any are as at be because been before being below between both but by can " +
+    "could did do does doing down during each few for from further had has have having he her here hers herself him himself his how i " +
+    "if in into is it its itself just me more most my myself no nor not now of off on once only or other our ours out over own same she " +
+    "should so some such than that the their theirs them themselves then there these they this those through to too under until up " +
+    "very was we were what when where which while who whom why will with would you your yours said says say one two also like get got " +
+    "new year just may might must much many well even still back").split(" "),
+);
+
+/** Distinct content words of a text (stemmed as lexical.ts does, stopwords and 1–2 letter words dropped). */
+export function contentTokens(text: string): Set<string> {
+  return new Set(tokenize(text).filter((t) => t.length > 2 && !STOP.has(t)));
+}
+
+/** Share of `a`'s words found in `b` (0 when `a` is empty). */
+export function containment(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  if (a.size === 0) return 0;
+  let shared = 0;
+  for (const t of a) if (b.has(t)) shared++;
+  return shared / a.size;
+}
+
+function cosine(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  if (a.size === 0 || b.size === 0) return 0;
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  let shared = 0;
+  for (const t of small) if (large.has(t)) shared++;
+  return shared / Math.sqrt(a.size * b.size);
+}
+
+/** Passages of a source: page paragraphs of at least 8 words; a snippet counts from 4. */
+export function sourcePassages(source: SourceText): string[] {
+  const min = source.fromPage ? 8 : 4;
+  return splitPassages(source.text).filter((p) => p.split(" ").length >= min);
+}
+
+export interface RankOptions {
+  /** Passages kept in all. */
+  limit: number;
+  /** Passages kept per hostname. */
+  perHost: number;
+  /** Weight of agreement against relevance, in [0, 1] (default 0.3). */
+  agreementWeight?: number;
+  /** Relevance-ranked passages considered for agreement (bounds the pairwise work). */
+  shortlist?: number;
+}
+
+/** Ranked evidence, best first; deterministic for the same input. */
+export function rankPassages(sources: readonly SourceText[], question: string, subQueries: readonly string[], opts: RankOptions): Passage[] {
+  const all: Omit<Passage, "relevance" | "agreement" | "score">[] = [];
+  for (const s of sources) sourcePassages(s).forEach((text, index) => all.push({ sourceId: s.id, host: s.host, text, index }));
+  if (all.length === 0) return [];
+
+  const docs = all.map((p) => ({ title: "", content: p.text }));
+  const main = lexicalScores(question, docs);
+  const subs = subQueries.map((q) => lexicalScores(q, docs));
+  const relevance = main.map((m, i) => (subs.length ? (2 * m + subs.reduce((sum, s) => sum + s[i]!, 0) / subs.length) / 3 : m));
+  const maxRel = Math.max(...relevance) || 1;
+
+  // Agreement: for each other hostname, the best cosine between this passage and one of its passages.
+  const hosts = [...new Set(all.map((p) => p.host))];
+  const tokens = all.map((p) => contentTokens(p.text));
+  const shortlist = all
+    .map((_, i) => i)
+    .sort((a, b) => relevance[b]! - relevance[a]! || a - b)
+    .slice(0, opts.shortlist ?? 80);
+  const agreement = new Array<number>(all.length).fill(0);
+  if (hosts.length > 1) {
+    for (const i of shortlist) {
+      const best = new Map<string, number>();
+      for (let j = 0; j < all.length; j++) {
+        const host = all[j]!.host;
+        if (host === all[i]!.host) continue;
+        const sim = cosine(tokens[i]!, tokens[j]!);
+        if (sim > (best.get(host) ?? 0)) best.set(host, sim);
+      }
+      let sum = 0;
+      for (const v of best.values()) sum += v;
+      agreement[i] = sum / (hosts.length - 1);
+    }
+  }
+  const maxAgree = Math.max(...agreement) || 1;
+  const w = opts.agreementWeight ?? 0.3;
+
+  const scored: Passage[] = all.map((p, i) => ({
+    ...p,
+    relevance: relevance[i]! / maxRel,
+    agreement: agreement[i]! / maxAgree,
+    score: Math.round(((1 - w) * (relevance[i]! / maxRel) + w * (agreement[i]! / maxAgree)) * 10_000) / 10_000,
+  }));
+  const order = scored
+    .map((p, i) => ({ p, i }))
+    .filter(({ p }) => p.relevance > 0)
+    .sort((a, b) => b.p.score - a.p.score || a.i - b.i);
+
+  const perHost = new Map<string, number>();
+  const chosen: Passage[] = [];
+  for (const { p } of order) {
+    const n = perHost.get(p.host) ?? 0;
+    if (n >= opts.perHost) continue;
+    perHost.set(p.host, n + 1);
+    chosen.push(p);
+    if (chosen.length >= opts.limit) break;
+  }
+  return chosen;
+}

@@ -1,0 +1,53 @@
+/**
+ * Reads the chosen sources' pages through the guarded page port, all at once under one
+ * deadline. A page that fails, is not HTML or is late is reported, never fatal.
+ */
+import { decodeHtml } from "../../extract/decode-html.ts";
+import { extractContent } from "../../extract/extract-content.ts";
+import type { Ports } from "../../ports.ts";
+
+export type PageOutcome =
+  | { status: "read"; text: string; title: string | null; published_at: string | null }
+  | { status: "failed"; reason: string }
+  | { status: "skipped"; reason: string };
+
+async function readOne(ports: Ports, url: string, deadline: number): Promise<PageOutcome> {
+  const left = deadline - ports.clock.now();
+  if (left < 200) return { status: "skipped", reason: "no time left" };
+  let host = "";
+  try {
+    host = new URL(url).hostname;
+    const page = await ports.pages.fetchPage(url, { timeoutMs: Math.min(left, 8_000) });
+    const type = (page.contentType ?? "").toLowerCase();
+    if (page.status >= 400) throw new Error(`HTTP ${page.status}`);
+    if (!(type.includes("html") || type === "")) throw new Error(`unsupported content type ${type}`);
+    const content = extractContent(decodeHtml(page.body, page.contentType), page.finalUrl, { onlyMainContent: true });
+    await ports.sources.record(host, { fetched: true, ok: true }).catch(() => {});
+    if (!content.text.trim()) return { status: "skipped", reason: "no readable text" };
+    return { status: "read", text: content.text, title: content.title, published_at: content.published_at };
+  } catch (err) {
+    if (host) await ports.sources.record(host, { fetched: true, ok: false }).catch(() => {});
+    return { status: "failed", reason: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+/** Settles at the deadline with "skipped", so one slow page never delays the report. */
+function byDeadline(p: Promise<PageOutcome>, ports: Ports, deadline: number): Promise<PageOutcome> {
+  return new Promise((resolve) => {
+    const t = setTimeout(() => resolve({ status: "skipped", reason: "late" }), Math.max(0, deadline - ports.clock.now()));
+    p.then(resolve, (err) => resolve({ status: "failed", reason: String(err) })).finally(() => clearTimeout(t));
+  });
+}
+
+export async function readPages(ports: Ports, urls: readonly string[], deadline: number, onRead?: (done: number, total: number) => void): Promise<PageOutcome[]> {
+  let done = 0;
+  return Promise.all(
+    urls.map((url) =>
+      byDeadline(readOne(ports, url, deadline), ports, deadline).then((outcome) => {
+        done++;
+        onRead?.(done, urls.length);
+        return outcome;
+      }),
+    ),
+  );
+}

@@ -1,0 +1,205 @@
+/**
+ * POST /v1/research (api.md §6): plan sub-queries, search them at once through the shared
+ * runner, pool and deduplicate the results, read the top pages, rank their passages and write
+ * a report whose every sentence cites its sources. `onProgress` reports each stage (SSE).
+ */
+import type { BackendRunStatus, RunOutcome } from "../../backends/runner.ts";
+import type { RawResult } from "../../backends/types.ts";
+import { countTokens, truncateToTokens } from "../../budget/tokens.ts";
+import { ApiError } from "../../errors.ts";
+import type { Ports } from "../../ports.ts";
+import { mergeResults } from "../../ranking/merge.ts";
+import type { Services } from "../../services.ts";
+import { queryExcerpt } from "../search/excerpt.ts";
+import { rankPassages, type Passage, type SourceText } from "./evidence.ts";
+import { chat, LlmError, parseModelReport, supportIndex, synthesisMessages, verifyReport, type LlmConfig } from "./llm.ts";
+import { parseModelQueries, planPrompt, planSubQueries } from "./plan.ts";
+import { readPages, type PageOutcome } from "./read.ts";
+import type { Progress, ResearchRequest, ResearchResponse } from "./schema.ts";
+import { citeSentence, extractiveReport, type Report } from "./synthesis.ts";
+import { TIER_PLAN, type TierPlan } from "./tiers.ts";
+
+export interface ResearchDeps {
+  ports: Ports;
+  services: Services;
+  llm: LlmConfig | null;
+  /** Longest the model may take to write the report (default 20 s). */
+  llmTimeoutMs?: number;
+  /** Overrides the tier's deadline (tests). */
+  deadlineMs?: number;
+}
+
+export type OnProgress = (p: Progress) => void | Promise<void>;
+
+const STATUS_RANK: Record<string, number> = { ok: 0, error: 1, timeout: 2, skipped: 3, disabled: 4 };
+
+/** One status per backend over all the runs: ok when any run answered, results summed. */
+export function combineStatuses(runs: readonly RunOutcome<RawResult>[]): Record<string, BackendRunStatus> {
+  const out: Record<string, BackendRunStatus> = {};
+  for (const run of runs) {
+    for (const [id, s] of Object.entries(run.backends)) {
+      const prev = out[id];
+      if (!prev) {
+        out[id] = { ...s };
+        continue;
+      }
+      const better = (STATUS_RANK[s.status] ?? 9) < (STATUS_RANK[prev.status] ?? 9);
+      out[id] = {
+        status: better ? s.status : prev.status,
+        results: prev.results + s.results,
+        latency_ms: Math.max(prev.latency_ms, s.latency_ms),
+        ...((better ? s.error : prev.error) !== undefined && (better ? s.status : prev.status) !== "ok" ? { error: (better ? s.error : prev.error)! } : {}),
+      };
+    }
+  }
+  return out;
+}
+
+function describe(statuses: Record<string, BackendRunStatus>): string {
+  return Object.entries(statuses).map(([id, s]) => `${id} (${s.status}${s.error ? `: ${s.error}` : s.status === "ok" ? `, ${s.results} results` : ""})`).join("; ");
+}
+
+async function plan(deps: ResearchDeps, req: ResearchRequest, deadline: number): Promise<{ subQueries: string[]; tokens: number }> {
+  const fallback = planSubQueries(req.query, req.tier);
+  if (!deps.llm) return { subQueries: fallback, tokens: 0 };
+  const { system, user } = planPrompt(req.query, req.tier);
+  const timeout = Math.min(5_000, Math.max(0, (deadline - deps.ports.clock.now()) / 4));
+  try {
+    const answer = await chat(deps.ports.fetch, deps.llm, [{ role: "system", content: system }, { role: "user", content: user }], timeout, 200);
+    const planned = parseModelQueries(answer.content, req.query, req.tier);
+    return { subQueries: planned.length ? planned : fallback, tokens: answer.tokens };
+  } catch {
+    return { subQueries: fallback, tokens: 0 };
+  }
+}
+
+async function write(
+  deps: ResearchDeps, req: ResearchRequest, evidence: Passage[], texts: SourceText[], titles: Map<string, string>, tier: TierPlan,
+): Promise<{ report: Report; synthesis: "extractive" | "llm"; tokens: number; llmError?: string }> {
+  const extractive = () => extractiveReport(evidence, req.query, { findings: tier.findings, summarySentences: tier.summarySentences });
+  if (!deps.llm || evidence.length === 0) return { report: extractive(), synthesis: "extractive", tokens: 0 };
+  let tokens = 0;
+  try {
+    const answer = await chat(deps.ports.fetch, deps.llm, synthesisMessages(req.query, evidence, titles, tier.findings), deps.llmTimeoutMs ?? 20_000);
+    tokens = answer.tokens;
+    const { report } = verifyReport(parseModelReport(answer.content), supportIndex(texts), tier.findings);
+    if (!report.summary && report.findings.length === 0) throw new LlmError("no sentence of the model's report was supported by its cited sources");
+    if (!report.summary) report.summary = report.findings.slice(0, tier.summarySentences).map((f) => citeSentence(f.text, f.citations)).join(" ");
+    return { report, synthesis: "llm", tokens };
+  } catch (err) {
+    const message = err instanceof LlmError ? err.message : "model answer could not be used";
+    return { report: extractive(), synthesis: "extractive", tokens, llmError: message };
+  }
+}
+
+export async function research(deps: ResearchDeps, req: ResearchRequest, onProgress: OnProgress = () => {}): Promise<ResearchResponse> {
+  const { ports, services } = deps;
+  const t0 = performance.now();
+  const tier = TIER_PLAN[req.tier];
+  const started = ports.clock.now();
+  const total = deps.deadlineMs ?? tier.deadlineMs;
+  const deadline = started + total;
+
+  await onProgress({ stage: "planning", message: deps.llm ? "planning sub-queries with the model" : "planning sub-queries" });
+  const planned = await plan(deps, req, deadline);
+  const queries = [req.query, ...planned.subQueries];
+
+  await onProgress({ stage: "searching", message: `searching ${queries.length} queries`, n: queries.length });
+  const engineDeadline = Math.min(deadline, ports.clock.now() + Math.min(6_000, Math.round(total * 0.4)));
+  const runs = await Promise.all(
+    queries.map((query) =>
+      services.runner.run<RawResult>({
+        query: { query, maxResults: Math.min(20, Math.max(10, req.max_sources * 2)), language: "en", freshness: req.freshness ?? null },
+        kind: "web",
+        deadline: engineDeadline,
+      }),
+    ),
+  );
+  const statuses = combineStatuses(runs);
+  const tried = Object.entries(statuses).filter(([, s]) => s.status !== "disabled" && s.status !== "skipped");
+  if (!tried.some(([, s]) => s.status === "ok")) {
+    if (tried.length > 0 && tried.every(([, s]) => s.status === "timeout")) throw new ApiError("timeout", `No search backend answered before the deadline: ${describe(statuses)}.`);
+    throw new ApiError("upstream_error", tried.length ? `Every search backend failed: ${describe(statuses)}.` : `No search backend could be asked: ${describe(statuses)}.`);
+  }
+  // Each (backend, query) list counts as its own voter, so a page several queries find ranks higher.
+  const lists: Record<string, RawResult[]> = {};
+  runs.forEach((run, qi) => {
+    for (const [id, results] of Object.entries(run.results)) if (results.length) lists[`${id}#${qi}`] = results;
+  });
+  const merged = mergeResults(lists, req.query, {
+    maxResults: req.max_sources,
+    includeDomains: req.include_domains,
+    excludeDomains: req.exclude_domains,
+    freshness: req.freshness ?? null,
+    now: ports.clock.now(),
+  });
+  if (merged.length === 0) throw new ApiError("upstream_error", `The search backends returned no usable results for this question: ${describe(statuses)}.`);
+
+  const ids = merged.map((_, i) => `S${i + 1}`);
+  let pages: PageOutcome[] = merged.map(() => ({ status: "skipped", reason: "tier basic reads no pages" }) as const);
+  if (tier.readPages) {
+    await onProgress({ stage: "reading", message: `reading ${merged.length} pages`, i: 0, n: merged.length });
+    const reserve = deps.llm ? Math.min(deps.llmTimeoutMs ?? 20_000, Math.round(total * 0.4)) : 500;
+    const readDeadline = Math.max(ports.clock.now() + 1_000, deadline - reserve);
+    pages = await readPages(ports, merged.map((r) => r.url), readDeadline, (done, n) => {
+      void onProgress({ stage: "reading", message: `reading ${done} of ${n} pages`, i: done, n });
+    });
+  }
+  const texts: SourceText[] = merged.flatMap((r, i): SourceText[] => {
+    const page = pages[i]!;
+    if (page.status === "read") return [{ id: ids[i]!, host: r.source, text: page.text, fromPage: true }];
+    return r.content.trim() ? [{ id: ids[i]!, host: r.source, text: r.content, fromPage: false }] : [];
+  });
+
+  await onProgress({ stage: "ranking", message: `ranking passages of ${texts.length} sources` });
+  const evidence = rankPassages(texts, req.query, planned.subQueries, { limit: tier.passages, perHost: tier.perHost });
+
+  await onProgress({ stage: "writing", message: deps.llm ? "writing the report with the model" : "writing the report" });
+  const titles = new Map(merged.map((r, i) => [ids[i]!, r.title]));
+  const written = await write(deps, req, evidence, texts, titles, tier);
+  const report = written.report;
+  const read = pages.filter((p) => p.status === "read").length;
+  let notice: string | undefined;
+  if (report.findings.length === 0 && !report.summary) {
+    report.summary = `No readable text answering this question was found; the ${merged.length} search results are listed as sources ${ids.map((id) => `[${id}]`).join("")}.`;
+    notice = "nothing readable";
+  } else if (tier.readPages && read === 0) {
+    notice = "No page could be read; the report rests on the search engines' snippets.";
+  }
+
+  const sources = merged.map((r, i) => {
+    const page = pages[i]!;
+    let excerpt: string | null;
+    if (page.status === "read") excerpt = req.tier === "full" ? truncateToTokens(page.text, tier.excerptTokens) : queryExcerpt(page.text, req.query, tier.excerptTokens) || null;
+    else excerpt = r.content ? truncateToTokens(r.content, tier.excerptTokens) : null;
+    const title = r.title || (page.status === "read" ? page.title ?? "" : "");
+    const published = r.published_at ?? (page.status === "read" ? page.published_at : null);
+    return { id: ids[i]!, title, url: r.url, score: r.score, excerpt, published_at: published };
+  });
+  const tokens =
+    written.tokens + planned.tokens + countTokens(report.summary) +
+    report.findings.reduce((sum, f) => sum + countTokens(f.text), 0) +
+    sources.reduce((sum, s) => sum + (s.excerpt ? countTokens(s.excerpt) : 0), 0);
+
+  return {
+    meta: {
+      query: req.query,
+      results_count: sources.length,
+      tokens_used: tokens,
+      duration_ms: Math.round(performance.now() - t0),
+      sub_queries: planned.subQueries,
+      sources_count: sources.length,
+      synthesis: written.synthesis,
+      ...(written.llmError ? { llm_error: written.llmError } : {}),
+      ...(notice ? { notice } : {}),
+      backends: statuses,
+      pages: {
+        read,
+        failed: pages.filter((p) => p.status === "failed").length,
+        skipped: tier.readPages ? pages.filter((p) => p.status === "skipped").length : 0,
+      },
+    },
+    report,
+    sources,
+  };
+}

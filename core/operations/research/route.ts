@@ -1,0 +1,56 @@
+/**
+ * The route of POST /v1/research (api.md §2, §6): scope `research`, usage group `research`
+ * (one unit however many searches and reads it makes). With `stream: true` the answer is
+ * `text/event-stream`: `progress` events, then one `result` (the same body as the JSON
+ * answer) or one `error` carrying the error object.
+ */
+import { streamSSE } from "hono/streaming";
+import { errorBody, toApiError } from "../../errors.ts";
+import type { AppDeps } from "../../gateway/context.ts";
+import type { RouteDef } from "../../routes/route.ts";
+import type { Services } from "../../services.ts";
+import { research, type ResearchDeps } from "./research.ts";
+import { ResearchBody, ResearchResponseSchema, type ResearchRequest } from "./schema.ts";
+
+export interface ResearchRouteOptions {
+  llmTimeoutMs?: number;
+  deadlineMs?: number;
+}
+
+export function researchRoutes({ ports, config }: AppDeps, services: Services, options: ResearchRouteOptions = {}): RouteDef[] {
+  const deps: ResearchDeps = { ports, services, llm: config.llm, ...options };
+  return [
+    {
+      method: "POST",
+      path: "/v1/research",
+      summary: "Research a question: search several queries, read the best pages and write a report whose every sentence cites its sources",
+      auth: true,
+      scope: "research",
+      group: "research",
+      body: ResearchBody,
+      status: 200,
+      response: ResearchResponseSchema,
+      alsoProduces: ["text/event-stream"],
+      errors: ["upstream_error", "timeout"],
+      handler: async (c) => {
+        const req = c.get("body") as ResearchRequest;
+        if (!req.stream) return c.json(await research(deps, req));
+        const requestId = c.get("requestId") ?? "req_unknown";
+        return streamSSE(c, async (stream) => {
+          let chain: Promise<void> = Promise.resolve();
+          const send = (event: string, data: unknown) => (chain = chain.then(() => stream.writeSSE({ event, data: JSON.stringify(data) })));
+          try {
+            const body = await research(deps, req, (p) => send("progress", p));
+            await send("result", body);
+          } catch (err) {
+            const apiErr = toApiError(err);
+            if (apiErr.status >= 500 && apiErr.code === "internal_error") {
+              ports.logger.error({ req_id: requestId, err: err instanceof Error ? { message: err.message, stack: err.stack } : String(err) }, apiErr.code);
+            }
+            await send("error", errorBody(apiErr, requestId));
+          }
+        });
+      },
+    },
+  ];
+}

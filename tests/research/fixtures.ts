@@ -1,0 +1,70 @@
+/** Five real news articles on one subject (the 2019 impeachment inquiry), served from a local page server. */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { createSafeFetch, parseAllowList } from "../../adapters/fetch/mod.ts";
+import type { PagePort } from "../../core/ports.ts";
+import { contentTokens, containment } from "../../core/operations/research/evidence.ts";
+import { benchmarkPage, send, SHARED, type PageServer } from "../helpers/page-server.ts";
+
+export const QUESTION = "What happened in the Trump impeachment inquiry hearings?";
+
+/** Benchmark ids of the articles that mention impeachment at least three times. */
+export function impeachmentIds(): string[] {
+  const truth = JSON.parse(readFileSync(join(SHARED, "bench/article-extraction/ground-truth.json"), "utf8")) as Record<string, { articleBody: string }>;
+  return Object.keys(truth)
+    .filter((id) => truth[id]!.articleBody.toLowerCase().split("impeachment").length > 3)
+    .sort();
+}
+
+export interface Served {
+  path: string;
+  title: string;
+  snippet: string;
+  /** What a citation may rest on: the article's true text and the engine's snippet. */
+  text: string;
+}
+
+export function serveArticles(site: PageServer): Served[] {
+  return impeachmentIds().map((id, i) => {
+    const page = benchmarkPage(id);
+    const path = `/news/${i + 1}`;
+    site.route(path, send("text/html; charset=utf-8", page.html));
+    const slug = new URL(page.truth.url).pathname.split("/").filter(Boolean).pop() ?? `article ${i + 1}`;
+    const title = slug.replace(/\.[a-z]+$/, "").replace(/[-_]+/g, " ");
+    const snippet = page.truth.articleBody.split(/(?<=[.!?])\s+/)[0]!.slice(0, 300);
+    return { path, title, snippet, text: `${page.truth.articleBody}\n${snippet}` };
+  });
+}
+
+/** A SearXNG JSON answer whose results are the given local URLs. */
+export function searxngBody(query: string, results: { url: string; title: string; content: string }[]): string {
+  return JSON.stringify({
+    query,
+    results: results.map((r, i) => ({ ...r, engine: "bing", engines: ["bing"], positions: [i + 1], score: results.length - i, category: "general" })),
+    number_of_results: results.length, answers: [], corrections: [], infoboxes: [], suggestions: [], unresponsive_engines: [],
+  });
+}
+
+/** The guarded page fetch, refusing anything but 127.0.0.1 outright: no test reaches the network. */
+export function localPages(): PagePort {
+  const safe = createSafeFetch({ allow: parseAllowList(["127.0.0.1/32"]) });
+  return {
+    fetchPage(url, options) {
+      if (new URL(url).hostname !== "127.0.0.1") return Promise.reject(new Error(`test refused non-local page ${url}`));
+      return safe.fetchPage(url, options);
+    },
+  };
+}
+
+/** Share of a sentence's content words found in a text. */
+export function supportShare(sentence: string, text: string): number {
+  return containment(contentTokens(sentence), contentTokens(text));
+}
+
+/** `text [S1][S2].` sentences of a summary, with their citations. */
+export function summarySentences(summary: string): { text: string; citations: string[] }[] {
+  return summary
+    .split(/(?<=\][.!?])\s+/)
+    .filter(Boolean)
+    .map((s) => ({ text: s.replace(/\s*(\[S\d+\])+([.!?])$/, "$2"), citations: [...s.matchAll(/\[(S\d+)\]/g)].map((m) => m[1]!) }));
+}
