@@ -1,4 +1,5 @@
 /** Key format, generation, hashing and masking (spec: API key secret; api.md §2). */
+import { sha256 } from "@noble/hashes/sha2.js";
 
 export const KEY_PREFIX = "qry";
 /** A well-formed secret: the prefix, an underscore and exactly 64 lowercase hex characters. */
@@ -23,10 +24,15 @@ export function isWellFormedSecret(token: string): boolean {
   return SECRET_PATTERN.test(token);
 }
 
-/** SHA-256 of the whole secret, lowercase hex: the only form that is stored. */
+const encoder = new TextEncoder();
+
+/**
+ * SHA-256 of the whole secret, lowercase hex: the only form that is stored. @noble/hashes
+ * (audited, pure JavaScript) rather than WebCrypto: on Node 20, `crypto.subtle.digest` costs
+ * a job round trip per call, a quarter of an authenticated request's CPU time.
+ */
 export async function hashSecret(secret: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(secret));
-  return toHex(new Uint8Array(digest));
+  return toHex(sha256(encoder.encode(secret)));
 }
 
 /** `qry_ab12...cd34`: the prefix, the first 4 and the last 4 hex characters. */
