@@ -21,6 +21,7 @@ import { scrapeRoutes } from "./routes/scrape.ts";
 import { searchRoutes } from "./routes/search.ts";
 import { videoRoutes } from "./operations/video/route.ts";
 import { socialRoutes } from "./operations/social/route.ts";
+import { researchRoutes } from "./operations/research/route.ts";
 import { youtube } from "./backends/youtube/mod.ts";
 import { createServices } from "./services.ts";
 import { mountDashboard } from "./dashboard/mod.ts";
@@ -28,7 +29,7 @@ import { metasearchProbe } from "./routes/metasearch-probe.ts";
 import { usageRoutes } from "./routes/usage.ts";
 
 export interface AppOptions {
-  /** Operation routes (search, scrape, …) and any an embedding service adds. */
+  /** Operations an embedding service adds; one on a built-in's method and path replaces it. */
   operations?: (deps: AppDeps) => RouteDef[];
   health?: HealthProbes;
 }
@@ -56,7 +57,7 @@ export function createQuarry(ports: Ports, config: Config, options: AppOptions =
     ...(config.backends.searxng?.url ? { metasearch: metasearchProbe(ports, config.backends.searxng.url) } : {}),
     ...options.health,
   };
-  const routes: RouteDef[] = [
+  const builtIn: RouteDef[] = [
     ...healthRoutes(deps, health, clock.now()),
     ...keyRoutes(deps),
     ...usageRoutes(deps),
@@ -64,8 +65,12 @@ export function createQuarry(ports: Ports, config: Config, options: AppOptions =
     ...scrapeRoutes(deps),
     ...videoRoutes(deps, { registry: services.registry, runner: services.runner }),
     ...socialRoutes(deps, { backends: services.social }),
-    ...(options.operations?.(deps) ?? []),
+    ...researchRoutes(deps, services),
   ];
+  // An embedding service's operation replaces a built-in one on the same method and path.
+  const extra = options.operations?.(deps) ?? [];
+  const replaced = new Set(extra.map((r) => `${r.method} ${r.path}`));
+  const routes: RouteDef[] = [...builtIn.filter((r) => !replaced.has(`${r.method} ${r.path}`)), ...extra];
   for (const r of routes) {
     const steps: MiddlewareHandler<AppEnv>[] = [];
     if (r.auth) steps.push(guard(auth, config.plans, r.scope));

@@ -22,6 +22,11 @@ export type AppEnv = {
     auth: AuthInfo | undefined;
     limits: LimitInfo | undefined;
     body: unknown;
+    /**
+     * Gives the request's metered unit back, once. For answers whose status is sent before
+     * the work fails (streams): the gateway refunds plain 5xx answers by itself.
+     */
+    refund: (() => Promise<void>) | undefined;
   };
 };
 

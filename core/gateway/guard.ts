@@ -132,8 +132,10 @@ export function admit(
       throw new ApiError("quota_exceeded", `Monthly quota of ${plan.quota} requests exhausted; it resets at ${limits.resetAt}. Upgrade the plan for more.`);
     }
     lastUsed.touch(key.id, now);
-    await next();
-    if (metered && c.res.status >= 500) {
+    let refunded = false;
+    const refund = async () => {
+      if (!metered || refunded) return;
+      refunded = true;
       try {
         await counters.refund(key.id, period, group);
         limits.used = Math.max(0, limits.used - 1);
@@ -141,6 +143,9 @@ export function admit(
         // The unit stays counted: over-counting one request beats failing the answer twice.
         logger.warn({ req_id: c.get("requestId"), err: String(err) }, "could not refund a 5xx answer");
       }
-    }
+    };
+    c.set("refund", refund);
+    await next();
+    if (c.res.status >= 500) await refund();
   };
 }

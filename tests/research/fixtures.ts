@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { createSafeFetch, parseAllowList } from "../../adapters/fetch/mod.ts";
 import type { PagePort } from "../../core/ports.ts";
 import { contentTokens, containment } from "../../core/operations/research/evidence.ts";
-import { benchmarkPage, send, SHARED, type PageServer } from "../helpers/page-server.ts";
+import { benchmarkPage, send, SHARED, startPageServer, type PageServer } from "../helpers/page-server.ts";
 
 export const QUESTION = "What happened in the Trump impeachment inquiry hearings?";
 
@@ -17,6 +17,9 @@ export function impeachmentIds(): string[] {
 }
 
 export interface Served {
+  /** The article's own local site (one page server each, so each is a distinct host:port). */
+  site: PageServer;
+  url: string;
   path: string;
   title: string;
   snippet: string;
@@ -24,15 +27,18 @@ export interface Served {
   text: string;
 }
 
-export function serveArticles(site: PageServer): Served[] {
-  return impeachmentIds().map((id, i) => {
+export async function serveArticles(): Promise<Served[]> {
+  const ids = impeachmentIds();
+  const sites = await Promise.all(ids.map(() => startPageServer()));
+  return ids.map((id, i) => {
+    const site = sites[i]!;
     const page = benchmarkPage(id);
     const path = `/news/${i + 1}`;
     site.route(path, send("text/html; charset=utf-8", page.html));
     const slug = new URL(page.truth.url).pathname.split("/").filter(Boolean).pop() ?? `article ${i + 1}`;
     const title = slug.replace(/\.[a-z]+$/, "").replace(/[-_]+/g, " ");
     const snippet = page.truth.articleBody.split(/(?<=[.!?])\s+/)[0]!.slice(0, 300);
-    return { path, title, snippet, text: `${page.truth.articleBody}\n${snippet}` };
+    return { site, url: `${site.url}${path}`, path, title, snippet, text: `${page.truth.articleBody}\n${snippet}` };
   });
 }
 
@@ -67,4 +73,11 @@ export function summarySentences(summary: string): { text: string; citations: st
     .split(/(?<=\][.!?])\s+/)
     .filter(Boolean)
     .map((s) => ({ text: s.replace(/\s*(\[S\d+\])+([.!?])$/, "$2"), citations: [...s.matchAll(/\[(S\d+)\]/g)].map((m) => m[1]!) }));
+}
+
+/** The best share of a sentence's content words held by one paragraph (or two adjacent ones) of a text. */
+export function bestParagraphShare(sentence: string, text: string): number {
+  const words = contentTokens(sentence);
+  const paras = text.split(/\n+/).map(contentTokens);
+  return Math.max(0, ...paras.map((p, i) => containment(words, new Set([...p, ...(paras[i + 1] ?? [])]))));
 }

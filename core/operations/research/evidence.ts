@@ -62,6 +62,8 @@ export function sourcePassages(source: SourceText): string[] {
   return splitPassages(source.text).filter((p) => p.split(" ").length >= min);
 }
 
+const SNIPPET_WEIGHT = 0.5;
+
 export interface RankOptions {
   /** Passages kept in all. */
   limit: number;
@@ -78,11 +80,17 @@ export function rankPassages(sources: readonly SourceText[], question: string, s
   const all: Omit<Passage, "relevance" | "agreement" | "score">[] = [];
   for (const s of sources) sourcePassages(s).forEach((text, index) => all.push({ sourceId: s.id, host: s.host, text, index }));
   if (all.length === 0) return [];
+  const fromPage = new Set(sources.filter((s) => s.fromPage).map((s) => s.id));
 
   const docs = all.map((p) => ({ title: "", content: p.text }));
   const main = lexicalScores(question, docs);
   const subs = subQueries.map((q) => lexicalScores(q, docs));
   const relevance = main.map((m, i) => (subs.length ? (2 * m + subs.reduce((sum, s) => sum + s[i]!, 0) / subs.length) / 3 : m));
+  // A snippet is a weaker witness than the page it stands for: it counts for less once any page was read.
+  const anyPage = sources.some((s) => s.fromPage);
+  all.forEach((p, i) => {
+    if (anyPage && !fromPage.has(p.sourceId)) relevance[i] = relevance[i]! * SNIPPET_WEIGHT;
+  });
   const maxRel = Math.max(...relevance) || 1;
 
   // Agreement: for each other hostname, the best cosine between this passage and one of its passages.

@@ -106,26 +106,53 @@ export function parseModelReport(content: string): { summary: string; findings: 
   }
 }
 
-/**
- * Keeps a citation only when the cited source's passages contain enough of the sentence's
- * words: at least `minShare` of them and at least two, in one passage or in the whole source.
- */
-export function verifyCitations(sentence: { text: string; citations: string[] }, support: ReadonlyMap<string, Set<string>[]>, minShare = 0.5) {
-  const words = contentTokens(sentence.text);
-  const kept = sentence.citations.filter((id) => {
-    const passages = support.get(id);
-    if (!passages || words.size === 0) return false;
-    const whole = new Set<string>();
-    for (const p of passages) for (const t of p) whole.add(t);
-    const share = Math.max(containment(words, whole) * 0.9, ...passages.map((p) => containment(words, p)));
-    return share >= minShare && Math.round(containment(words, whole) * words.size) >= Math.min(2, words.size);
-  });
-  return { text: sentence.text, citations: kept };
+/** What citations are checked against: each source's passages as word sets, and the words' rarity. */
+export interface SupportIndex {
+  passages: Map<string, Set<string>[]>;
+  /** Inverse document frequency over every passage of every source: rare words weigh more. */
+  idf: (word: string) => number;
 }
 
-/** Content-word sets of every passage of every source, for verifying citations. */
-export function supportIndex(sources: readonly SourceText[]): Map<string, Set<string>[]> {
-  return new Map(sources.map((s) => [s.id, sourcePassages(s).map(contentTokens)]));
+export function supportIndex(sources: readonly SourceText[]): SupportIndex {
+  const passages = new Map(sources.map((s) => [s.id, sourcePassages(s).map(contentTokens)]));
+  const df = new Map<string, number>();
+  let n = 0;
+  for (const list of passages.values()) {
+    for (const p of list) {
+      n++;
+      for (const w of p) df.set(w, (df.get(w) ?? 0) + 1);
+    }
+  }
+  return { passages, idf: (w) => Math.log(1 + n / (df.get(w) ?? 0.5)) };
+}
+
+/**
+ * Keeps a citation only when one passage of the cited source (or two adjacent ones) holds at
+ * least `minShare` of the sentence's words, weighted by rarity, and at least two of them.
+ * Checked against single passages, not the whole page: on one topic, any long article holds
+ * most of a sentence's words somewhere.
+ */
+export function verifyCitations(sentence: { text: string; citations: string[] }, index: SupportIndex, minShare = 0.5) {
+  const words = [...contentTokens(sentence.text)];
+  const weights = words.map(index.idf);
+  const total = weights.reduce((a, b) => a + b, 0);
+  const share = (p: ReadonlySet<string>, q?: ReadonlySet<string>) => {
+    let hit = 0;
+    let count = 0;
+    words.forEach((w, i) => {
+      if (p.has(w) || q?.has(w)) {
+        hit += weights[i]!;
+        count++;
+      }
+    });
+    return { share: total ? hit / total : 0, count };
+  };
+  const kept = sentence.citations.filter((id) => {
+    const list = index.passages.get(id);
+    if (!list || words.length === 0) return false;
+    return list.some((p, i) => [share(p), share(p, list[i + 1])].some((s) => s.share >= minShare && s.count >= Math.min(2, words.length)));
+  });
+  return { text: sentence.text, citations: kept };
 }
 
 export interface VerifiedReport {
@@ -134,7 +161,7 @@ export interface VerifiedReport {
 }
 
 /** The model's report with unsupported citations and uncited sentences removed. */
-export function verifyReport(raw: { summary: string; findings: string[] }, support: ReadonlyMap<string, Set<string>[]>, maxFindings: number): VerifiedReport {
+export function verifyReport(raw: { summary: string; findings: string[] }, support: SupportIndex, maxFindings: number): VerifiedReport {
   const dropped = { citations: 0, sentences: 0 };
   const check = (s: { text: string; citations: string[] }) => {
     const v = verifyCitations(s, support);

@@ -9,7 +9,8 @@ import { TIER_PLAN } from "./tiers.ts";
 
 const QUESTION_WORDS = new Set(
   ("a an and are as at be by for from how i in is it of on or that the this to was what when where which who whom whose why " +
-    "with do does did can could should would will you your my we our about tell me explain there their they its into vs versus").split(" "),
+    "with do does did can could should would will you your my we our about tell me explain there their they its into vs versus " +
+    "happen happened happens know").split(" "),
 );
 
 /** The question's words without question and function words, in their original order and form. */
@@ -31,13 +32,14 @@ function facets(question: string): string[] {
   return ["{} overview", "{} analysis", "{} criticism", "{} latest developments"];
 }
 
-/** Sides of a comparison ("A vs B", "A or B", "A compared to B"), or null. */
-function comparisonSides(question: string): [string, string] | null {
+/** Sides of a comparison ("A vs B for C", "A or B", "A compared to B") and its shared context, or null. */
+function comparison(question: string): { a: string; b: string; context: string } | null {
   const m = question.match(/^(.*?)\s+(?:vs\.?|versus|compared (?:to|with)|or)\s+(.*?)[?.!]*$/i);
   if (!m) return null;
-  const a = coreTerms(m[1]!);
-  const b = coreTerms(m[2]!);
-  return a && b && a.toLowerCase() !== b.toLowerCase() ? [a, b] : null;
+  const [b, context = ""] = m[2]!.split(/\s+(?:for|in|when|on|with)\s+/i);
+  const sa = coreTerms(m[1]!);
+  const sb = coreTerms(b!);
+  return sa && sb && sa.toLowerCase() !== sb.toLowerCase() ? { a: sa, b: sb, context: coreTerms(context) } : null;
 }
 
 function dedupe(queries: string[], question: string, limit: number): string[] {
@@ -61,8 +63,8 @@ export function planSubQueries(question: string, tier: Tier): string[] {
   const n = TIER_PLAN[tier].subQueries;
   const core = coreTerms(question);
   const candidates: string[] = [];
-  const sides = comparisonSides(question);
-  if (sides) candidates.push(sides[0], sides[1], `${sides[0]} ${sides[1]} differences`);
+  const cmp = comparison(question);
+  if (cmp) candidates.push(`${cmp.a} ${cmp.context}`, `${cmp.b} ${cmp.context}`, `${cmp.a} vs ${cmp.b} ${cmp.context} differences`);
   if (normalise(core) !== normalise(question)) candidates.push(core);
   for (const f of facets(question)) candidates.push(f.replace("{}", core));
   return dedupe(candidates, question, n);

@@ -4,6 +4,7 @@
  */
 import { decodeHtml } from "../../extract/decode-html.ts";
 import { extractContent } from "../../extract/extract-content.ts";
+import { FetchTimeout } from "../../net/fetch-errors.ts";
 import type { Ports } from "../../ports.ts";
 
 export type PageOutcome =
@@ -27,6 +28,8 @@ async function readOne(ports: Ports, url: string, deadline: number): Promise<Pag
     return { status: "read", text: content.text, title: content.title, published_at: content.published_at };
   } catch (err) {
     if (host) await ports.sources.record(host, { fetched: true, ok: false }).catch(() => {});
+    // The port's own timeout is the deadline speaking: the page was late, not broken.
+    if (err instanceof FetchTimeout) return { status: "skipped", reason: "late" };
     return { status: "failed", reason: err instanceof Error ? err.message : String(err) };
   }
 }

@@ -55,6 +55,11 @@ export function combineStatuses(runs: readonly RunOutcome<RawResult>[]): Record<
   return out;
 }
 
+/** The unit of diversity: host and port (a site), without `www.`. */
+function siteOf(url: string): string {
+  return new URL(url).host.toLowerCase().replace(/^www\./, "");
+}
+
 function describe(statuses: Record<string, BackendRunStatus>): string {
   return Object.entries(statuses).map(([id, s]) => `${id} (${s.status}${s.error ? `: ${s.error}` : s.status === "ok" ? `, ${s.results} results` : ""})`).join("; ");
 }
@@ -147,8 +152,9 @@ export async function research(deps: ResearchDeps, req: ResearchRequest, onProgr
   }
   const texts: SourceText[] = merged.flatMap((r, i): SourceText[] => {
     const page = pages[i]!;
-    if (page.status === "read") return [{ id: ids[i]!, host: r.source, text: page.text, fromPage: true }];
-    return r.content.trim() ? [{ id: ids[i]!, host: r.source, text: r.content, fromPage: false }] : [];
+    const host = siteOf(r.url);
+    if (page.status === "read") return [{ id: ids[i]!, host, text: page.text, fromPage: true }];
+    return r.content.trim() ? [{ id: ids[i]!, host, text: r.content, fromPage: false }] : [];
   });
 
   await onProgress({ stage: "ranking", message: `ranking passages of ${texts.length} sources` });

@@ -47,6 +47,8 @@ export function researchRoutes({ ports, config }: AppDeps, services: Services, o
             if (apiErr.status >= 500 && apiErr.code === "internal_error") {
               ports.logger.error({ req_id: requestId, err: err instanceof Error ? { message: err.message, stack: err.stack } : String(err) }, apiErr.code);
             }
+            // The stream already answered 200: a server-side failure gives the unit back here.
+            if (apiErr.status >= 500) await c.get("refund")?.();
             await send("error", errorBody(apiErr, requestId));
           }
         });

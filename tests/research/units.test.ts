@@ -1,0 +1,84 @@
+/** The research core's pure parts: plan, evidence ranking, extractive synthesis, citation parsing and checking. */
+import { describe, expect, it } from "vitest";
+import { rankPassages, type SourceText } from "../../core/operations/research/evidence.ts";
+import { citedSentences, parseModelReport, supportIndex, verifyReport } from "../../core/operations/research/llm.ts";
+import { parseModelQueries, planSubQueries } from "../../core/operations/research/plan.ts";
+import { citeSentence, extractiveReport, splitSentences } from "../../core/operations/research/synthesis.ts";
+
+const src = (id: string, host: string, text: string): SourceText => ({ id, host, text, fromPage: true });
+
+describe("research core", () => {
+  it("plans deterministic, distinct sub-queries scaled by tier", () => {
+    const q = "Why did the Roman Empire fall?";
+    expect(planSubQueries(q, "summary")).toEqual(planSubQueries(q, "summary"));
+    expect(planSubQueries(q, "basic").length).toBe(1);
+    expect(planSubQueries(q, "summary").length).toBe(2);
+    expect(planSubQueries(q, "full").length).toBe(4);
+    expect(planSubQueries(q, "full")).toContain("Roman Empire fall causes");
+    expect(planSubQueries("Postgres vs MySQL for analytics", "detailed").slice(0, 2)).toEqual(["Postgres analytics", "MySQL analytics"]);
+    expect(parseModelQueries("Here are the queries:\n1. roman empire decline economy\n- \"barbarian invasions rome\"\n", q, "summary")).toEqual([
+      "roman empire decline economy",
+      "barbarian invasions rome",
+    ]);
+  });
+
+  it("ranks passages by relevance and agreement and caps them per site", () => {
+    const filler = "Unrelated words about gardening tomatoes and watering schedules in the summer months here.";
+    const sources = [
+      src("S1", "a.example", `The bridge collapsed after the steel cables corroded over many decades of neglect.\n\n${filler}\n\nThe bridge collapsed again in a second span of cables.\n\nBridge cables corroded badly for decades before anyone noticed.`),
+      src("S2", "b.example", "Inspectors said corroded steel cables made the bridge collapse after decades of neglect."),
+      src("S3", "c.example", filler),
+    ];
+    const ranked = rankPassages(sources, "why did the bridge collapse", ["bridge cables corroded"], { limit: 10, perHost: 2 });
+    expect(ranked.filter((p) => p.host === "a.example").length).toBe(2);
+    expect(ranked.some((p) => p.sourceId === "S3")).toBe(false);
+    expect(ranked.every((p, i) => i === 0 || ranked[i - 1]!.score >= p.score)).toBe(true);
+    expect(ranked.find((p) => p.sourceId === "S2")!.agreement).toBeGreaterThan(0.5);
+  });
+
+  it("merges near-duplicate sentences across sources into one finding citing both", () => {
+    const a = "The city council approved the new budget for public transport on Tuesday evening.";
+    const b = "On Tuesday evening the city council approved the new budget for public transport, officials said.";
+    const sources = [
+      src("S1", "a.example", `${a} Buses will run every ten minutes in the city centre from next spring.`),
+      src("S2", "b.example", `${b} The vote was close and the opposition criticised the public transport budget.`),
+    ];
+    const evidence = rankPassages(sources, "city council public transport budget", [], { limit: 10, perHost: 3 });
+    const report = extractiveReport(evidence, "city council public transport budget", { findings: 5, summarySentences: 2 });
+    const merged = report.findings.find((f) => f.text === a || f.text === b)!;
+    expect(merged.citations).toEqual(["S1", "S2"]);
+    expect(report.findings.filter((f) => /approved the new budget/.test(f.text)).length).toBe(1);
+    expect(report.summary).toMatch(/\[S1\]\[S2\]\./);
+    expect(extractiveReport(evidence, "city council public transport budget", { findings: 5, summarySentences: 2 })).toEqual(report);
+  });
+
+  it("splits sentences around abbreviations and formats and parses citations", () => {
+    expect(splitSentences("Mr. Smith went to Washington. He met Sen. Jones at 5 p.m. in the U.S. Capitol. Then he left.")).toEqual([
+      "Mr. Smith went to Washington.", "He met Sen. Jones at 5 p.m. in the U.S. Capitol.", "Then he left.",
+    ]);
+    expect(citeSentence("It rained.", ["S1", "S3"])).toBe("It rained [S1][S3].");
+    expect(citeSentence("He said “no.”", ["S2"])).toBe("He said “no” [S2].");
+    expect(citedSentences("It rained [S1]. It was cold. [S2, S3] No source here.")).toEqual([
+      { text: "It rained.", citations: ["S1"] },
+      { text: "It was cold.", citations: ["S2", "S3"] },
+      { text: "No source here.", citations: [] },
+    ]);
+    expect(parseModelReport('```json\n{"summary":"A [S1].","findings":["B [S2]."]}\n```')).toEqual({ summary: "A [S1].", findings: ["B [S2]."] });
+    expect(parseModelReport("Prose summary [S1].\n\n- first point [S2].\n- second [S1].").findings).toEqual(["first point [S2].", "second [S1]."]);
+  });
+
+  it("drops citations the cited source does not support, unknown ids, and sentences left with none", () => {
+    const index = supportIndex([
+      src("S1", "a.example", "The museum reopened in March after a two year renovation of its glass roof."),
+      src("S2", "b.example", "Ticket prices rose sharply this year because of higher energy costs for heating."),
+    ]);
+    const { report, dropped } = verifyReport(
+      { summary: "The museum reopened in March after renovating its glass roof [S1][S2][S7]. Cats can fly [S1].", findings: ["Ticket prices rose because of energy costs [S2]."] },
+      index,
+      5,
+    );
+    expect(report.summary).toBe("The museum reopened in March after renovating its glass roof [S1].");
+    expect(report.findings).toEqual([{ text: "Ticket prices rose because of energy costs.", citations: ["S2"] }]);
+    expect(dropped).toEqual({ citations: 3, sentences: 1 });
+  });
+});
