@@ -1,6 +1,6 @@
 /** Options and results shared by the Node and the portable (Deno/Bun) page fetchers. */
 import type { AllowList } from "../../core/net/allow-list.ts";
-import type { FetchPort } from "../../core/ports.ts";
+import type { FetchedPage, FetchPort } from "../../core/ports.ts";
 
 /** Resolves a hostname to every address it has (IPv4 and IPv6, as text). */
 export type Resolver = (hostname: string) => Promise<string[]>;
@@ -52,19 +52,8 @@ export interface PageRequestOptions {
   redirect?: RequestRedirect;
 }
 
-export interface PageResponse {
-  /** The URL asked for. */
-  url: string;
-  /** The URL the body came from, after redirects. */
-  finalUrl: string;
-  status: number;
-  /** As received (so `content-encoding` still names the coding the body was decoded from). */
-  headers: Headers;
-  /** Decoded (gzip, deflate, br) bytes; the charset is left alone. */
-  body: Uint8Array;
-  contentType: string | null;
-  /** Every URL that redirected, in order; `redirects.length` is the count. */
-  redirects: string[];
+/** What a guarded page fetch returns: the core's `FetchedPage`, plus the peer address when known. */
+export interface PageResponse extends FetchedPage {
   /** The peer address the final response came from, when the runtime tells (not through a proxy). */
   remoteAddress?: string;
 }

@@ -11,7 +11,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { cpus } from "node:os";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
-import pg from "pg";
+import { tempDatabase } from "../../tests/helpers/pg.ts";
 
 const { values } = parseArgs({
   options: {
@@ -22,7 +22,6 @@ const { values } = parseArgs({
 });
 const seconds = Number(values.seconds);
 const rounds = Number(values.rounds);
-const PG_ADMIN = process.env.BENCH_PG_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const REDIS = process.env.BENCH_REDIS ?? "redis://127.0.0.1:6379";
 
 interface Variant { id: string; label: string; instances: number; env: Record<string, string>; shared?: boolean }
@@ -47,24 +46,7 @@ function startOne(env: Record<string, string>): Promise<{ proc: ChildProcess; ur
   });
 }
 
-async function tempDb(): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `quarry_bench_${Date.now().toString(36)}`;
-  const admin = new pg.Client({ connectionString: PG_ADMIN });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const u = new URL(PG_ADMIN);
-  u.pathname = `/${name}`;
-  return {
-    url: u.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: PG_ADMIN });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
+const tempDb = () => tempDatabase("bench");
 
 async function measure(v: Variant) {
   const db = v.shared ? await tempDb() : null;

@@ -1,14 +1,6 @@
 /** POST /v1/research request and response (api.md §6). */
 import * as v from "valibot";
-import { FRESHNESS, Query, TIERS } from "../search/schema.ts";
-
-const Hostname = v.pipe(
-  v.string("each domain must be a string"),
-  v.trim(),
-  v.toLowerCase(),
-  v.regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/, "each domain must be a hostname such as example.org"),
-);
-const Domains = (name: string) => v.optional(v.pipe(v.array(Hostname, `${name} must be an array of hostnames`), v.maxLength(50, `${name} takes at most 50 hostnames`)));
+import { Domains, FRESHNESS, Query, TIERS } from "../search/schema.ts";
 
 export const ResearchBody = v.strictObject({
   query: Query,

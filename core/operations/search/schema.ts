@@ -19,7 +19,8 @@ const Hostname = v.pipe(
   v.toLowerCase(),
   v.regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/, "each domain must be a hostname such as example.org"),
 );
-const Domains = (name: string) => v.optional(v.pipe(v.array(Hostname, `${name} must be an array of hostnames`), v.maxLength(50, `${name} takes at most 50 hostnames`)));
+/** An optional list of hostnames (include_domains / exclude_domains of search and research). */
+export const Domains = (name: string) => v.optional(v.pipe(v.array(Hostname, `${name} must be an array of hostnames`), v.maxLength(50, `${name} takes at most 50 hostnames`)));
 
 export const SearchBody = v.strictObject({
   query: Query,
