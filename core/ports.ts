@@ -77,9 +77,27 @@ export interface AdmitRequest {
 }
 
 export type AdmitResult =
-  | { ok: true; used: number }
+  /**
+   * `ticket`: the reservation a metered admission holds. It counts toward the quota at once,
+   * and becomes use only when committed (the answer is ready); released or expired, it is
+   * nothing. Null for unmetered requests.
+   */
+  | { ok: true; used: number; ticket: string | null }
   | { ok: false; reason: "rate_limited"; retryAfterMs: number; used: number }
   | { ok: false; reason: "quota_exceeded"; used: number };
+
+/** How long a reservation holds when its instance never settles it (longer than any deadline). */
+export const RESERVATION_TTL_MS = 120_000;
+
+/** A reservation ticket names what it reserves, so any instance can settle it without a lookup. */
+export function makeTicket(keyId: string, period: string, group: string, id: string): string {
+  return `${keyId}|${period}|${group}|${id}`;
+}
+
+export function parseTicket(ticket: string): { keyId: string; period: string; group: string; id: string } {
+  const [keyId, period, group, id] = ticket.split("|");
+  return { keyId, period, group, id };
+}
 
 export interface UsageCount {
   used: number;
@@ -89,11 +107,17 @@ export interface UsageCount {
 /**
  * Atomic admission: the per-minute sliding window and the monthly quota are checked and
  * consumed together, so concurrent requests can never over-admit. A refused request
- * consumes nothing.
+ * consumes nothing. A metered admission is a reservation (a lease of RESERVATION_TTL_MS)
+ * until its answer is ready: an instance killed mid-request leaves leases that expire, so
+ * only answered requests are ever counted.
  */
 export interface Counters {
   admit(req: AdmitRequest): Promise<AdmitResult>;
-  /** Gives one metered unit back (the answer was a 5xx). Never goes below zero. */
+  /** Turns a reservation into use (the answer is ready); returns the month's use after it. */
+  commit(ticket: string): Promise<number>;
+  /** Drops a reservation: the request counts toward nothing (a 5xx answer). */
+  release(ticket: string): Promise<void>;
+  /** Gives one committed unit back (a stream that failed after its 200). Never below zero. */
   refund(keyId: string, period: string, group: string): Promise<void>;
   usage(keyId: string, period: string): Promise<UsageCount>;
 }

@@ -1,10 +1,13 @@
 /** In-memory Counters: exact within one process (JavaScript runs each admit to completion). */
 import { SlidingWindow } from "../../core/limits/sliding-window.ts";
-import type { AdmitRequest, AdmitResult, Counters, UsageCount } from "../../core/ports.ts";
+import { makeTicket, parseTicket, type AdmitRequest, type AdmitResult, type Counters, type UsageCount } from "../../core/ports.ts";
 
 export class MemoryCounters implements Counters {
   private windows = new Map<string, SlidingWindow>();
   private usageBy = new Map<string, Map<string, number>>();
+  /** Reservations not yet settled, per key and period (a process that dies takes them along). */
+  private pending = new Map<string, number>();
+  private seq = 0;
 
   private groups(keyId: string, period: string): Map<string, number> {
     const id = `${keyId}|${period}`;
@@ -52,14 +55,40 @@ export class MemoryCounters implements Counters {
     if (w.count(req.now, req.windowMs) >= req.perMinute) {
       return { ok: false, reason: "rate_limited", retryAfterMs: w.retryAfterMs(req.now, req.windowMs, req.perMinute), used };
     }
-    if (req.group !== null && req.quota !== null && used >= req.quota) {
-      return { ok: false, reason: "quota_exceeded", used };
+    const slot = `${req.keyId}|${req.period}`;
+    const pending = this.pending.get(slot) ?? 0;
+    if (req.group !== null && req.quota !== null && used + pending >= req.quota) {
+      // Reported as what holds the quota: committed use plus reservations still being answered.
+      return { ok: false, reason: "quota_exceeded", used: used + pending };
     }
     w.add(req.now);
-    if (req.group === null) return { ok: true, used };
-    const g = this.groups(req.keyId, req.period);
-    g.set(req.group, (g.get(req.group) ?? 0) + 1);
-    return { ok: true, used: used + 1 };
+    if (req.group === null) return { ok: true, used, ticket: null };
+    this.pending.set(slot, pending + 1);
+    return { ok: true, used, ticket: makeTicket(req.keyId, req.period, req.group, String(++this.seq)) };
+  }
+
+  private unreserve(ticket: string): { keyId: string; period: string; group: string } {
+    const t = parseTicket(ticket);
+    const slot = `${t.keyId}|${t.period}`;
+    const n = this.pending.get(slot) ?? 0;
+    if (n <= 1) this.pending.delete(slot);
+    else this.pending.set(slot, n - 1);
+    return t;
+  }
+
+  async commit(ticket: string): Promise<number> {
+    return this.commitNow(ticket);
+  }
+
+  commitNow(ticket: string): number {
+    const t = this.unreserve(ticket);
+    const g = this.groups(t.keyId, t.period);
+    g.set(t.group, (g.get(t.group) ?? 0) + 1);
+    return this.used(t.keyId, t.period);
+  }
+
+  async release(ticket: string): Promise<void> {
+    this.unreserve(ticket);
   }
 
   async refund(keyId: string, period: string, group: string): Promise<void> {

@@ -5,7 +5,7 @@
  */
 import type pg from "pg";
 import { StorageError } from "../../core/errors.ts";
-import type { AdmitRequest, AdmitResult, Counters, UsageCount } from "../../core/ports.ts";
+import { makeTicket, parseTicket, RESERVATION_TTL_MS, type AdmitRequest, type AdmitResult, type Counters, type UsageCount } from "../../core/ports.ts";
 
 async function q<T extends pg.QueryResultRow>(pool: pg.Pool, sql: string, params: unknown[]): Promise<T[]> {
   try {
@@ -22,14 +22,34 @@ export class PgCounters implements Counters {
   ) {}
 
   async admit(req: AdmitRequest): Promise<AdmitResult> {
+    const ticket = req.group === null ? null : makeTicket(req.keyId, req.period, req.group, crypto.randomUUID());
     const [r] = await q<{ ok: boolean; reason: string | null; retry_ms: string; used: number }>(
       this.pool,
-      "SELECT ok, reason, retry_ms, used FROM quarry_admit($1, $2, $3, $4, $5, $6, $7)",
-      [req.keyId, this.opts.databaseClock ? null : req.now, req.windowMs, req.perMinute, req.period, req.group, req.quota],
+      "SELECT ok, reason, retry_ms, used FROM quarry_admit($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+      [req.keyId, this.opts.databaseClock ? null : req.now, req.windowMs, req.perMinute, req.period, req.group, req.quota, ticket, RESERVATION_TTL_MS],
     );
-    if (r.ok) return { ok: true, used: r.used };
+    if (r.ok) return { ok: true, used: r.used, ticket };
     if (r.reason === "rate_limited") return { ok: false, reason: "rate_limited", retryAfterMs: Number(r.retry_ms), used: r.used };
     return { ok: false, reason: "quota_exceeded", used: r.used };
+  }
+
+  async commit(ticket: string): Promise<number> {
+    const t = parseTicket(ticket);
+    // One statement: the reservation goes and the use arrives together. An expired lease still
+    // counts: the request was answered.
+    const [r] = await q<{ used: string }>(
+      this.pool,
+      `WITH d AS (DELETE FROM quarry_reservations WHERE ticket = $1),
+            u AS (INSERT INTO quarry_usage AS t (key_id, period, grp, n) VALUES ($2, $3, $4, 1)
+                  ON CONFLICT (key_id, period, grp) DO UPDATE SET n = t.n + 1 RETURNING 1)
+       SELECT coalesce(sum(n), 0) + 1 AS used FROM quarry_usage WHERE key_id = $2 AND period = $3`,
+      [ticket, t.keyId, t.period, t.group],
+    );
+    return Number(r.used);
+  }
+
+  async release(ticket: string): Promise<void> {
+    await q(this.pool, "DELETE FROM quarry_reservations WHERE ticket = $1", [ticket]);
   }
 
   async refund(keyId: string, period: string, group: string): Promise<void> {

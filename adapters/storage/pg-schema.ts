@@ -33,12 +33,18 @@ CREATE TABLE IF NOT EXISTS quarry_window (key_id TEXT NOT NULL, ms BIGINT NOT NU
 -- Redis mode's record of window hits, read only to re-seed an emptied Redis (kept apart from
 -- quarry_window, whose running totals belong to quarry_admit).
 CREATE TABLE IF NOT EXISTS quarry_window_log (key_id TEXT NOT NULL, ms BIGINT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (key_id, ms));
+-- Reservations of metered requests not yet answered: they count toward the quota until
+-- committed into quarry_usage or released; a dead instance's expire by themselves.
+CREATE TABLE IF NOT EXISTS quarry_reservations (ticket TEXT PRIMARY KEY, key_id TEXT NOT NULL, period TEXT NOT NULL, expires_at BIGINT NOT NULL);
+CREATE INDEX IF NOT EXISTS quarry_reservations_key ON quarry_reservations (key_id, period);
 CREATE TABLE IF NOT EXISTS quarry_usage (key_id TEXT NOT NULL, period TEXT NOT NULL, grp TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (key_id, period, grp));
 
 -- One exact admission: the key's state row is locked, so concurrent admissions of one key,
 -- from any instance, run one after another. p_now NULL = the database's clock (production).
+DROP FUNCTION IF EXISTS quarry_admit(text, bigint, bigint, integer, text, text, integer);
 CREATE OR REPLACE FUNCTION quarry_admit(p_key text, p_now bigint, p_window bigint, p_limit integer,
-                                        p_period text, p_group text, p_quota integer)
+                                        p_period text, p_group text, p_quota integer,
+                                        p_ticket text, p_ttl bigint)
 RETURNS TABLE (ok boolean, reason text, retry_ms bigint, used integer) LANGUAGE plpgsql AS $fn$
 DECLARE
   v_now bigint := coalesce(p_now, (extract(epoch from clock_timestamp()) * 1000)::bigint);
@@ -46,6 +52,7 @@ DECLARE
   v_expired integer;
   v_used integer;
   v_excess integer;
+  v_pending integer;
   r record;
 BEGIN
   INSERT INTO quarry_key_state (key_id, total) VALUES (p_key, 0) ON CONFLICT (key_id) DO NOTHING;
@@ -67,18 +74,18 @@ BEGIN
     RETURN QUERY SELECT false, 'rate_limited'::text, 0::bigint, v_used;
     RETURN;
   END IF;
-  IF p_group IS NOT NULL AND p_quota IS NOT NULL AND v_used >= p_quota THEN
+  DELETE FROM quarry_reservations q WHERE q.key_id = p_key AND q.expires_at <= v_now;
+  SELECT count(*) INTO v_pending FROM quarry_reservations q WHERE q.key_id = p_key AND q.period = p_period;
+  IF p_group IS NOT NULL AND p_quota IS NOT NULL AND v_used + v_pending >= p_quota THEN
     UPDATE quarry_key_state SET total = v_total WHERE key_id = p_key;
-    RETURN QUERY SELECT false, 'quota_exceeded'::text, 0::bigint, v_used;
+    RETURN QUERY SELECT false, 'quota_exceeded'::text, 0::bigint, v_used + v_pending;
     RETURN;
   END IF;
   INSERT INTO quarry_window AS w (key_id, ms, n) VALUES (p_key, v_now, 1)
     ON CONFLICT (key_id, ms) DO UPDATE SET n = w.n + 1;
   UPDATE quarry_key_state SET total = v_total + 1 WHERE key_id = p_key;
   IF p_group IS NOT NULL THEN
-    INSERT INTO quarry_usage AS u (key_id, period, grp, n) VALUES (p_key, p_period, p_group, 1)
-      ON CONFLICT (key_id, period, grp) DO UPDATE SET n = u.n + 1;
-    v_used := v_used + 1;
+    INSERT INTO quarry_reservations (ticket, key_id, period, expires_at) VALUES (p_ticket, p_key, p_period, v_now + p_ttl);
   END IF;
   RETURN QUERY SELECT true, NULL::text, 0::bigint, v_used;
 END $fn$;

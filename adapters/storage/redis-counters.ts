@@ -2,10 +2,11 @@
  * Counters on Redis, durable in PostgreSQL.
  * - One Lua script decides each admission atomically for every instance, on Redis's own clock:
  *   the window is a sorted set of admissions, the month's use a hash.
- * - Every admitted unit (usage, and the hit in a window log kept only for re-seeding) is written through to PostgreSQL before the
- *   request proceeds; concurrent admissions share one statement (group commit). So usage
- *   reaches PostgreSQL exactly once, and an instance killed mid-flight loses only counts of
- *   requests it never answered.
+ * - A metered admission is a lease in Redis (a sorted set scored by expiry) that counts toward
+ *   the quota at once; committing it (the answer is ready) turns it into use, written through
+ *   to PostgreSQL before the answer leaves (concurrent commits share one statement). So usage
+ *   reaches PostgreSQL exactly once, and an instance killed mid-flight leaves leases that
+ *   expire: requests it never answered are never counted.
  * - A key whose state Redis lacks (first use, expiry, a Redis restart) is seeded from
  *   PostgreSQL: the month's usage and the last minute's window, so limits stay exact.
  * - While Redis is unreachable, admissions fail (503 service_unavailable): never unlimited.
@@ -13,7 +14,7 @@
 import type { Redis } from "ioredis";
 import type pg from "pg";
 import { StorageError } from "../../core/errors.ts";
-import type { AdmitRequest, AdmitResult, Counters, UsageCount } from "../../core/ports.ts";
+import { makeTicket, parseTicket, RESERVATION_TTL_MS, type AdmitRequest, type AdmitResult, type Counters, type UsageCount } from "../../core/ports.ts";
 
 const ADMIT = `
 local now
@@ -29,16 +30,26 @@ if count >= limit then
   local r = redis.call('ZRANGE', KEYS[1], idx, idx, 'WITHSCORES')
   return {'rate_limited', tostring(now), tostring(used), tostring(tonumber(r[2]) + win - now)}
 end
-if ARGV[3] ~= '' and tonumber(ARGV[4]) >= 0 and used >= tonumber(ARGV[4]) then
-  return {'quota_exceeded', tostring(now), tostring(used)}
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+local pending = redis.call('ZCARD', KEYS[3])
+if ARGV[3] ~= '' and tonumber(ARGV[4]) >= 0 and used + pending >= tonumber(ARGV[4]) then
+  return {'quota_exceeded', tostring(now), tostring(used + pending)}
 end
 redis.call('ZADD', KEYS[1], now, ARGV[5])
 redis.call('PEXPIRE', KEYS[1], win + 5000)
 if ARGV[3] ~= '' then
-  redis.call('HINCRBY', KEYS[2], ARGV[3], 1)
-  used = redis.call('HINCRBY', KEYS[2], '_total', 1)
+  redis.call('ZADD', KEYS[3], now + tonumber(ARGV[8]), ARGV[7])
+  redis.call('PEXPIRE', KEYS[3], tonumber(ARGV[8]) + 5000)
 end
 return {'ok', tostring(now), tostring(used)}
+`;
+
+/** Lease → use. -1 when Redis lost the key's month meanwhile (the caller seeds, then retries). */
+const COMMIT = `
+redis.call('ZREM', KEYS[3], ARGV[2])
+if redis.call('EXISTS', KEYS[2]) == 0 then return -1 end
+redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
+return redis.call('HINCRBY', KEYS[2], '_total', 1)
 `;
 
 /** Seeds a key's month and window unless another instance already did. ARGV: ttl, then group/count pairs, '|', then window ms values. */
@@ -56,12 +67,11 @@ while ARGV[i] do redis.call('ZADD', KEYS[1], tonumber(ARGV[i]), 'seed:' .. i .. 
 return 1
 `;
 
-/** Undoes one metered admission (refund, or a write-through that failed). */
+/** Gives one committed unit back (refund, or a write-through that failed). */
 const GIVE_BACK = `
 if tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0') > 0 then
   redis.call('HINCRBY', KEYS[2], ARGV[1], -1); redis.call('HINCRBY', KEYS[2], '_total', -1)
 end
-if ARGV[2] ~= '' then redis.call('ZREM', KEYS[1], ARGV[2]) end
 return 1
 `;
 
@@ -83,9 +93,9 @@ export class RedisCounters implements Counters {
     private readonly opts: { redisClock: boolean } = { redisClock: true },
   ) {}
 
-  private keys(keyId: string, period: string): [string, string] {
-    // One hash tag per key: both keys land on one slot in a Redis Cluster.
-    return [`quarry:{${keyId}}:w`, `quarry:{${keyId}}:u:${period}`];
+  private keys(keyId: string, period: string): [string, string, string] {
+    // One hash tag per key: all three land on one slot in a Redis Cluster.
+    return [`quarry:{${keyId}}:w`, `quarry:{${keyId}}:u:${period}`, `quarry:{${keyId}}:r:${period}`];
   }
 
   private async call(script: string, keys: string[], args: (string | number)[]): Promise<unknown> {
@@ -113,13 +123,14 @@ export class RedisCounters implements Counters {
     for (const u of usage) args.push(u.grp, u.n);
     args.push("|");
     for (const w of window) for (let i = 0; i < w.n; i++) args.push(Number(w.ms));
-    await this.call(SEED, this.keys(keyId, period), args);
+    await this.call(SEED, this.keys(keyId, period).slice(0, 2), args);
   }
 
   async admit(req: AdmitRequest): Promise<AdmitResult> {
     const keys = this.keys(req.keyId, req.period);
     const member = `${this.tag}:${++this.seq}`;
-    const args = [req.windowMs, req.perMinute, req.group ?? "", req.quota ?? -1, member, this.opts.redisClock ? "" : req.now];
+    const ticket = req.group === null ? null : makeTicket(req.keyId, req.period, req.group, member);
+    const args = [req.windowMs, req.perMinute, req.group ?? "", req.quota ?? -1, member, this.opts.redisClock ? "" : req.now, ticket ?? "", RESERVATION_TTL_MS];
     let r = (await this.call(ADMIT, keys, args)) as string[];
     if (r[0] === "seed") {
       await this.seed(req.keyId, req.period, Number(r[1]), req.windowMs);
@@ -129,18 +140,40 @@ export class RedisCounters implements Counters {
     if (r[0] === "rate_limited") return { ok: false, reason: "rate_limited", retryAfterMs: Number(r[3]), used };
     if (r[0] === "quota_exceeded") return { ok: false, reason: "quota_exceeded", used };
     if (r[0] !== "ok") throw new StorageError(`Redis: unexpected admission answer ${r[0]}`);
+    // Logged for re-seeding the window after a Redis restart; it rides along with the next commit.
+    this.write({ keyId: req.keyId, ms: Number(r[1]), period: req.period, group: null, sign: 1, window: true }).catch(() => {});
+    return { ok: true, used, ticket };
+  }
+
+  async commit(ticket: string): Promise<number> {
+    const t = parseTicket(ticket);
+    const keys = this.keys(t.keyId, t.period);
+    let used = Number(await this.call(COMMIT, keys, [t.group, ticket]));
+    if (used < 0) {
+      await this.seed(t.keyId, t.period, Date.now(), 60_000);
+      used = Number(await this.call(COMMIT, keys, [t.group, ticket]));
+    }
     try {
-      await this.write({ keyId: req.keyId, ms: Number(r[1]), period: req.period, group: req.group, sign: 1, window: true });
+      await this.write({ keyId: t.keyId, ms: 0, period: t.period, group: t.group, sign: 1, window: false });
     } catch (err) {
-      // Not durable, so not admitted: give the unit back in Redis too.
-      await this.call(GIVE_BACK, keys, [req.group ?? "", member]).catch(() => {});
+      // Not durable, so not counted: give the unit back in Redis too (the caller answers 503).
+      await this.call(GIVE_BACK, keys, [t.group]).catch(() => {});
       throw err;
     }
-    return { ok: true, used };
+    return used;
+  }
+
+  async release(ticket: string): Promise<void> {
+    const t = parseTicket(ticket);
+    try {
+      await this.redis.zrem(this.keys(t.keyId, t.period)[2], ticket);
+    } catch (err) {
+      throw new StorageError(`Redis: ${(err as Error).message}`, { cause: err });
+    }
   }
 
   async refund(keyId: string, period: string, group: string): Promise<void> {
-    await this.call(GIVE_BACK, this.keys(keyId, period), [group, ""]);
+    await this.call(GIVE_BACK, this.keys(keyId, period), [group]);
     await this.write({ keyId, ms: 0, period, group, sign: -1, window: false });
   }
 

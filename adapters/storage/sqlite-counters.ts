@@ -1,13 +1,13 @@
 /**
  * Counters on embedded SQLite, with group commit. Decisions are made exactly, in memory, on
- * state seeded from SQLite the first time a key (or a key's month) is seen; each admission is
- * then written to SQLite, and concurrent admissions share one transaction. A request waits
- * for its own commit before it proceeds, so a crash can only lose counts of requests that were
- * never answered. One server process owns a SQLite file (several instances use PostgreSQL);
- * the CLI only reads counts.
+ * state seeded from SQLite the first time a key (or a key's month) is seen. Reservations live
+ * in memory (a process that dies takes its unanswered requests along, uncounted); a committed
+ * unit is written to SQLite before the answer leaves, concurrent commits sharing one
+ * transaction. Window hits ride along in the same transactions, for restarts. One server
+ * process owns a SQLite file (several instances use PostgreSQL); the CLI only reads counts.
  */
 import { StorageError } from "../../core/errors.ts";
-import type { AdmitRequest, AdmitResult, Counters, UsageCount } from "../../core/ports.ts";
+import { parseTicket, type AdmitRequest, type AdmitResult, type Counters, type UsageCount } from "../../core/ports.ts";
 import { MemoryCounters } from "./memory-counters.ts";
 
 type Row = Record<string, unknown>;
@@ -28,7 +28,8 @@ CREATE TABLE IF NOT EXISTS quarry_usage (key_id TEXT NOT NULL, period TEXT NOT N
 `;
 
 type Op =
-  | { kind: "hit"; keyId: string; ms: number; windowMs: number; period: string; group: string | null }
+  | { kind: "hit"; keyId: string; ms: number; windowMs: number }
+  | { kind: "count"; keyId: string; period: string; group: string }
   | { kind: "refund"; keyId: string; period: string; group: string };
 
 export class SqliteCounters implements Counters {
@@ -69,8 +70,22 @@ export class SqliteCounters implements Counters {
   async admit(req: AdmitRequest): Promise<AdmitResult> {
     if (!this.mem.holds(req.keyId) || !this.mem.holds(req.keyId, req.period)) this.load(req.keyId, req.period, req.now, req.windowMs);
     const result = this.mem.admitNow(req);
-    if (result.ok) await this.write({ kind: "hit", keyId: req.keyId, ms: req.now, windowMs: req.windowMs, period: req.period, group: req.group });
+    // The window is only read back after a restart: its write rides along with the next commit.
+    if (result.ok) this.write({ kind: "hit", keyId: req.keyId, ms: req.now, windowMs: req.windowMs }).catch(() => {});
     return result;
+  }
+
+  async commit(ticket: string): Promise<number> {
+    const t = parseTicket(ticket);
+    const used = this.mem.commitNow(ticket);
+    // A failed transaction makes memory forget the key, so it is read back from SQLite (without
+    // this unit) on its next request; the caller answers 503.
+    await this.write({ kind: "count", keyId: t.keyId, period: t.period, group: t.group });
+    return used;
+  }
+
+  async release(ticket: string): Promise<void> {
+    await this.mem.release(ticket);
   }
 
   async refund(keyId: string, period: string, group: string): Promise<void> {
@@ -111,10 +126,9 @@ export class SqliteCounters implements Counters {
         const h = `${op.keyId}\u0000${op.ms}`;
         hits.set(h, (hits.get(h) ?? 0) + 1);
         cutoffs.set(op.keyId, Math.max(cutoffs.get(op.keyId) ?? 0, op.ms - op.windowMs));
-        if (op.group !== null) {
-          const c = `${op.keyId}\u0000${op.period}\u0000${op.group}`;
-          counts.set(c, (counts.get(c) ?? 0) + 1);
-        }
+      } else if (op.kind === "count") {
+        const c = `${op.keyId}\u0000${op.period}\u0000${op.group}`;
+        counts.set(c, (counts.get(c) ?? 0) + 1);
       }
     }
     try {

@@ -1,8 +1,9 @@
 /**
  * Per-route gateway steps, in order: authenticate and check scope (`guard`), validate the
  * JSON body (`jsonBody`), then admit atomically against the per-minute window and the
- * monthly quota (`admit`). A metered request counts once admitted; a 5xx answer gives its
- * unit back. Refused requests count toward nothing.
+ * monthly quota (`admit`). A metered admission reserves its unit; the unit is committed when
+ * the answer is ready (before it leaves) and released on a 5xx, so only answered requests
+ * count. Refused requests count toward nothing.
  */
 import type { MiddlewareHandler } from "hono";
 import * as v from "valibot";
@@ -132,20 +133,29 @@ export function admit(
       throw new ApiError("quota_exceeded", `Monthly quota of ${plan.quota} requests exhausted; it resets at ${limits.resetAt}. Upgrade the plan for more.`);
     }
     lastUsed.touch(key.id, now);
+    const ticket = result.ticket;
+    let committed = false;
     let refunded = false;
-    const refund = async () => {
-      if (!metered || refunded) return;
+    // For answers whose status left before the work failed (streams): the committed unit back, once.
+    c.set("refund", async () => {
+      if (!committed || refunded || group === null) return;
       refunded = true;
       try {
         await counters.refund(key.id, period, group);
         limits.used = Math.max(0, limits.used - 1);
       } catch (err) {
-        // The unit stays counted: over-counting one request beats failing the answer twice.
-        logger.warn({ req_id: c.get("requestId"), err: String(err) }, "could not refund a 5xx answer");
+        logger.warn({ req_id: c.get("requestId"), err: String(err) }, "could not refund a failed stream");
       }
-    };
-    c.set("refund", refund);
-    await next();
-    if (c.res.status >= 500) await refund();
+    });
+    try {
+      await next();
+    } finally {
+      // The answer is ready: a 5xx drops the reservation, anything else counts it, before it leaves.
+      if (ticket && c.res.status >= 500) await counters.release(ticket).catch(() => {});
+    }
+    if (ticket && c.res.status < 500) {
+      limits.used = await counters.commit(ticket);
+      committed = true;
+    }
   };
 }

@@ -1,6 +1,6 @@
 /** The Counters contract: every implementation (memory, SQLite, PostgreSQL, Redis) must pass it. */
 import { beforeEach, describe, expect, it } from "vitest";
-import type { AdmitRequest, Counters } from "../../core/ports.ts";
+import type { AdmitRequest, AdmitResult, Counters } from "../../core/ports.ts";
 
 let seq = 0;
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
@@ -16,48 +16,68 @@ export function countersContract(name: string, make: () => Promise<Counters>) {
     const req = (over: Partial<AdmitRequest> = {}): AdmitRequest => ({
       keyId, now: T0, perMinute: 3, windowMs: 60_000, period: "2026-11", group: "search", quota: 100, ...over,
     });
+    /** Admits and, when admitted, answers (commits). */
+    const serve = async (over: Partial<AdmitRequest> = {}): Promise<AdmitResult & { after?: number }> => {
+      const r = await c.admit(req(over));
+      if (r.ok && r.ticket) return { ...r, after: await c.commit(r.ticket) };
+      return r;
+    };
 
     it("admits up to the per-minute limit, then refuses with the wait until the oldest leaves", async () => {
-      for (let i = 0; i < 3; i++) expect((await c.admit(req({ now: T0 + i * 1000 }))).ok).toBe(true);
+      for (let i = 0; i < 3; i++) expect((await serve({ now: T0 + i * 1000 })).ok).toBe(true);
       const refused = await c.admit(req({ now: T0 + 5000 }));
       expect(refused).toMatchObject({ ok: false, reason: "rate_limited", retryAfterMs: 55_000 });
       // exactly at the edge the first one has left
       expect((await c.admit(req({ now: T0 + 59_999 }))).ok).toBe(false);
-      expect((await c.admit(req({ now: T0 + 60_000 }))).ok).toBe(true);
+      expect((await serve({ now: T0 + 60_000 })).ok).toBe(true);
     });
 
-    it("counts refused requests toward nothing", async () => {
-      for (let i = 0; i < 5; i++) await c.admit(req());
+    it("counts refused requests toward nothing, and only committed ones as use", async () => {
+      for (let i = 0; i < 5; i++) await serve();
       expect((await c.usage(keyId, "2026-11")).used).toBe(3);
     });
 
-    it("unmetered requests take a window slot but no quota", async () => {
-      const r = await c.admit(req({ group: null }));
-      expect(r).toEqual({ ok: true, used: 0 });
+    it("unmetered requests take a window slot but no quota and no ticket", async () => {
+      expect(await c.admit(req({ group: null }))).toEqual({ ok: true, used: 0, ticket: null });
       await c.admit(req({ group: null }));
-      await c.admit(req({ group: "scrape" }));
+      await serve({ group: "scrape" });
       expect((await c.admit(req({ group: "scrape" }))).ok).toBe(false);
       expect(await c.usage(keyId, "2026-11")).toEqual({ used: 1, groups: { scrape: 1 } });
     });
 
-    it("enforces the quota across groups and reports used", async () => {
+    it("enforces the quota across groups; commit reports the month's use", async () => {
       const q = { perMinute: 1000, quota: 3 };
-      expect(await c.admit(req({ ...q, group: "search" }))).toEqual({ ok: true, used: 1 });
-      expect(await c.admit(req({ ...q, group: "video" }))).toEqual({ ok: true, used: 2 });
-      expect(await c.admit(req({ ...q, group: "search" }))).toEqual({ ok: true, used: 3 });
+      expect(await serve({ ...q, group: "search" })).toMatchObject({ ok: true, used: 0, after: 1 });
+      expect(await serve({ ...q, group: "video" })).toMatchObject({ ok: true, used: 1, after: 2 });
+      expect(await serve({ ...q, group: "search" })).toMatchObject({ ok: true, used: 2, after: 3 });
       expect(await c.admit(req({ ...q, group: "scrape" }))).toEqual({ ok: false, reason: "quota_exceeded", used: 3 });
       expect(await c.usage(keyId, "2026-11")).toEqual({ used: 3, groups: { search: 2, video: 1 } });
       // a new month starts from zero
-      expect(await c.admit(req({ ...q, period: "2026-12", now: T0 + 86_400_000 }))).toEqual({ ok: true, used: 1 });
+      expect(await serve({ ...q, period: "2026-12", now: T0 + 86_400_000 })).toMatchObject({ ok: true, used: 0, after: 1 });
+    });
+
+    it("a pending reservation holds its unit of quota; a released one gives it back and counts nothing", async () => {
+      const q = { perMinute: 1000, quota: 2 };
+      const a = await c.admit(req(q));
+      const b = await c.admit(req(q));
+      expect(a.ok && b.ok).toBe(true);
+      expect((await c.admit(req(q))).ok).toBe(false); // two reservations fill a quota of 2
+      if (!a.ok || !b.ok) throw new Error("unreachable");
+      await c.release(a.ticket!);
+      const again = await c.admit(req(q));
+      expect(again.ok).toBe(true);
+      await c.commit(b.ticket!);
+      if (again.ok) await c.commit(again.ticket!);
+      expect((await c.usage(keyId, "2026-11")).used).toBe(2);
     });
 
     it("unlimited quota never refuses for quota", async () => {
-      for (let i = 0; i < 20; i++) expect((await c.admit(req({ perMinute: 1000, quota: null }))).ok).toBe(true);
+      for (let i = 0; i < 20; i++) expect((await serve({ perMinute: 1000, quota: null })).ok).toBe(true);
     });
 
-    it("refunds give one unit back and never go below zero", async () => {
-      await c.admit(req({ perMinute: 100 }));
-      await c.admit(req({ perMinute: 100 }));
+    it("refunds give one committed unit back and never go below zero", async () => {
+      await serve({ perMinute: 100 });
+      await serve({ perMinute: 100 });
       await c.refund(keyId, "2026-11", "search");
       expect((await c.usage(keyId, "2026-11")).used).toBe(1);
       await c.refund(keyId, "2026-11", "search");
@@ -66,16 +86,16 @@ export function countersContract(name: string, make: () => Promise<Counters>) {
     });
 
     it("a lowered limit waits until enough have left", async () => {
-      for (let i = 0; i < 3; i++) await c.admit(req({ perMinute: 10, now: T0 + i * 10_000 }));
+      for (let i = 0; i < 3; i++) await serve({ perMinute: 10, now: T0 + i * 10_000 });
       const r = await c.admit(req({ perMinute: 1, now: T0 + 25_000 }));
       expect(r).toMatchObject({ ok: false, reason: "rate_limited", retryAfterMs: 55_000 });
     });
 
     it("is exact under concurrency: 200 at once on a limit of 60 admit 60, a quota of 5 admits 5", async () => {
-      const burst = await Promise.all(Array.from({ length: 200 }, () => c.admit(req({ perMinute: 60, quota: null }))));
+      const burst = await Promise.all(Array.from({ length: 200 }, () => serve({ perMinute: 60, quota: null })));
       expect(burst.filter((r) => r.ok)).toHaveLength(60);
       const other = `${keyId}_q`;
-      const quota = await Promise.all(Array.from({ length: 200 }, () => c.admit(req({ keyId: other, perMinute: 1000, quota: 5 }))));
+      const quota = await Promise.all(Array.from({ length: 200 }, () => serve({ keyId: other, perMinute: 1000, quota: 5 })));
       expect(quota.filter((r) => r.ok)).toHaveLength(5);
       expect((await c.usage(other, "2026-11")).used).toBe(5);
     });

@@ -47,6 +47,18 @@ describe("PostgreSQL specifics", () => {
     expect(await h.keysVersion()).not.toBe(v1);
   });
 
+  it("a dead instance's reservation expires by itself: unanswered requests are never counted", async () => {
+    const c = new PgCounters(h.pool, { databaseClock: false });
+    const keyId = `key_lease_${Date.now()}`;
+    const req = { keyId, now: 1_000_000, perMinute: 1000, windowMs: 60_000, period: "2026-11", group: "scrape", quota: 1 };
+    expect((await c.admit(req)).ok).toBe(true); // its instance dies before answering
+    expect((await c.admit({ ...req, now: 1_000_000 + 119_000 })).ok).toBe(false);
+    const later = await c.admit({ ...req, now: 1_000_000 + 120_000 });
+    expect(later.ok).toBe(true);
+    if (later.ok) expect(await c.commit(later.ticket!)).toBe(1);
+    expect((await c.usage(keyId, "2026-11")).used).toBe(1);
+  });
+
   it("admissions from separate pools (instances) on one key stay exact", async () => {
     const pools = Array.from({ length: 3 }, () => new pg.Pool({ connectionString: db.url, max: 5 }));
     const counters = pools.map((p) => new PgCounters(p));

@@ -31,11 +31,27 @@ afterAll(async () => {
 countersContract("Redis + PostgreSQL write-through", async () => new RedisCounters(redis, h.pool, { redisClock: false }));
 
 describe("Redis specifics", () => {
+  it("a dead instance's lease expires by itself: unanswered requests are never counted", async () => {
+    const c = new RedisCounters(redis, h.pool, { redisClock: false });
+    const keyId = `key_redis_lease_${Date.now()}`;
+    const req = { keyId, now: 1_000_000, perMinute: 1000, windowMs: 60_000, period: "2026-11", group: "scrape", quota: 1 };
+    expect((await c.admit(req)).ok).toBe(true); // its instance dies before answering
+    expect((await c.admit({ ...req, now: 1_000_000 + 119_000 })).ok).toBe(false);
+    const later = await c.admit({ ...req, now: 1_000_000 + 120_000 });
+    expect(later.ok).toBe(true);
+    if (later.ok) expect(await c.commit(later.ticket!)).toBe(1);
+    expect((await c.usage(keyId, "2026-11")).used).toBe(1);
+  });
+
   it("every admitted unit reaches PostgreSQL exactly once", async () => {
     const c = new RedisCounters(redis, h.pool);
     const keyId = `key_redis_${Date.now()}`;
     const req = { keyId, now: 0, perMinute: 1000, windowMs: 60_000, period: "2026-11", group: "search", quota: 30 };
-    const res = await Promise.all(Array.from({ length: 100 }, () => c.admit(req)));
+    const res = await Promise.all(Array.from({ length: 100 }, async () => {
+      const r = await c.admit(req);
+      if (r.ok && r.ticket) await c.commit(r.ticket);
+      return r;
+    }));
     expect(res.filter((r) => r.ok)).toHaveLength(30);
     const rows = await h.pool.query("SELECT n FROM quarry_usage WHERE key_id = $1", [keyId]);
     expect(rows.rows[0].n).toBe(30);
@@ -45,9 +61,17 @@ describe("Redis specifics", () => {
     const c = new RedisCounters(redis, h.pool);
     const keyId = `key_redis_lost_${Date.now()}`;
     const req = { keyId, now: 0, perMinute: 10, windowMs: 60_000, period: "2026-11", group: "search", quota: 15 };
-    for (let i = 0; i < 8; i++) expect((await c.admit(req)).ok).toBe(true);
-    await redis.del(`quarry:{${keyId}}:w`, `quarry:{${keyId}}:u:2026-11`); // as a Redis restart without persistence
-    const after = await Promise.all(Array.from({ length: 20 }, () => c.admit(req)));
+    for (let i = 0; i < 8; i++) {
+      const r = await c.admit(req);
+      expect(r.ok).toBe(true);
+      if (r.ok) await c.commit(r.ticket!);
+    }
+    await redis.del(`quarry:{${keyId}}:w`, `quarry:{${keyId}}:u:2026-11`, `quarry:{${keyId}}:r:2026-11`); // as a Redis restart without persistence
+    const after = await Promise.all(Array.from({ length: 20 }, async () => {
+      const r = await c.admit(req);
+      if (r.ok && r.ticket) await c.commit(r.ticket);
+      return r;
+    }));
     expect(after.filter((r) => r.ok)).toHaveLength(2); // the window of 10 already holds 8
     expect((await c.usage(keyId, "2026-11")).used).toBe(10);
   });
