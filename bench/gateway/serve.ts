@@ -59,3 +59,6 @@ server.once("listening", () => {
   const addr = server.address() as { port: number };
   console.log(`READY http://127.0.0.1:${addr.port} ${secret}`);
 });
+
+// For profiling (node --cpu-prof): exit cleanly after BENCH_EXIT_AFTER_MS so the profile is written.
+if (process.env.BENCH_EXIT_AFTER_MS) setTimeout(() => process.exit(0), Number(process.env.BENCH_EXIT_AFTER_MS));
