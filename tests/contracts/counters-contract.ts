@@ -5,7 +5,8 @@ import type { AdmitRequest, AdmitResult, Counters } from "../../core/ports.ts";
 let seq = 0;
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
 
-export function countersContract(name: string, make: () => Promise<Counters>) {
+/** `shared`: the store outlives instances (PostgreSQL, Redis), so a dead instance's leases must expire. */
+export function countersContract(name: string, make: () => Promise<Counters>, opts: { shared?: boolean } = {}) {
   describe(`Counters contract: ${name}`, () => {
     let c: Counters;
     let keyId: string;
@@ -89,6 +90,16 @@ export function countersContract(name: string, make: () => Promise<Counters>) {
       for (let i = 0; i < 3; i++) await serve({ perMinute: 10, now: T0 + i * 10_000 });
       const r = await c.admit(req({ perMinute: 1, now: T0 + 25_000 }));
       expect(r).toMatchObject({ ok: false, reason: "rate_limited", retryAfterMs: 55_000 });
+    });
+
+    it.runIf(opts.shared)("a dead instance's reservation expires by itself: unanswered requests are never counted", async () => {
+      const q = { now: 1_000_000, perMinute: 1000, group: "scrape", quota: 1 };
+      expect((await c.admit(req(q))).ok).toBe(true); // its instance dies before answering
+      expect((await c.admit(req({ ...q, now: q.now + 119_000 }))).ok).toBe(false);
+      const later = await c.admit(req({ ...q, now: q.now + 120_000 }));
+      expect(later.ok).toBe(true);
+      if (later.ok) expect(await c.commit(later.ticket!)).toBe(1);
+      expect((await c.usage(keyId, "2026-11")).used).toBe(1);
     });
 
     it("is exact under concurrency: 200 at once on a limit of 60 admit 60, a quota of 5 admits 5", async () => {
