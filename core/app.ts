@@ -22,7 +22,7 @@ import { searchRoutes } from "./routes/search.ts";
 import { videoRoutes } from "./operations/video/route.ts";
 import { socialRoutes } from "./operations/social/route.ts";
 import { researchRoutes } from "./operations/research/route.ts";
-import { youtube } from "./backends/youtube/mod.ts";
+import { invidious, youtube } from "./backends/youtube/mod.ts";
 import { createServices } from "./services.ts";
 import { mountDashboard } from "./dashboard/mod.ts";
 import { metasearchProbe } from "./routes/metasearch-probe.ts";
@@ -51,7 +51,7 @@ export function createQuarry(ports: Ports, config: Config, options: AppOptions =
   app.use("*", gatewayHeaders(clock, logger, config.plans));
   if (config.ipRate) app.use("*", ipLimit(config.ipRate, clock, ports, config.trustProxy));
 
-  const services = createServices(ports, config, [youtube]);
+  const services = createServices(ports, config, [youtube, invidious]);
   const health = {
     backends: () => services.backendHealth(),
     ...(config.backends.searxng?.url ? { metasearch: metasearchProbe(ports, config.backends.searxng.url) } : {}),

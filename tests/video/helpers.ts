@@ -24,6 +24,8 @@ export interface ReplayRoutes {
   players?: Record<string, Reply>;
   /** Caption answers by the `v` parameter of the caption URL; `default` for the rest. */
   captions?: Record<string, Reply>;
+  /** Answers for other upstreams (Data API, Invidious), by URL prefix (origin + path). */
+  others?: Record<string, Reply>;
 }
 
 export interface Call {
@@ -50,6 +52,8 @@ export function replayFetch(routes: ReplayRoutes) {
     calls.push({ method: req.method, url: req.url, body });
     const url = new URL(req.url);
     const signal = init?.signal ?? undefined;
+    const other = Object.keys(routes.others ?? {}).find((prefix) => req.url.startsWith(prefix));
+    if (other !== undefined) return respond(routes.others![other], signal);
     if (!req.url.startsWith(BASE + "/")) return Promise.reject(new TypeError(`unexpected host: ${req.url}`));
     const path = url.pathname.slice(new URL(BASE).pathname.length);
     if (path === "/youtubei/v1/search") return respond(body?.continuation ? routes.continuation : routes.search, signal);

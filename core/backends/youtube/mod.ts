@@ -11,3 +11,6 @@ export { parseCaptions, parseJson3, parseTimedTextXml, segmentsText } from "./ca
 export type { CaptionSegment } from "./caption-formats.ts";
 export { isCaptchaPage, isConsentPage, youtubeFailure } from "./blocks.ts";
 export { isoSeconds, parseDuration, parseViewCount, relativeDateToIso } from "./values.ts";
+export { invidious, parseInvidiousSearch } from "./invidious.ts";
+export { buildVideosRequest, DATA_API_BASE, DATA_API_MAX_IDS, parseIsoDuration, parseVideosResponse } from "./data-api.ts";
+export type { DataApiOutcome, DataApiVideo } from "./data-api.ts";

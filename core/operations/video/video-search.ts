@@ -4,6 +4,10 @@
  * candidates fetched concurrently under the request's deadline, token-budgeted excerpts,
  * scores, and the response in the spec's shape. A failed search is a typed failure the
  * route maps to 502/504; a failed transcript is only that result's null snippet.
+ * Two optional extras, both off unless configured: when the InnerTube search fails on its
+ * first page and an Invidious instance is configured (`fallback`), the search runs there
+ * instead (both reported in meta.backends); with a Data API key (`youtubeData`), one
+ * videos.list call replaces approximate dates and view counts with exact ones.
  */
 import type { RegistryEntry, BackendRegistry } from "../../backends/registry.ts";
 import type { BackendRunner, BackendRunStatus, Timers } from "../../backends/runner.ts";
@@ -15,8 +19,10 @@ import { passesFilters, type VideoFilters } from "./filters.ts";
 import type { VideoResultBody, VideoSearchRequest, VideoSearchResponseBody } from "./schema.ts";
 import { scoreVideos } from "./score.ts";
 import { fetchTranscript, type TranscriptResult } from "./transcripts.ts";
+import { DATA_API_BACKEND, fetchVideoDetails, type DataApiSettings, type EnrichOutcome } from "./enrich.ts";
 
 export const VIDEO_BACKEND = "youtube";
+export const FALLBACK_BACKEND = "invidious";
 
 export interface VideoSearchDeps {
   /** A runner over a registry that holds the `youtube` backend. */
@@ -31,6 +37,10 @@ export interface VideoSearchDeps {
   maxPages?: number;
   /** Videos whose transcripts are fetched at the same time (default 6). */
   concurrency?: number;
+  /** A runner over a registry holding the `invidious` backend, tried when InnerTube search fails. */
+  fallback?: { runner: BackendRunner; registry: BackendRegistry };
+  /** YouTube Data API v3 enrichment (QUARRY_YOUTUBE_KEY); off when absent. */
+  youtubeData?: DataApiSettings;
 }
 
 export type VideoSearchFailure = {
@@ -55,7 +65,15 @@ interface Collected {
   failure: VideoSearchFailure | null;
 }
 
-async function collectVideos(deps: VideoSearchDeps, req: VideoSearchRequest, filters: VideoFilters, start: number, deadline: number): Promise<Collected> {
+async function collectVideos(
+  deps: VideoSearchDeps,
+  req: VideoSearchRequest,
+  filters: VideoFilters,
+  start: number,
+  deadline: number,
+  runner: BackendRunner = deps.runner,
+  backendId: string = VIDEO_BACKEND,
+): Promise<Collected> {
   const maxPages = deps.maxPages ?? 4;
   const seen = new Set<string>();
   const kept: VideoItem[] = [];
@@ -75,15 +93,15 @@ async function collectVideos(deps: VideoSearchDeps, req: VideoSearchRequest, fil
       continuation,
       page,
     };
-    const run = await deps.runner.run<YoutubeSearchPage>({ query, kind: "video", backends: [VIDEO_BACKEND], deadline });
-    const status = run.backends[VIDEO_BACKEND] ?? { status: "disabled", results: 0, latency_ms: 0, error: "not registered" };
+    const run = await runner.run<YoutubeSearchPage>({ query, kind: "video", backends: [backendId], deadline });
+    const status = run.backends[backendId] ?? { status: "disabled", results: 0, latency_ms: 0, error: "not registered" };
     total.latency_ms += status.latency_ms;
-    const answer = run.results[VIDEO_BACKEND]?.[0];
+    const answer = run.results[backendId]?.[0];
     if (status.status !== "ok" || !answer) {
       if (page === 1) {
         const code = status.status === "timeout" ? "timeout" : "upstream_error";
-        const message = `The video search backend failed (${VIDEO_BACKEND}: ${status.error ?? status.status}).`;
-        return { videos: [], status: { ...status, latency_ms: total.latency_ms }, failure: { code, message, backends: { [VIDEO_BACKEND]: status } } };
+        const message = `The video search backend failed (${backendId}: ${status.error ?? status.status}).`;
+        return { videos: [], status: { ...status, latency_ms: total.latency_ms }, failure: { code, message, backends: { [backendId]: status } } };
       }
       total.error = `page ${page}: ${status.error ?? status.status}`; // keep what earlier pages gave
       break;
@@ -141,6 +159,43 @@ async function fetchTranscripts(deps: VideoSearchDeps, entry: RegistryEntry, vid
   return none.map((fallback, i) => results[i] ?? { ...fallback, reason: "deadline reached" });
 }
 
+type CollectedAll = { ok: true; videos: VideoItem[]; backends: Record<string, BackendRunStatus> } | { ok: false; failure: VideoSearchFailure };
+
+/** InnerTube first; when its first page fails and an Invidious instance is configured, Invidious. */
+async function collectWithFallback(deps: VideoSearchDeps, req: VideoSearchRequest, filters: VideoFilters, start: number, deadline: number): Promise<CollectedAll> {
+  const primary = await collectVideos(deps, req, filters, start, deadline);
+  if (!primary.failure) return { ok: true, videos: primary.videos, backends: { [VIDEO_BACKEND]: primary.status } };
+  const fallback = deps.fallback;
+  const entry = fallback?.registry.get(FALLBACK_BACKEND);
+  if (!fallback || !entry?.enabled || deps.clock.now() >= deadline - ANSWER_RESERVE_MS) return { ok: false, failure: primary.failure };
+  const second = await collectVideos(deps, req, filters, start, deadline, fallback.runner, FALLBACK_BACKEND);
+  const backends = { [VIDEO_BACKEND]: primary.status, [FALLBACK_BACKEND]: second.status };
+  if (second.failure) {
+    const message = `The video search backends failed (${VIDEO_BACKEND}: ${primary.status.error ?? primary.status.status}; ${FALLBACK_BACKEND}: ${second.status.error ?? second.status.status}).`;
+    return { ok: false, failure: { code: primary.failure.code === "timeout" && second.failure.code === "timeout" ? "timeout" : "upstream_error", message, backends } };
+  }
+  return { ok: true, videos: second.videos, backends };
+}
+
+/** One Data API call for the found ids, cut at the deadline; null when not configured. */
+async function enrich(deps: VideoSearchDeps, videos: readonly VideoItem[], deadline: number): Promise<EnrichOutcome | null> {
+  const settings = deps.youtubeData;
+  if (!settings?.key || videos.length === 0) return null;
+  const timers = deps.timers ?? GLOBAL_TIMERS;
+  const controller = new AbortController();
+  let handle: unknown;
+  const expired = new Promise<EnrichOutcome>((resolve) => {
+    handle = timers.set(() => {
+      controller.abort();
+      resolve({ videos: null, status: { status: "timeout", results: 0, latency_ms: 0, error: "deadline reached" } });
+    }, Math.max(0, deadline - ANSWER_RESERVE_MS - deps.clock.now()));
+  });
+  const io = { fetch: deps.fetch, clock: deps.clock, signal: controller.signal };
+  const outcome = await Promise.race([fetchVideoDetails(io, settings, videos.map((v) => v.video_id)), expired]);
+  timers.clear(handle);
+  return outcome;
+}
+
 export async function videoSearch(deps: VideoSearchDeps, req: VideoSearchRequest): Promise<VideoSearchOutcome> {
   const { clock } = deps;
   const start = clock.now();
@@ -154,25 +209,33 @@ export async function videoSearch(deps: VideoSearchDeps, req: VideoSearchRequest
     return { ok: false, error: { code: "upstream_error", message: `The video search backend is unavailable (${VIDEO_BACKEND}: ${error}).`, backends } };
   }
 
-  const collected = await collectVideos(deps, req, filters, start, deadline);
-  if (collected.failure) return { ok: false, error: collected.failure };
+  const collected = await collectWithFallback(deps, req, filters, start, deadline);
+  if (!collected.ok) return { ok: false, error: collected.failure };
   const videos = collected.videos;
 
   const wantTranscripts = req.include_transcript && req.tier !== "basic";
-  const transcripts = wantTranscripts
-    ? await fetchTranscripts(deps, entry, videos, req.language, deadline)
-    : videos.map((): TranscriptResult => ({ segments: null, player: null }));
+  const [transcripts, enriched] = await Promise.all([
+    wantTranscripts
+      ? fetchTranscripts(deps, entry, videos, req.language, deadline)
+      : videos.map((): TranscriptResult => ({ segments: null, player: null })),
+    enrich(deps, videos, deadline),
+  ]);
+  const backends: Record<string, BackendRunStatus> = { ...collected.backends };
+  if (enriched) backends[DATA_API_BACKEND] = enriched.status;
 
-  // The player's exact dates (WEB microformat) replace approximate ones; filters are rechecked on them.
+  // Exact dates replace approximate ones — the Data API's first, then the player's (WEB
+  // microformat); filters are rechecked on them. The Data API's view count is exact too.
   const merged = videos.map((video, i) => {
     const player = transcripts[i]!.player;
-    const exact = player?.publishDate ?? player?.uploadDate ?? null;
+    const data = enriched?.videos?.get(video.video_id);
+    const exact = data?.published_at ?? player?.publishDate ?? player?.uploadDate ?? null;
     return {
       video: {
         ...video,
+        duration_seconds: data?.duration_seconds || video.duration_seconds,
         published_at: exact ?? video.published_at,
         published_approximate: exact ? false : video.published_approximate,
-        view_count: video.view_count ?? player?.viewCount ?? 0,
+        view_count: data?.view_count ?? video.view_count ?? player?.viewCount ?? 0,
       },
       segments: transcripts[i]!.segments,
     };
@@ -219,7 +282,7 @@ export async function videoSearch(deps: VideoSearchDeps, req: VideoSearchRequest
         tokens_used: tokensUsed,
         duration_ms: Math.max(0, Math.round(clock.now() - start)),
         ...(approximate ? { approximate_dates: true } : {}),
-        backends: { [VIDEO_BACKEND]: collected.status },
+        backends,
       },
       results,
     },
