@@ -60,7 +60,12 @@ BEGIN
   WITH d AS (DELETE FROM quarry_window w WHERE w.key_id = p_key AND w.ms <= v_now - p_window RETURNING w.n)
     SELECT coalesce(sum(d.n), 0) INTO v_expired FROM d;
   v_total := v_total - v_expired;
-  SELECT coalesce(sum(u.n), 0) INTO v_used FROM quarry_usage u WHERE u.key_id = p_key AND u.period = p_period;
+  DELETE FROM quarry_reservations q WHERE q.key_id = p_key AND q.expires_at <= v_now;
+  -- One statement, one snapshot: a commit (which moves a unit from reservations to usage in one
+  -- statement) is seen whole or not at all, so the sum below can never miss it in between.
+  SELECT (SELECT coalesce(sum(u.n), 0) FROM quarry_usage u WHERE u.key_id = p_key AND u.period = p_period),
+         (SELECT count(*) FROM quarry_reservations q WHERE q.key_id = p_key AND q.period = p_period)
+    INTO v_used, v_pending;
   IF v_total >= p_limit THEN
     UPDATE quarry_key_state SET total = v_total WHERE key_id = p_key;
     v_excess := v_total - p_limit + 1;
@@ -74,8 +79,6 @@ BEGIN
     RETURN QUERY SELECT false, 'rate_limited'::text, 0::bigint, v_used;
     RETURN;
   END IF;
-  DELETE FROM quarry_reservations q WHERE q.key_id = p_key AND q.expires_at <= v_now;
-  SELECT count(*) INTO v_pending FROM quarry_reservations q WHERE q.key_id = p_key AND q.period = p_period;
   IF p_group IS NOT NULL AND p_quota IS NOT NULL AND v_used + v_pending >= p_quota THEN
     UPDATE quarry_key_state SET total = v_total WHERE key_id = p_key;
     RETURN QUERY SELECT false, 'quota_exceeded'::text, 0::bigint, v_used + v_pending;
