@@ -8,6 +8,7 @@ import { ApiError } from "../../errors.ts";
 import { decodeHtml } from "../../extract/decode-html.ts";
 import { extractContent } from "../../extract/extract-content.ts";
 import { pdfToText } from "../../extract/pdf-to-text.ts";
+import type { PageMetadata } from "../../extract/types.ts";
 import type { Ports } from "../../ports.ts";
 
 export const SCRAPE_FORMATS = ["markdown", "text", "html", "links"] as const;
@@ -37,13 +38,8 @@ export const ScrapeBody = v.strictObject({
 });
 export type ScrapeRequest = v.InferOutput<typeof ScrapeBody>;
 
-export interface ScrapeData {
-  title: string | null;
-  description: string | null;
-  author: string | null;
-  published_at: string | null;
-  language: string | null;
-  site_name: string | null;
+/** The page's metadata (as the extractor reads it) and the requested formats. */
+export interface ScrapeData extends Omit<PageMetadata, "articleBody"> {
   markdown?: string;
   text?: string;
   html?: string;

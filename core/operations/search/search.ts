@@ -25,14 +25,8 @@ export const TIER_READS = {
 export const TIER_DEADLINE_MS = { basic: 5_000, summary: 10_000, detailed: 12_000, full: 15_000 } as const;
 const CACHE_TTL_SECONDS = 10 * 60;
 
-export interface SearchResultItem {
-  title: string;
-  url: string;
-  content: string;
-  score: number;
-  published_at: string | null;
-  source: string;
-  engines: string[];
+/** A merged result plus what the tier read from its page. */
+export interface SearchResultItem extends MergedResult {
   excerpt: string | null;
   raw_content: string | null;
 }
