@@ -8,21 +8,13 @@ import type { RawResult } from "../../core/backends/types.ts";
 import { lexicalScores } from "../../core/ranking/lexical.ts";
 import { mergeResults, type PerBackendResults } from "../../core/ranking/merge.ts";
 import { dedupKey } from "../../core/ranking/normalize-url.ts";
+import { rng } from "../../tests/helpers/rng.ts";
 
 const ENGINES = ["searxng", "duckduckgo", "wikipedia", "brave"];
 const PER_ENGINE = 20;
 const QUERY = "how to cancel a tokio task in async rust";
 const ITERATIONS = Number(process.argv[2] ?? 5_000);
 
-/** mulberry32, so every run measures the same inputs. */
-function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = ("tokio task cancel abort handle async rust future select drop runtime spawn join error " +
   "the a of to and in is for with on how you can this that it guide docs example thread blocking").split(" ");

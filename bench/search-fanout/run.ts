@@ -19,20 +19,14 @@ import { WEB_BACKENDS } from "../../core/backends/registry.ts";
 import { mergeResults } from "../../core/ranking/merge.ts";
 import type { RawResult } from "../../core/backends/types.ts";
 import { memoryPorts } from "../../adapters/shared/bootstrap.ts";
+import { rng } from "../../tests/helpers/rng.ts";
 
 const { values } = parseArgs({ options: { requests: { type: "string", default: "120" }, concurrency: { type: "string", default: "8" }, seed: { type: "string", default: "7" } } });
 const REQUESTS = Number(values.requests);
 const CONCURRENCY = Number(values.concurrency);
 
-// Deterministic randomness (mulberry32), so runs are comparable.
-let state = Number(values.seed) >>> 0;
-const rand = () => {
-  state = (state + 0x6d2b79f5) >>> 0;
-  let t = state;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
+// Deterministic randomness, so runs are comparable.
+const rand = rng(Number(values.seed));
 const gauss = () => Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
 /** One engine call's fate: a delay and whether it fails. */
 function fate(): { delay: number; fail: boolean } {

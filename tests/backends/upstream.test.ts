@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { languageParts, plainText, retryAfterSeconds, toIsoUtc, upstreamUrl, withLanguage } from "../../core/backends/upstream.ts";
 import { WEB_BACKENDS } from "../../core/backends/registry.ts";
 import { answer, query } from "./helpers.ts";
+import { rng } from "../helpers/rng.ts";
 
 describe("upstream helpers", () => {
   it("rebases scheme, host, port and path prefix, keeping the upstream path", () => {
@@ -41,15 +42,6 @@ describe("upstream helpers", () => {
   });
 });
 
-/** A tiny deterministic PRNG (mulberry32) so the fuzz inputs are the same on every run. */
-function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe("every parser, on arbitrary bodies", () => {
   const pieces = ["{", "}", "[", "]", '"results"', '"query"', ":", ",", "null", "<html>", "<body class='body--html'>", "<div class='result'>",

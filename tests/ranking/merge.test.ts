@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { RawResult } from "../../core/backends/types.ts";
 import { lexicalScores, queryTerms } from "../../core/ranking/lexical.ts";
 import { mergeResults, type PerBackendResults } from "../../core/ranking/merge.ts";
+import { rng } from "../helpers/rng.ts";
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
 const DAY = 86_400_000;
@@ -14,15 +15,6 @@ function list(engine: string, urls: string[]): RawResult[] {
   return urls.map((url, i) => r(url, i + 1, { title: `${engine} ${i}` }));
 }
 
-/** mulberry32: deterministic pseudo-random inputs. */
-function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomInput(seed: number): PerBackendResults {
   const random = rng(seed);
