@@ -16,14 +16,13 @@ import { openApiDocument } from "./openapi.ts";
 import type { Ports } from "./ports.ts";
 import { healthRoutes, type HealthProbes } from "./routes/health.ts";
 import { keyRoutes } from "./routes/keys.ts";
-import type { RouteDef } from "./routes/route.ts";
-import { scrapeRoutes } from "./routes/scrape.ts";
-import { searchRoutes } from "./routes/search.ts";
-import { videoRoutes } from "./operations/video/route.ts";
-import { socialRoutes } from "./operations/social/route.ts";
+import type { RouteDef } from "./gateway/route.ts";
 import { researchRoutes } from "./operations/research/route.ts";
-import { invidious, youtube } from "./backends/youtube/mod.ts";
-import { createServices } from "./services.ts";
+import { scrapeRoutes } from "./operations/scrape/route.ts";
+import { searchRoutes } from "./operations/search/route.ts";
+import { socialRoutes } from "./operations/social/route.ts";
+import { videoRoutes } from "./operations/video/route.ts";
+import { createServices, type ServiceOptions } from "./services.ts";
 import { mountDashboard } from "./dashboard/mod.ts";
 import { metasearchProbe } from "./routes/metasearch-probe.ts";
 import { usageRoutes } from "./routes/usage.ts";
@@ -32,6 +31,8 @@ export interface AppOptions {
   /** Operations an embedding service adds; one on a built-in's method and path replaces it. */
   operations?: (deps: AppDeps) => RouteDef[];
   health?: HealthProbes;
+  /** Deadlines and timeouts of the built-in operations (tests shorten them). */
+  services?: ServiceOptions;
 }
 
 export interface Quarry {
@@ -42,7 +43,8 @@ export interface Quarry {
 }
 
 export function createQuarry(ports: Ports, config: Config, options: AppOptions = {}): Quarry {
-  const deps: AppDeps = { ports, config };
+  const services = createServices(ports, config, options.services);
+  const deps: AppDeps = { ports, config, services };
   const { clock, logger } = ports;
   const auth = new Authenticator(ports.keys);
   const lastUsed = new LastUsedTracker(ports.keys, logger);
@@ -51,7 +53,6 @@ export function createQuarry(ports: Ports, config: Config, options: AppOptions =
   app.use("*", gatewayHeaders(clock, logger, config.plans));
   if (config.ipRate) app.use("*", ipLimit(config.ipRate, clock, ports, config.trustProxy));
 
-  const services = createServices(ports, config, [youtube, invidious]);
   const health = {
     backends: () => services.backendHealth(),
     ...(config.backends.searxng?.url ? { metasearch: metasearchProbe(ports, config.backends.searxng.url) } : {}),
@@ -61,11 +62,11 @@ export function createQuarry(ports: Ports, config: Config, options: AppOptions =
     ...healthRoutes(deps, health, clock.now()),
     ...keyRoutes(deps),
     ...usageRoutes(deps),
-    ...searchRoutes(deps, services),
+    ...searchRoutes(deps),
     ...scrapeRoutes(deps),
-    ...videoRoutes(deps, { registry: services.registry, runner: services.runner }),
-    ...socialRoutes(deps, { backends: services.social }),
-    ...researchRoutes(deps, services),
+    ...videoRoutes(deps),
+    ...socialRoutes(deps),
+    ...researchRoutes(deps),
   ];
   // An embedding service's operation replaces a built-in one on the same method and path.
   const extra = options.operations?.(deps) ?? [];

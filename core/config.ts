@@ -6,13 +6,11 @@
 import { applyPlanOverrides, DEFAULT_PLANS, type PlanOverride, type PlanTable } from "./limits/plans.ts";
 import type { BucketConfig } from "./limits/token-bucket.ts";
 import { AllowListError, parseAllowList } from "./net/allow-list.ts";
+import { BACKEND_IDS } from "./backends/catalogue.ts";
 
 export type Env = Record<string, string | undefined>;
 
-export const BACKEND_IDS = [
-  "searxng", "duckduckgo", "wikipedia", "brave", "youtube", "invidious",
-  "hackernews", "stackexchange", "github", "lemmy", "reddit", "bluesky", "mastodon",
-] as const;
+export { BACKEND_IDS };
 
 export interface BackendSettings {
   url?: string;

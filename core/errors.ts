@@ -35,7 +35,13 @@ export class ApiError extends Error {
     readonly code: ErrorCode,
     /** Public message: the only text that leaves the process. */
     message: string,
-    readonly extra: { retryAfter?: number; details?: FieldIssue[]; headers?: Record<string, string> } = {},
+    readonly extra: {
+      retryAfter?: number;
+      details?: FieldIssue[];
+      headers?: Record<string, string>;
+      /** Extra fields of the error object, e.g. each backend's status behind a 502. */
+      fields?: Record<string, unknown>;
+    } = {},
   ) {
     super(message);
     this.status = ERROR_STATUS[code];
@@ -51,7 +57,7 @@ export class StorageError extends Error {
 }
 
 export function errorBody(err: ApiError, requestId: string) {
-  const error: Record<string, unknown> = { code: err.code, message: err.message, request_id: requestId };
+  const error: Record<string, unknown> = { ...err.extra.fields, code: err.code, message: err.message, request_id: requestId };
   if (err.extra.retryAfter !== undefined) error.retry_after = err.extra.retryAfter;
   if (err.extra.details?.length) error.details = err.extra.details;
   return { error };

@@ -10,5 +10,5 @@ export { USAGE_GROUPS } from "./limits/groups.ts";
 export { SCOPES, isScope } from "./keys/scopes.ts";
 export { generateSecret, hashSecret, maskSecret, isWellFormedSecret, SECRET_PATTERN } from "./keys/secret.ts";
 export { createKey, listKeys, revokeKey, ensureAccount, type PublicKey } from "./keys/service.ts";
-export type { RouteDef } from "./routes/route.ts";
+export type { RouteDef } from "./gateway/route.ts";
 export type { AppEnv, AppDeps } from "./gateway/context.ts";

@@ -2,7 +2,7 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
 import type * as v from "valibot";
 import { ERROR_STATUS, type ErrorCode } from "./errors.ts";
-import { BODY_ERRORS, GATEWAY_ERRORS, type RouteDef } from "./routes/route.ts";
+import { BODY_ERRORS, GATEWAY_ERRORS, type RouteDef } from "./gateway/route.ts";
 import { ErrorObject } from "./routes/schemas.ts";
 
 function schemaOf(schema: v.GenericSchema): Record<string, unknown> {

@@ -15,7 +15,7 @@ import * as v from "valibot";
 import { createQuarry } from "../../core/app.ts";
 import { parseConfig } from "../../core/config.ts";
 import { createKey, ensureAccount } from "../../core/keys/service.ts";
-import type { RouteDef } from "../../core/routes/route.ts";
+import type { RouteDef } from "../../core/gateway/route.ts";
 import { buildPorts } from "../../adapters/shared/bootstrap.ts";
 import { createLogger } from "../../adapters/shared/logger.ts";
 import { nodeRuntime } from "../../adapters/node/server.ts";

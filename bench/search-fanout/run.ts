@@ -15,7 +15,7 @@ import { parseArgs } from "node:util";
 import { createQuarry } from "../../core/app.ts";
 import { parseConfig } from "../../core/config.ts";
 import { createKey, ensureAccount } from "../../core/keys/service.ts";
-import { WEB_BACKENDS } from "../../core/backends/registry.ts";
+import { WEB_BACKENDS } from "../../core/backends/catalogue.ts";
 import { mergeResults } from "../../core/ranking/merge.ts";
 import type { RawResult } from "../../core/backends/types.ts";
 import { memoryPorts } from "../../adapters/shared/bootstrap.ts";

@@ -4,10 +4,6 @@
  * reads env. A backend missing what it needs is `disabled` with a reason, never silently empty.
  */
 import type { Backend, BackendConfig, BackendKind } from "./types.ts";
-import { brave } from "./brave.ts";
-import { duckduckgo } from "./duckduckgo.ts";
-import { searxng } from "./searxng.ts";
-import { wikipedia } from "./wikipedia.ts";
 
 /** Settings of one backend as the operator gave them (`QUARRY_<ID>_URL`, `_KEY`, `_TOKEN`). */
 export interface BackendSettingsInput {
@@ -29,9 +25,6 @@ export interface BackendRegistry {
   /** Ids of one kind, enabled or not. */
   ids(kind?: BackendKind): string[];
 }
-
-/** The web search backends, in the order they are reported. */
-export const WEB_BACKENDS: readonly Backend[] = [searxng, duckduckgo, wikipedia, brave];
 
 function envName(id: string, what: string): string {
   return `QUARRY_${id.toUpperCase()}_${what}`;
@@ -60,7 +53,7 @@ export function resolveBackend(backend: Backend<unknown>, settings: BackendSetti
   return { id, backend, enabled: true, config };
 }
 
-export function createRegistry(settings: BackendsSettings = {}, backends: readonly Backend<unknown>[] = WEB_BACKENDS): BackendRegistry {
+export function createRegistry(settings: BackendsSettings = {}, backends: readonly Backend<unknown>[]): BackendRegistry {
   const entries = backends.map((b) => resolveBackend(b, settings[b.about.id]));
   const byId = new Map(entries.map((e) => [e.id, e]));
   if (byId.size !== entries.length) throw new Error("duplicate backend id in registry");

@@ -39,7 +39,7 @@ export function languageParts(tag: string): { lang: string; region: string | nul
  * Retry-After in whole seconds: either delta-seconds or an HTTP-date, the latter measured
  * against the response's own Date header so the parser stays pure (RFC 9110 §10.2.3).
  */
-export function retryAfterSeconds(headers: Headers): number | undefined {
+export function retryAfterFromHeaders(headers: Headers): number | undefined {
   const raw = headers.get("retry-after")?.trim();
   if (!raw) return undefined;
   if (/^\d+$/.test(raw)) return Number(raw);
@@ -51,7 +51,7 @@ export function retryAfterSeconds(headers: Headers): number | undefined {
 
 /** Classifies a non-2xx answer. 401/403 from a keyed API mean a bad key; from a scraped site, a block. */
 export function httpFailure(res: UpstreamResponse, what: string): BackendError {
-  const retry = retryAfterSeconds(res.headers);
+  const retry = retryAfterFromHeaders(res.headers);
   const withRetry = retry === undefined ? {} : { retryAfterSeconds: retry };
   if (res.status === 429) {
     return { class: "rate_limited", message: `${what} answered 429 Too Many Requests`, ...withRetry };

@@ -1,6 +1,7 @@
 import type { Config } from "../config.ts";
 import type { Plan } from "../limits/plans.ts";
 import type { Account, KeyRecord, Ports } from "../ports.ts";
+import type { Services } from "../services.ts";
 
 export interface AuthInfo {
   key: KeyRecord;
@@ -30,8 +31,9 @@ export type AppEnv = {
   };
 };
 
-/** What route modules receive: the ports, the config and shared services. */
+/** What route modules receive: the ports, the config and the shared services. */
 export interface AppDeps {
   ports: Ports;
   config: Config;
+  services: Services;
 }

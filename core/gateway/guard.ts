@@ -6,14 +6,15 @@
  * count. Refused requests count toward nothing.
  */
 import type { MiddlewareHandler } from "hono";
-import * as v from "valibot";
-import { ApiError, type FieldIssue } from "../errors.ts";
+import type * as v from "valibot";
+import { ApiError } from "../errors.ts";
 import type { Authenticator } from "../keys/authenticate.ts";
 import { LOWEST_PLAN, type PlanTable } from "../limits/plans.ts";
 import { periodOf, periodResetAt, WINDOW_MS } from "../limits/period.ts";
 import { retryAfterSeconds } from "../limits/sliding-window.ts";
 import type { Clock, Counters, Logger } from "../ports.ts";
 import type { AppEnv } from "./context.ts";
+import { validOrThrow } from "./validate.ts";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -46,13 +47,7 @@ export function jsonBody<S extends v.GenericSchema>(schema: S): MiddlewareHandle
     } catch {
       throw new ApiError("invalid_request", "The request body is not valid JSON.");
     }
-    const result = v.safeParse(schema, data);
-    if (!result.success) {
-      const details = result.issues.map(toFieldIssue);
-      const first = details[0];
-      throw new ApiError("invalid_request", first.field ? `${first.field}: ${first.message}` : first.message, { details });
-    }
-    c.set("body", result.output);
+    c.set("body", validOrThrow(schema, data));
     await next();
   };
 }
@@ -82,15 +77,6 @@ async function readCapped(stream: ReadableStream<Uint8Array>): Promise<string> {
 
 function tooLarge(): ApiError {
   return new ApiError("payload_too_large", `The request body is larger than ${MAX_BODY_BYTES / 1024} KiB.`);
-}
-
-function toFieldIssue(issue: v.BaseIssue<unknown>): FieldIssue {
-  const path = issue.path?.map((p) => String(p.key)).join(".") ?? "";
-  // strictObject reports an unknown key as an issue on that key's path.
-  if (issue.kind === "schema" && issue.expected === "never" && issue.path?.length) {
-    return { field: path, message: "unknown field" };
-  }
-  return { field: path, message: issue.message };
 }
 
 export interface LastUsedTracker {

@@ -6,13 +6,10 @@ import type { Context } from "hono";
 import * as v from "valibot";
 import type { AppDeps, AppEnv } from "../gateway/context.ts";
 import { isoSeconds } from "../limits/period.ts";
-import type { RouteDef } from "./route.ts";
+import type { RouteDef } from "../gateway/route.ts";
 import { IsoTimestamp } from "./schemas.ts";
+import type { BackendHealth } from "../backends/runner.ts";
 
-export interface BackendHealth {
-  status: string;
-  success_rate: number;
-}
 
 /** Contributions from the operations: SearXNG reachability, backend breakers and rates. */
 export interface HealthProbes {

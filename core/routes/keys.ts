@@ -5,7 +5,7 @@ import type { AppDeps } from "../gateway/context.ts";
 import { escalatedScopes, SCOPES } from "../keys/scopes.ts";
 import { createKey, listKeys, revokeKey } from "../keys/service.ts";
 import { IsoTimestamp, KeyRecordSchema } from "./schemas.ts";
-import type { RouteDef } from "./route.ts";
+import type { RouteDef } from "../gateway/route.ts";
 
 export const CreateKeyBody = v.strictObject({
   name: v.pipe(

@@ -3,7 +3,7 @@ import * as v from "valibot";
 import type { AppDeps } from "../gateway/context.ts";
 import { USAGE_GROUPS } from "../limits/groups.ts";
 import { periodOf, periodResetAt } from "../limits/period.ts";
-import type { RouteDef } from "./route.ts";
+import type { RouteDef } from "../gateway/route.ts";
 import { IsoTimestamp } from "./schemas.ts";
 
 const Count = v.pipe(v.number(), v.integer(), v.minValue(0));

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { FetchPort } from "../../core/ports.ts";
+import { WEB_BACKENDS } from "../../core/backends/catalogue.ts";
 import { createRegistry } from "../../core/backends/registry.ts";
 import type { BreakerPolicy } from "../../core/backends/circuit-breaker.ts";
 import { createRunner, type RunOutcome } from "../../core/backends/runner.ts";
@@ -31,7 +32,7 @@ function fakeFetch(routes: Record<string, Handler>) {
 function setup(routes: Record<string, Handler>, opts: { timeoutMs?: number; deadlineMs?: number; breaker?: Partial<BreakerPolicy> } = {}) {
   const clock = new FakeClock();
   const { fetch, calls } = fakeFetch(routes);
-  const registry = createRegistry({ brave: { key: "k" } }); // searxng stays disabled
+  const registry = createRegistry({ brave: { key: "k" } }, WEB_BACKENDS); // searxng stays disabled
   const runner = createRunner({ registry, fetch, clock, timers: clock, ...opts });
   /** Starts a run and advances the clock until it settles (or `maxMs` passes). */
   async function run(backends?: string[], maxMs = 60_000): Promise<{ out: RunOutcome; tookMs: number }> {
@@ -49,7 +50,7 @@ describe("runner deadline and timeouts", () => {
   it("reports a hanging backend as timeout and answers at the deadline with the others' results", async () => {
     const clock = new FakeClock();
     const { fetch } = fakeFetch({ "html.duckduckgo.com": never, "en.wikipedia.org": ok(WIKI), "api.search.brave.com": ok(fixture("brave/web_search_blue_tack_minimal.json")) });
-    const runner = createRunner({ registry: createRegistry({ brave: { key: "k" } }), fetch, clock, timers: clock, timeoutMs: 5_000 });
+    const runner = createRunner({ registry: createRegistry({ brave: { key: "k" } }, WEB_BACKENDS), fetch, clock, timers: clock, timeoutMs: 5_000 });
     let settled = false;
     const pending = runner.run({ query: query(), deadline: clock.now() + 3_000 }).then((o) => ((settled = true), o));
     await clock.advance(2_999);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { languageParts, plainText, retryAfterSeconds, toIsoUtc, upstreamUrl, withLanguage } from "../../core/backends/upstream.ts";
-import { WEB_BACKENDS } from "../../core/backends/registry.ts";
+import { languageParts, plainText, retryAfterFromHeaders, toIsoUtc, upstreamUrl, withLanguage } from "../../core/backends/upstream.ts";
+import { WEB_BACKENDS } from "../../core/backends/catalogue.ts";
 import { answer, query } from "./helpers.ts";
 import { rng } from "../helpers/rng.ts";
 
@@ -12,13 +12,13 @@ describe("upstream helpers", () => {
   });
 
   it("reads Retry-After as seconds or as a date against the response's Date", () => {
-    expect(retryAfterSeconds(new Headers({ "retry-after": "120" }))).toBe(120);
+    expect(retryAfterFromHeaders(new Headers({ "retry-after": "120" }))).toBe(120);
     expect(
-      retryAfterSeconds(new Headers({ "retry-after": "Sun, 22 Nov 2026 12:02:00 GMT", date: "Sun, 22 Nov 2026 12:00:00 GMT" })),
+      retryAfterFromHeaders(new Headers({ "retry-after": "Sun, 22 Nov 2026 12:02:00 GMT", date: "Sun, 22 Nov 2026 12:00:00 GMT" })),
     ).toBe(120);
-    expect(retryAfterSeconds(new Headers({ "retry-after": "Sun, 22 Nov 2026 12:02:00 GMT" }))).toBeUndefined();
-    expect(retryAfterSeconds(new Headers({ "retry-after": "soon" }))).toBeUndefined();
-    expect(retryAfterSeconds(new Headers())).toBeUndefined();
+    expect(retryAfterFromHeaders(new Headers({ "retry-after": "Sun, 22 Nov 2026 12:02:00 GMT" }))).toBeUndefined();
+    expect(retryAfterFromHeaders(new Headers({ "retry-after": "soon" }))).toBeUndefined();
+    expect(retryAfterFromHeaders(new Headers())).toBeUndefined();
   });
 
   it("normalises ISO dates to UTC and refuses human text", () => {

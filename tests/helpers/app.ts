@@ -5,19 +5,12 @@ import { join } from "node:path";
 import { createQuarry, type AppOptions } from "../../core/app.ts";
 import { parseConfig, type Env } from "../../core/config.ts";
 import { createKey, ensureAccount } from "../../core/keys/service.ts";
-import type { Clock, FetchPort, Logger, PagePort, Ports } from "../../core/ports.ts";
+import type { FetchPort, Logger, PagePort, Ports } from "../../core/ports.ts";
+import { FakeClock } from "./clock.ts";
+
+export { FakeClock };
 import { buildPorts, memoryPorts } from "../../adapters/shared/bootstrap.ts";
 import { nodeRuntime } from "../../adapters/node/server.ts";
-
-export class FakeClock implements Clock {
-  constructor(public t = Date.UTC(2026, 10, 22, 12, 0, 0)) {}
-  now() {
-    return this.t;
-  }
-  advance(ms: number) {
-    this.t += ms;
-  }
-}
 
 /** Collects log lines so tests can assert nothing secret was logged. */
 export class MemoryLogger implements Logger {

@@ -4,7 +4,7 @@
  * a 5xx on request, to test refunds.
  */
 import * as v from "valibot";
-import type { RouteDef } from "../../core/routes/route.ts";
+import type { RouteDef } from "../../core/gateway/route.ts";
 
 export const echoOperation = (): RouteDef[] => [
   {

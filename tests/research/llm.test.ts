@@ -1,10 +1,8 @@
 /** POST /v1/research with a model: a local fake OpenAI-compatible server on 127.0.0.1. */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { researchRoutes } from "../../core/operations/research/route.ts";
 import type { ResearchResponse } from "../../core/operations/research/schema.ts";
 import { splitSentences } from "../../core/operations/research/synthesis.ts";
-import { createServices } from "../../core/services.ts";
 import { makeApp, type TestApp } from "../helpers/app.ts";
 import { replayEnv, startReplayServer, type ReplayServer } from "../helpers/replay-server.ts";
 import { bestParagraphShare, localPages, QUESTION, searxngBody, serveArticles, summarySentences, supportShare, type Served } from "./fixtures.ts";
@@ -95,7 +93,7 @@ describe("POST /v1/research with QUARRY_LLM_URL", () => {
     Object.assign(replay.faults, { duckduckgo: "500", wikipedia: "500", brave: "500" });
     replay.bodies.searxng = searxngBody(QUESTION, served.map((s) => ({ url: s.url, title: s.title, content: s.snippet })));
     const env = { ...replayEnv(replay.url), QUARRY_LLM_URL: model.url, QUARRY_LLM_MODEL: "fake-model", QUARRY_LLM_KEY: "test-llm-key" };
-    t = await makeApp({ env, pages: localPages(), options: { operations: (deps) => researchRoutes(deps, createServices(deps.ports, deps.config), { llmTimeoutMs: 1_000 }) } });
+    t = await makeApp({ env, pages: localPages(), options: { services: { llmTimeoutMs: 1_000 } } });
     t.clock.now = () => Date.now();
     key = (await t.key("acme", ["research"])).secret;
   }

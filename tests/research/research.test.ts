@@ -1,9 +1,7 @@
 /** POST /v1/research end to end: replayed engines, five real articles on a local page server, no LLM. */
 import * as v from "valibot";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { researchRoutes } from "../../core/operations/research/route.ts";
 import { ResearchResponseSchema } from "../../core/operations/research/schema.ts";
-import { createServices } from "../../core/services.ts";
 import { makeApp, type TestApp } from "../helpers/app.ts";
 import { startPageServer, type PageServer } from "../helpers/page-server.ts";
 import { replayEnv, startReplayServer, type ReplayServer } from "../helpers/replay-server.ts";
@@ -54,7 +52,7 @@ describe("POST /v1/research", () => {
     const results = served.map((s) => ({ url: s.url, title: s.title, content: s.snippet }));
     if (withBroken) results.splice(1, 0, { url: `${site.url}/broken`, title: "Impeachment inquiry hearings live", content: "Live coverage of the impeachment inquiry." });
     replay.bodies.searxng = searxngBody(QUESTION, results);
-    t = await makeApp({ env: replayEnv(replay.url), pages: localPages(), options: { operations: (deps) => researchRoutes(deps, createServices(deps.ports, deps.config), routeOptions) } });
+    t = await makeApp({ env: replayEnv(replay.url), pages: localPages(), options: { services: { deadlines: { research: routeOptions.deadlineMs } } } });
     t.clock.now = () => Date.now();
     key = (await t.key("acme", ["research"])).secret;
   }

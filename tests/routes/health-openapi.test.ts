@@ -36,7 +36,7 @@ describe("GET /health", () => {
 
   it("is ok with every service described, without authentication", async () => {
     t = await makeApp({ storage: "sqlite" });
-    t.clock.advance(42_000);
+    await t.clock.advance(42_000);
     const res = await t.request("/health");
     expect(res.status).toBe(200);
     const body = await res.json();

@@ -30,7 +30,7 @@ describe.each(["memory", "sqlite"] as const)("key endpoints (%s)", (storage) => 
   });
 
   it("GET lists the account's active keys newest first with last_used_at", async () => {
-    t.clock.advance(1000);
+    await t.clock.advance(1000);
     const second = await (await t.request("/v1/keys", { method: "POST", key: admin, json: { name: "second", scopes: ["search"] } })).json();
     await t.request("/v1/usage", { key: second.key });
     await t.drain();

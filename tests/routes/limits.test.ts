@@ -23,7 +23,7 @@ describe.each(["memory", "sqlite"] as const)("limits and usage (%s)", (storage) 
     expect(body.error.message).toContain("60 requests per minute");
     // /v1/usage takes a window slot too, so it waits for the window to pass
     expect((await t.request("/v1/usage", { key: secret })).status).toBe(429);
-    t.clock.advance(60_000);
+    await t.clock.advance(60_000);
     expect((await (await t.request("/v1/usage", { key: secret })).json()).used).toBe(60);
   });
 
@@ -49,13 +49,13 @@ describe.each(["memory", "sqlite"] as const)("limits and usage (%s)", (storage) 
     t = await makeApp({ storage, env: { QUARRY_PLANS: '{"free":{"per_minute":2}}' } });
     const { secret } = await t.key("acme", ["search"]);
     expect((await t.request("/v1/usage", { key: secret })).status).toBe(200);
-    t.clock.advance(30_000);
+    await t.clock.advance(30_000);
     expect((await t.request("/v1/usage", { key: secret })).status).toBe(200);
-    t.clock.advance(29_999);
+    await t.clock.advance(29_999);
     const r = await t.request("/v1/usage", { key: secret });
     expect(r.status).toBe(429);
     expect(r.headers.get("retry-after")).toBe("1");
-    t.clock.advance(1);
+    await t.clock.advance(1);
     expect((await t.request("/v1/usage", { key: secret })).status).toBe(200);
     expect((await t.request("/v1/usage", { key: secret })).status).toBe(429);
   });
@@ -105,7 +105,7 @@ describe.each(["memory", "sqlite"] as const)("limits and usage (%s)", (storage) 
     expect(Number(r.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     expect((await r.json()).error.code).toBe("rate_limited");
     expect((await t.request("/health", { ip: "203.0.113.10" })).status).toBe(200);
-    t.clock.advance(1000);
+    await t.clock.advance(1000);
     expect((await t.request("/health", { ip: "203.0.113.9" })).status).toBe(200);
   });
 });

@@ -3,7 +3,7 @@ import * as v from "valibot";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createSafeFetch, parseAllowList } from "../../adapters/fetch/mod.ts";
 import { countTokens } from "../../core/budget/tokens.ts";
-import { SearchResponseSchema } from "../../core/routes/search.ts";
+import { SearchResponseSchema } from "../../core/operations/search/schema.ts";
 import { makeApp, type TestApp } from "../helpers/app.ts";
 import { benchmarkPage, send, startPageServer, type PageServer } from "../helpers/page-server.ts";
 import { replayEnv, startReplayServer, type ReplayServer } from "../helpers/replay-server.ts";

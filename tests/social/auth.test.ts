@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { authenticate, createTokenCache, withPlatformAuth } from "../../core/backends/social/auth.ts";
 import { blueskyAuth } from "../../core/backends/social/bluesky.ts";
-import { createSocialBackends, TOKEN_EXCHANGES } from "../../core/backends/social/registry.ts";
+import { createSocialBackends } from "../../core/backends/social/registry.ts";
+import { TOKEN_EXCHANGES } from "../../core/backends/catalogue.ts";
 import { createRegistry } from "../../core/backends/registry.ts";
-import { SOCIAL_BACKENDS } from "../../core/backends/social/registry.ts";
+import { SOCIAL_BACKENDS } from "../../core/backends/catalogue.ts";
 import { reddit, redditAuth } from "../../core/backends/social/reddit.ts";
 import { FakeClock, query } from "../backends/helpers.ts";
 import { replay } from "./replay.ts";

@@ -2,8 +2,10 @@ import { describe, expect, it } from "vitest";
 import { createSocialBackends } from "../../core/backends/social/registry.ts";
 import type { BackendsSettings } from "../../core/backends/registry.ts";
 import { tokenCount } from "../../core/operations/social/excerpt.ts";
-import { socialResearch, type SocialResearchOutcome } from "../../core/operations/social/research.ts";
-import type { SocialResearchAnswer } from "../../core/operations/social/schema.ts";
+import { ApiError } from "../../core/errors.ts";
+import { socialResearch } from "../../core/operations/social/social.ts";
+import { SocialResearchBody, type SocialResearchAnswer } from "../../core/operations/social/schema.ts";
+import { validOrThrow } from "../../core/gateway/validate.ts";
 import { FakeClock } from "../backends/helpers.ts";
 import { hanging, replay, type ReplayRoute } from "./replay.ts";
 
@@ -41,13 +43,20 @@ async function research(body: unknown, opts: { settings?: BackendsSettings; rout
   const clock = new FakeClock();
   const up = replay(opts.routes ?? UPSTREAMS);
   const { registry, runner } = createSocialBackends(opts.settings ?? CREDENTIALS, { fetch: up.fetch, clock, timers: clock });
-  const pending = socialResearch({ registry, runner, fetch: up.fetch, clock, timers: clock, deadlineMs: 4_000 }, body);
+  // As the route does: the gateway validates the body, then the operation runs.
+  const deps = { registry, runner, fetch: up.fetch, clock, timers: clock, deadlineMs: 4_000 };
+  const pending = Promise.resolve()
+    .then(() => socialResearch(deps, validOrThrow(SocialResearchBody, body)))
+    .then(
+      (value) => ({ ok: true as const, value }),
+      (err: ApiError) => ({ ok: false as const, error: { code: err.code, message: err.message, details: err.extra.details, ...err.extra.fields } }),
+    );
   await clock.advance(opts.advance ?? 5_000);
-  const outcome: SocialResearchOutcome = await pending;
+  const outcome = await pending;
   return { outcome, up, clock };
 }
 
-function answerOf(outcome: SocialResearchOutcome): SocialResearchAnswer {
+function answerOf(outcome: Awaited<ReturnType<typeof research>>["outcome"]): SocialResearchAnswer {
   if (!outcome.ok) throw new Error(`expected an answer, got ${outcome.error.code}: ${outcome.error.message}`);
   return outcome.value;
 }
@@ -148,9 +157,9 @@ describe("socialResearch end to end (replayed upstreams)", () => {
     expect(!outcome.ok && outcome.error).toMatchObject({ code: "timeout", message: expect.stringContaining("hackernews (timeout") });
   });
 
-  it("fails when no requested platform is configured, and on an invalid body", async () => {
+  it("refuses a request for platforms this server has not configured (naming the variables), and an invalid body", async () => {
     const none = await research({ query: "x", platforms: ["reddit", "bluesky"] }, { settings: {} });
-    expect(!none.outcome.ok && none.outcome.error).toMatchObject({ code: "upstream_error", message: expect.stringContaining("reddit (no token configured (QUARRY_REDDIT_TOKEN))") });
+    expect(!none.outcome.ok && none.outcome.error).toMatchObject({ code: "invalid_request", message: expect.stringContaining("reddit (no token configured (QUARRY_REDDIT_TOKEN))") });
     const bad = await research({ query: "x", platforms: ["friendster"], tier: "huge" });
     expect(!bad.outcome.ok && bad.outcome.error).toMatchObject({
       code: "invalid_request",

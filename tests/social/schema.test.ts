@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { parseSocialResearchBody } from "../../core/operations/social/schema.ts";
+import { validate } from "../../core/gateway/validate.ts";
+import { SocialResearchBody } from "../../core/operations/social/schema.ts";
+
+const parseSocialResearchBody = (body: unknown) => validate(SocialResearchBody, body);
 
 function issues(body: unknown) {
   const out = parseSocialResearchBody(body);
@@ -20,7 +23,7 @@ describe("SocialResearchBody", () => {
     expect(issues({ query: "x", platforms: "reddit" })).toEqual([{ field: "platforms", message: "platforms must be an array" }]);
     expect(issues({ query: "x", max_sources: 0 })).toEqual([{ field: "max_sources", message: "max_sources must be at least 1" }]);
     expect(issues({ query: "x", max_sources: 51 })).toEqual([{ field: "max_sources", message: "max_sources must be at most 50" }]);
-    expect(issues({ query: "x", max_sources: 2.5 })).toEqual([{ field: "max_sources", message: "max_sources must be an integer" }]);
+    expect(issues({ query: "x", max_sources: 2.5 })).toEqual([{ field: "max_sources", message: "max_sources must be a whole number between 1 and 50" }]);
     expect(issues({ query: "x", max_sources: "5" })).toEqual([{ field: "max_sources", message: "max_sources must be a number" }]);
     expect(issues({ query: "x", tier: "premium" })).toEqual([{ field: "tier", message: "tier must be one of basic, summary, detailed, full" }]);
     expect(issues({ query: "x", freshness: "hour" })).toEqual([{ field: "freshness", message: expect.stringContaining("freshness must be one of") }]);

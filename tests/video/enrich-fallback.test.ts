@@ -10,10 +10,10 @@ import { createRunner } from "../../core/backends/runner.ts";
 import { buildVideosRequest, parseIsoDuration, parseVideosResponse } from "../../core/backends/youtube/data-api.ts";
 import { invidious, parseInvidiousSearch } from "../../core/backends/youtube/invidious.ts";
 import { youtube } from "../../core/backends/youtube/search.ts";
-import { videoSearch, type VideoSearchDeps, type VideoSearchOutcome } from "../../core/operations/video/video-search.ts";
+import { videoSearch, type VideoSearchDeps } from "../../core/operations/video/video.ts";
 import { VideoSearchBody, VideoSearchResponse, type VideoSearchRequest } from "../../core/operations/video/schema.ts";
 import { makeApp, type TestApp } from "../helpers/app.ts";
-import { BASE, FakeClock, RECORDED_AT, replayFetch, yt, type ReplayRoutes } from "./helpers.ts";
+import { BASE, FakeClock, outcomeOf, RECORDED_AT, replayFetch, yt, type ReplayRoutes, type VideoSearchOutcome } from "./helpers.ts";
 
 const DATA_API = "http://replay.test/googleapis";
 const DATA_API_VIDEOS = `${DATA_API}/youtube/v3/videos`;
@@ -43,7 +43,7 @@ function setup(routes: ReplayRoutes, extra: { key?: string; invidious?: string }
   async function search(body: Record<string, unknown>): Promise<VideoSearchOutcome> {
     const req: VideoSearchRequest = v.parse(VideoSearchBody, body);
     let done: VideoSearchOutcome | undefined;
-    const pending = videoSearch(deps, req).then((o) => (done = o));
+    const pending = outcomeOf(videoSearch(deps, req)).then((o) => (done = o));
     for (let waited = 0; !done && waited < 30_000; waited += 250) await clock.advance(250);
     return pending;
   }

@@ -5,6 +5,9 @@
  */
 import { fixture } from "../backends/helpers.ts";
 import type { FetchPort } from "../../core/ports.ts";
+import type { BackendRunStatus } from "../../core/backends/runner.ts";
+import type { ApiError } from "../../core/errors.ts";
+import type { VideoSearchResponseBody } from "../../core/operations/video/schema.ts";
 
 export { answer, FakeClock, fixture } from "../backends/helpers.ts";
 
@@ -68,4 +71,16 @@ export function replayFetch(routes: ReplayRoutes) {
     return respond(undefined, signal);
   };
   return { fetch, calls };
+}
+
+/** What a video search came to: its body, or the ApiError it threw (with each backend's status). */
+export type VideoSearchOutcome =
+  | { ok: true; body: VideoSearchResponseBody }
+  | { ok: false; error: { code: string; message: string; backends: Record<string, BackendRunStatus> } };
+
+export function outcomeOf(pending: Promise<VideoSearchResponseBody>): Promise<VideoSearchOutcome> {
+  return pending.then(
+    (body) => ({ ok: true, body }),
+    (err: ApiError) => ({ ok: false, error: { code: err.code, message: err.message, backends: err.extra.fields?.backends as Record<string, BackendRunStatus> } }),
+  );
 }

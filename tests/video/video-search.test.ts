@@ -9,11 +9,11 @@ import { describe, expect, it } from "vitest";
 import { createRegistry } from "../../core/backends/registry.ts";
 import { createRunner } from "../../core/backends/runner.ts";
 import { youtube } from "../../core/backends/youtube/search.ts";
-import { videoSearch, type VideoSearchOutcome } from "../../core/operations/video/video-search.ts";
+import { videoSearch } from "../../core/operations/video/video.ts";
 import { VideoSearchBody, VideoSearchResponse, type VideoSearchRequest } from "../../core/operations/video/schema.ts";
 import { FRESHNESS_MS } from "../../core/ranking/merge.ts";
 import * as v from "valibot";
-import { BASE, FakeClock, RECORDED_AT, replayFetch, yt, type ReplayRoutes } from "./helpers.ts";
+import { BASE, FakeClock, outcomeOf, RECORDED_AT, replayFetch, yt, type ReplayRoutes, type VideoSearchOutcome } from "./helpers.ts";
 
 const JSON3 = yt("timedtext_json3_asr_en.json");
 const o200k = (text: string) => encode(text, { disallowedSpecial: new Set() }).length;
@@ -43,7 +43,7 @@ function setup(routes: ReplayRoutes = RECORDED, settings: { url?: string } = { u
   async function search(body: Record<string, unknown>): Promise<VideoSearchOutcome> {
     const req: VideoSearchRequest = v.parse(VideoSearchBody, body);
     let done: VideoSearchOutcome | undefined;
-    const pending = videoSearch(deps, req).then((o) => (done = o));
+    const pending = outcomeOf(videoSearch(deps, req)).then((o) => (done = o));
     for (let waited = 0; !done && waited < 30_000; waited += 250) await clock.advance(250);
     return pending;
   }

@@ -12,7 +12,7 @@
  */
 import * as v from "valibot";
 import type { BackendError, ParseOutcome, UpstreamResponse } from "../types.ts";
-import { parseJson, parseFailure, httpFailure, retryAfterSeconds, toIsoUtc, upstreamUrl } from "../upstream.ts";
+import { parseJson, parseFailure, httpFailure, retryAfterFromHeaders, toIsoUtc, upstreamUrl } from "../upstream.ts";
 import { compact, count, markdownToText, snippetOf, webUrlOrNull } from "./text.ts";
 import type { SocialBackend, SocialItem } from "./types.ts";
 
@@ -44,7 +44,7 @@ function githubFailure(res: UpstreamResponse): BackendError {
   const remaining = res.headers.get("x-ratelimit-remaining");
   const secondary = /secondary rate limit|abuse/i.test(detail);
   if ((res.status === 403 || res.status === 429) && (remaining === "0" || secondary || res.headers.has("retry-after"))) {
-    let retry = retryAfterSeconds(res.headers);
+    let retry = retryAfterFromHeaders(res.headers);
     if (retry === undefined && remaining === "0") {
       // x-ratelimit-reset is an epoch; measure it against the answer's own Date to stay pure.
       const reset = Number(res.headers.get("x-ratelimit-reset"));

@@ -8,7 +8,7 @@
  */
 import * as v from "valibot";
 import type { Freshness, ParseOutcome } from "../types.ts";
-import { httpFailure, parseFailure, parseJson, retryAfterSeconds, toIsoUtc, upstreamUrl } from "../upstream.ts";
+import { httpFailure, parseFailure, parseJson, retryAfterFromHeaders, toIsoUtc, upstreamUrl } from "../upstream.ts";
 import { compact, count, markdownToText, snippetOf, webUrlOrNull } from "./text.ts";
 import type { SocialBackend, SocialItem } from "./types.ts";
 
@@ -66,7 +66,7 @@ export const lemmy: SocialBackend = {
       const body = json.ok ? v.safeParse(ErrorBody, json.value) : null;
       const code = body?.success ? body.output.error : null;
       if (code === "rate_limit_error" || res.status === 429) {
-        const retry = retryAfterSeconds(res.headers);
+        const retry = retryAfterFromHeaders(res.headers);
         return { ok: false, error: { class: "rate_limited", message: "Lemmy rate limit reached", ...(retry === undefined ? {} : { retryAfterSeconds: retry }) } };
       }
       const failure = httpFailure(res, "Lemmy");

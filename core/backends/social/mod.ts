@@ -10,5 +10,5 @@ export { bluesky, blueskyAuth, jwtExpiryMs } from "./bluesky.ts";
 export { mastodon } from "./mastodon.ts";
 export { authenticate, createTokenCache, signInFailure, withPlatformAuth, AUTH_FAILURE_HEADER } from "./auth.ts";
 export type { TokenCache, TokenExchange, TokenOutcome } from "./auth.ts";
-export { createSocialBackends, SOCIAL_BACKENDS, TOKEN_EXCHANGES } from "./registry.ts";
+export { createSocialBackends } from "./registry.ts";
 export type { SocialBackends, SocialBackendsOptions } from "./registry.ts";

@@ -12,7 +12,7 @@
  */
 import * as v from "valibot";
 import type { BackendConfig, ParseOutcome, UpstreamResponse } from "../types.ts";
-import { httpFailure, parseFailure, parseJson, retryAfterSeconds, upstreamUrl } from "../upstream.ts";
+import { httpFailure, parseFailure, parseJson, retryAfterFromHeaders, upstreamUrl } from "../upstream.ts";
 import { signInFailure, type TokenExchange, type TokenOutcome } from "./auth.ts";
 import { compact, count, isoFromEpochSeconds, markdownToText, snippetOf, webUrlOrNull } from "./text.ts";
 import type { Freshness } from "../types.ts";
@@ -152,7 +152,7 @@ export const redditAuth: TokenExchange = {
     const err = json.ok ? v.safeParse(TokenError, json.value) : null;
     const detail = err?.success ? ` (${err.output.message ?? err.output.error})` : "";
     if (res.status === 429) {
-      const retry = retryAfterSeconds(res.headers);
+      const retry = retryAfterFromHeaders(res.headers);
       return { ok: false, error: { class: "rate_limited", message: `token endpoint answered 429${detail}`, ...(retry === undefined ? {} : { retryAfterSeconds: retry }) } };
     }
     // Wrong id or secret answers 401; a grant the app may not use answers 200 {"error": "unsupported_grant_type"}.

@@ -5,18 +5,9 @@
 import type { Clock, FetchPort } from "../../ports.ts";
 import { createRegistry, type BackendRegistry, type BackendsSettings } from "../registry.ts";
 import { createRunner, type BackendRunner, type RunnerOptions } from "../runner.ts";
-import { createTokenCache, withPlatformAuth, type TokenExchange } from "./auth.ts";
-import { bluesky, blueskyAuth } from "./bluesky.ts";
-import { github } from "./github.ts";
-import { hackernews } from "./hackernews.ts";
-import { lemmy } from "./lemmy.ts";
-import { mastodon } from "./mastodon.ts";
-import { reddit, redditAuth } from "./reddit.ts";
-import { stackexchange } from "./stackexchange.ts";
-import type { SocialBackend } from "./types.ts";
+import { SOCIAL_BACKENDS, TOKEN_EXCHANGES } from "../catalogue.ts";
+import { createTokenCache, withPlatformAuth } from "./auth.ts";
 
-export const SOCIAL_BACKENDS: readonly SocialBackend[] = [hackernews, stackexchange, github, lemmy, reddit, bluesky, mastodon];
-export const TOKEN_EXCHANGES: readonly TokenExchange[] = [redditAuth, blueskyAuth];
 
 export interface SocialBackendsOptions extends Omit<RunnerOptions, "registry"> {
   fetch: FetchPort;

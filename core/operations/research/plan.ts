@@ -4,7 +4,7 @@
  * the kind of question); with an LLM configured, the model proposes the sub-queries and the
  * deterministic plan stands in whenever it fails.
  */
-import type { Tier } from "./tiers.ts";
+import type { Tier } from "../fields.ts";
 import { TIER_PLAN } from "./tiers.ts";
 
 const QUESTION_WORDS = new Set(

@@ -3,13 +3,12 @@
  * runner, pool and deduplicate the results, read the top pages, rank their passages and write
  * a report whose every sentence cites its sources. `onProgress` reports each stage (SSE).
  */
-import type { BackendRunStatus, RunOutcome } from "../../backends/runner.ts";
+import type { BackendRunner, BackendRunStatus, RunOutcome } from "../../backends/runner.ts";
 import type { RawResult } from "../../backends/types.ts";
 import { countTokens, truncateToTokens } from "../../budget/tokens.ts";
 import { ApiError } from "../../errors.ts";
 import type { Ports } from "../../ports.ts";
 import { mergeResults } from "../../ranking/merge.ts";
-import type { Services } from "../../services.ts";
 import { queryExcerpt } from "../search/excerpt.ts";
 import { rankPassages, type Passage, type SourceText } from "./evidence.ts";
 import { chat, LlmError, parseModelReport, supportIndex, synthesisMessages, verifyReport, type LlmConfig } from "./llm.ts";
@@ -21,7 +20,8 @@ import { TIER_PLAN, type TierPlan } from "./tiers.ts";
 
 export interface ResearchDeps {
   ports: Ports;
-  services: Services;
+  /** The shared web runner (circuit breakers see research's searches too). */
+  runner: BackendRunner;
   llm: LlmConfig | null;
   /** Longest the model may take to write the report (default 20 s). */
   llmTimeoutMs?: number;
@@ -98,7 +98,7 @@ async function write(
 }
 
 export async function research(deps: ResearchDeps, req: ResearchRequest, onProgress: OnProgress = () => {}): Promise<ResearchResponse> {
-  const { ports, services } = deps;
+  const { ports, runner } = deps;
   const t0 = performance.now();
   const tier = TIER_PLAN[req.tier];
   const started = ports.clock.now();
@@ -113,7 +113,7 @@ export async function research(deps: ResearchDeps, req: ResearchRequest, onProgr
   const engineDeadline = Math.min(deadline, ports.clock.now() + Math.min(6_000, Math.round(total * 0.4)));
   const runs = await Promise.all(
     queries.map((query) =>
-      services.runner.run<RawResult>({
+      runner.run<RawResult>({
         query: { query, maxResults: Math.min(20, Math.max(10, req.max_sources * 2)), language: "en", freshness: req.freshness ?? null },
         kind: "web",
         deadline: engineDeadline,

@@ -1,24 +1,18 @@
 /**
- * The route of POST /v1/research (api.md §2, §6): scope `research`, usage group `research`
- * (one unit however many searches and reads it makes). With `stream: true` the answer is
+ * POST /v1/research (api.md §2, §6): scope `research`, usage group `research` (one unit
+ * however many searches and reads it makes). With `stream: true` the answer is
  * `text/event-stream`: `progress` events, then one `result` (the same body as the JSON
  * answer) or one `error` carrying the error object.
  */
 import { streamSSE } from "hono/streaming";
 import { errorBody, toApiError } from "../../errors.ts";
 import type { AppDeps } from "../../gateway/context.ts";
-import type { RouteDef } from "../../routes/route.ts";
-import type { Services } from "../../services.ts";
-import { research, type ResearchDeps } from "./research.ts";
+import type { RouteDef } from "../../gateway/route.ts";
+import { research } from "./research.ts";
 import { ResearchBody, ResearchResponseSchema, type ResearchRequest } from "./schema.ts";
 
-export interface ResearchRouteOptions {
-  llmTimeoutMs?: number;
-  deadlineMs?: number;
-}
-
-export function researchRoutes({ ports, config }: AppDeps, services: Services, options: ResearchRouteOptions = {}): RouteDef[] {
-  const deps: ResearchDeps = { ports, services, llm: config.llm, ...options };
+export function researchRoutes({ ports, services }: AppDeps): RouteDef[] {
+  const deps = services.research;
   return [
     {
       method: "POST",

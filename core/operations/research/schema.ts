@@ -1,22 +1,18 @@
 /** POST /v1/research request and response (api.md §6). */
 import * as v from "valibot";
-import { Domains, FRESHNESS, Query, TIERS } from "../search/schema.ts";
+import { BackendStatus, Domains, freshnessField, Query, tierField, wholeNumber } from "../fields.ts";
 
 export const ResearchBody = v.strictObject({
   query: Query,
-  tier: v.optional(v.picklist(TIERS, `tier must be one of ${TIERS.join(", ")}`), "summary"),
-  max_sources: v.optional(
-    v.pipe(v.number("max_sources must be a number"), v.integer("max_sources must be a whole number"), v.minValue(1, "max_sources must be at least 1"), v.maxValue(20, "max_sources must be at most 20")),
-    8,
-  ),
+  tier: tierField("summary"),
+  max_sources: v.optional(wholeNumber("max_sources", 1, 20), 8),
   include_domains: Domains("include_domains"),
   exclude_domains: Domains("exclude_domains"),
-  freshness: v.optional(v.picklist(FRESHNESS, `freshness must be one of ${FRESHNESS.join(", ")}`)),
+  freshness: freshnessField(),
   stream: v.optional(v.boolean("stream must be true or false"), false),
 });
 export type ResearchRequest = v.InferOutput<typeof ResearchBody>;
 
-const BackendStatus = v.object({ status: v.picklist(["ok", "error", "timeout", "skipped", "disabled"]), results: v.number(), latency_ms: v.number(), error: v.optional(v.string()) });
 const SourceId = v.pipe(v.string(), v.regex(/^S\d+$/));
 
 export const ResearchResponseSchema = v.object({

@@ -1,6 +1,5 @@
 /** How each tier (api.md §5) scales research: queries, pages, passages and report length. */
-export const TIERS = ["basic", "summary", "detailed", "full"] as const;
-export type Tier = (typeof TIERS)[number];
+import type { Tier } from "../fields.ts";
 
 export interface TierPlan {
   /** Sub-queries searched besides the question itself. */

@@ -2,7 +2,6 @@
  * POST /v1/scrape (api.md §6): fetch one page through the guarded page port, turn it into
  * clean main content, and cache the answer by URL and options.
  */
-import * as v from "valibot";
 import { countTokens, truncateToTokens } from "../../budget/tokens.ts";
 import { ApiError } from "../../errors.ts";
 import { decodeHtml } from "../../extract/decode-html.ts";
@@ -10,33 +9,10 @@ import { extractContent } from "../../extract/extract-content.ts";
 import { pdfToText } from "../../extract/pdf-to-text.ts";
 import type { PageMetadata } from "../../extract/types.ts";
 import type { Ports } from "../../ports.ts";
+import type { ScrapeRequest } from "./schema.ts";
 
-export const SCRAPE_FORMATS = ["markdown", "text", "html", "links"] as const;
 const CACHE_TTL_SECONDS = 15 * 60;
 
-export const ScrapeBody = v.strictObject({
-  url: v.pipe(
-    v.string("url must be a string"),
-    v.trim(),
-    v.maxLength(2048, "url must be at most 2048 characters"),
-    v.url("url must be an absolute URL"),
-    v.check((u) => /^https?:\/\//i.test(u), "url must use http or https"),
-  ),
-  formats: v.optional(
-    v.pipe(
-      v.array(v.picklist(SCRAPE_FORMATS, `each format must be one of ${SCRAPE_FORMATS.join(", ")}`), "formats must be an array"),
-      v.minLength(1, "formats must not be empty"),
-    ),
-    ["markdown"],
-  ),
-  only_main_content: v.optional(v.boolean("only_main_content must be a boolean"), true),
-  timeout_ms: v.optional(
-    v.pipe(v.number("timeout_ms must be a number"), v.integer("timeout_ms must be a whole number"), v.minValue(1000, "timeout_ms must be at least 1000"), v.maxValue(60000, "timeout_ms must be at most 60000")),
-    15000,
-  ),
-  max_tokens: v.optional(v.pipe(v.number("max_tokens must be a number"), v.integer("max_tokens must be a whole number"), v.minValue(1, "max_tokens must be at least 1"), v.maxValue(1_000_000, "max_tokens must be at most 1000000"))),
-});
-export type ScrapeRequest = v.InferOutput<typeof ScrapeBody>;
 
 /** The page's metadata (as the extractor reads it) and the requested formats. */
 export interface ScrapeData extends Omit<PageMetadata, "articleBody"> {

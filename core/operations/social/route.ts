@@ -1,22 +1,10 @@
-/**
- * The route of POST /v1/social/research (api.md §2, §6): scope `research`, usage group
- * `social`. It lives beside its operation until the lead moves it to core/routes/.
- */
-import { ApiError } from "../../errors.ts";
+/** POST /v1/social/research (api.md §2, §6): scope `research`, usage group `social`. */
 import type { AppDeps } from "../../gateway/context.ts";
-import type { RouteDef } from "../../routes/route.ts";
-import { createSocialBackends, type SocialBackends } from "../../backends/social/registry.ts";
-import { socialResearch } from "./research.ts";
-import { SocialResearchBody, SocialResearchResponse } from "./schema.ts";
+import type { RouteDef } from "../../gateway/route.ts";
+import { SocialResearchBody, SocialResearchResponse, type SocialResearchInput } from "./schema.ts";
+import { socialResearch } from "./social.ts";
 
-export interface SocialRouteOptions {
-  /** Prebuilt registry and runner (e.g. shared with /health); built from config otherwise. */
-  backends?: SocialBackends;
-  deadlineMs?: number;
-}
-
-export function socialRoutes({ ports, config }: AppDeps, options: SocialRouteOptions = {}): RouteDef[] {
-  const { registry, runner } = options.backends ?? createSocialBackends(config.backends, { fetch: ports.fetch, clock: ports.clock });
+export function socialRoutes({ services }: AppDeps): RouteDef[] {
   return [
     {
       method: "POST",
@@ -29,17 +17,7 @@ export function socialRoutes({ ports, config }: AppDeps, options: SocialRouteOpt
       status: 200,
       response: SocialResearchResponse,
       errors: ["upstream_error", "timeout"],
-      handler: async (c) => {
-        const outcome = await socialResearch(
-          { registry, runner, fetch: ports.fetch, clock: ports.clock, ...(options.deadlineMs ? { deadlineMs: options.deadlineMs } : {}) },
-          c.get("body"),
-        );
-        if (!outcome.ok) {
-          const { code, message, details } = outcome.error;
-          throw new ApiError(code, message, details ? { details } : {});
-        }
-        return c.json(outcome.value);
-      },
+      handler: async (c) => c.json(await socialResearch(services.socialResearch, c.get("body") as SocialResearchInput)),
     },
   ];
 }

@@ -4,61 +4,19 @@
  * Every issue names its field; unknown fields are refused.
  */
 import * as v from "valibot";
+import { SOCIAL_PLATFORM_IDS } from "../../backends/catalogue.ts";
 import { SOCIAL_PLATFORMS } from "../../backends/social/types.ts";
-
-export const TIERS = ["basic", "summary", "detailed", "full"] as const;
-export type Tier = (typeof TIERS)[number];
-export const FRESHNESS = ["day", "week", "month", "year"] as const;
+import { freshnessField, idList, Query, TIERS, tierField, wholeNumber } from "../fields.ts";
 
 export const SocialResearchBody = v.strictObject({
-  query: v.pipe(
-    v.string("query must be a string"),
-    v.trim(),
-    v.minLength(1, "query must not be empty"),
-    v.maxLength(500, "query must be at most 500 characters"),
-  ),
-  platforms: v.optional(
-    v.pipe(
-      v.array(v.picklist(SOCIAL_PLATFORMS, `each platform must be one of ${SOCIAL_PLATFORMS.join(", ")}`), "platforms must be an array"),
-      v.minLength(1, "platforms must not be empty"),
-    ),
-  ),
-  max_sources: v.optional(
-    v.pipe(
-      v.number("max_sources must be a number"),
-      v.integer("max_sources must be an integer"),
-      v.minValue(1, "max_sources must be at least 1"),
-      v.maxValue(50, "max_sources must be at most 50"),
-    ),
-    20,
-  ),
-  tier: v.optional(v.picklist(TIERS, `tier must be one of ${TIERS.join(", ")}`), "summary"),
-  freshness: v.optional(v.picklist(FRESHNESS, `freshness must be one of ${FRESHNESS.join(", ")}`)),
+  query: Query,
+  platforms: idList("platforms", SOCIAL_PLATFORM_IDS, "platform"),
+  max_sources: v.optional(wholeNumber("max_sources", 1, 50), 20),
+  tier: tierField("summary"),
+  freshness: freshnessField(),
 });
 
 export type SocialResearchInput = v.InferOutput<typeof SocialResearchBody>;
-
-export interface FieldIssue {
-  field: string;
-  message: string;
-}
-
-/** Validates a body; each issue names its field (an unknown field as "unknown field"). */
-export function parseSocialResearchBody(input: unknown): { ok: true; value: SocialResearchInput } | { ok: false; issues: FieldIssue[] } {
-  const result = v.safeParse(SocialResearchBody, input);
-  if (result.success) return { ok: true, value: result.output };
-  return {
-    ok: false,
-    issues: result.issues.map((issue) => {
-      const field = issue.path?.map((p) => String(p.key)).join(".") ?? "";
-      const unknown = issue.kind === "schema" && issue.expected === "never" && issue.path?.length;
-      if (unknown) return { field, message: "unknown field" };
-      // A missing required key is reported by the object schema in valibot's own words.
-      if (issue.input === undefined && issue.path?.length) return { field, message: `${field} is required` };
-      return { field, message: issue.message };
-    }),
-  };
-}
 
 const Platform = v.picklist(SOCIAL_PLATFORMS);
 const Score = v.pipe(v.number(), v.minValue(0), v.maxValue(1));

@@ -5,31 +5,19 @@
  * trimming, unknown fields refused, `meta.approximate_dates` and `meta.backends` added.
  */
 import * as v from "valibot";
+import { BackendStatus, Count, freshnessField, Language, Query, tierField } from "../fields.ts";
 
-export const VIDEO_TIERS = ["basic", "summary", "detailed", "full"] as const;
-export const FRESHNESS_VALUES = ["day", "week", "month", "year"] as const;
-
-/** language[-script][-region][-variant…], e.g. `en`, `pt-BR`, `zh-Hant-TW`, `de-CH-1996`. */
-const BCP47 = /^[A-Za-z]{2,3}(?:-[A-Za-z]{4})?(?:-(?:[A-Za-z]{2}|\d{3}))?(?:-(?:[A-Za-z0-9]{5,8}|\d[A-Za-z0-9]{3}))*$/;
-
-/** Characters as people count them: code points, so an emoji is one, not two. */
-const codePoints = (s: string) => [...s].length;
-
+/** A duration in whole seconds (a safe integer: 1e23 is no duration). */
 const Seconds = (field: string) =>
   v.pipe(
     v.number(`${field} must be an integer number of seconds`),
-    v.integer(`${field} must be an integer number of seconds`),
+    v.safeInteger(`${field} must be an integer number of seconds`),
     v.minValue(0, `${field} must not be negative`),
   );
 
 export const VideoSearchBody = v.pipe(
   v.strictObject({
-    query: v.pipe(
-      v.string("query must be a string"),
-      v.trim(),
-      v.minLength(1, "query must not be empty"),
-      v.check((s) => codePoints(s) <= 500, "query must be at most 500 characters"),
-    ),
+    query: Query,
     max_results: v.optional(
       v.pipe(
         v.number("max_results must be an integer"),
@@ -39,19 +27,12 @@ export const VideoSearchBody = v.pipe(
       ),
       5,
     ),
-    tier: v.optional(v.picklist(VIDEO_TIERS, `tier must be one of ${VIDEO_TIERS.join(", ")}`), "summary"),
+    tier: tierField("summary"),
     include_transcript: v.optional(v.boolean("include_transcript must be a boolean"), true),
-    language: v.optional(
-      v.pipe(
-        v.string("language must be a BCP-47 language tag"),
-        v.maxLength(35, "language must be a BCP-47 language tag such as en or pt-BR"),
-        v.regex(BCP47, "language must be a BCP-47 language tag such as en or pt-BR"),
-      ),
-      "en",
-    ),
+    language: v.optional(Language, "en"),
     min_duration: v.optional(Seconds("min_duration")),
     max_duration: v.optional(Seconds("max_duration")),
-    freshness: v.optional(v.picklist(FRESHNESS_VALUES, `freshness must be one of ${FRESHNESS_VALUES.join(", ")}`)),
+    freshness: freshnessField(),
   }),
   v.forward(
     v.partialCheck(
@@ -64,8 +45,6 @@ export const VideoSearchBody = v.pipe(
 );
 
 export type VideoSearchRequest = v.InferOutput<typeof VideoSearchBody>;
-
-const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
 
 export const VideoResult = v.object({
   video_id: v.string(),
@@ -82,13 +61,6 @@ export const VideoResult = v.object({
   ),
   score: v.pipe(v.number(), v.minValue(0), v.maxValue(1)),
   transcript_snippet: v.pipe(v.nullable(v.string()), v.description("Token-budgeted transcript excerpt; null when no transcript is available")),
-});
-
-export const BackendStatus = v.object({
-  status: v.picklist(["ok", "error", "timeout", "skipped", "disabled"]),
-  results: Count,
-  latency_ms: Count,
-  error: v.optional(v.string()),
 });
 
 export const VideoSearchResponse = v.object({

@@ -2,8 +2,8 @@
  * POST /v1/video/search orchestration: search pages through the runner (following
  * continuation pages until enough videos pass the exact filters), transcripts of the
  * candidates fetched concurrently under the request's deadline, token-budgeted excerpts,
- * scores, and the response in the spec's shape. A failed search is a typed failure the
- * route maps to 502/504; a failed transcript is only that result's null snippet.
+ * scores, and the response in the spec's shape. A failed search throws the 502/504 ApiError
+ * (with each backend's status); a failed transcript is only that result's null snippet.
  * Two optional extras, both off unless configured: when the InnerTube search fails on its
  * first page and an Invidious instance is configured (`fallback`), the search runs there
  * instead (both reported in meta.backends); with a Data API key (`youtubeData`), one
@@ -14,6 +14,7 @@ import type { BackendRunner, BackendRunStatus, Timers } from "../../backends/run
 import type { VideoItem, YoutubeQuery, YoutubeSearchPage } from "../../backends/youtube/search.ts";
 import { countTokens } from "../../budget/tokens.ts";
 import { transcriptDigest } from "../../budget/transcript-excerpt.ts";
+import { ApiError } from "../../errors.ts";
 import type { Clock, FetchPort } from "../../ports.ts";
 import { passesFilters, type VideoFilters } from "./filters.ts";
 import type { VideoResultBody, VideoSearchRequest, VideoSearchResponseBody } from "./schema.ts";
@@ -49,7 +50,10 @@ export type VideoSearchFailure = {
   backends: Record<string, BackendRunStatus>;
 };
 
-export type VideoSearchOutcome = { ok: true; body: VideoSearchResponseBody } | { ok: false; error: VideoSearchFailure };
+/** A failed search as the API error it answers with: 502/504, each backend's status attached. */
+export function videoSearchError(failure: VideoSearchFailure): ApiError {
+  return new ApiError(failure.code, failure.message, { fields: { backends: failure.backends } });
+}
 
 const GLOBAL_TIMERS: Timers = {
   set: (fn, ms) => setTimeout(fn, ms),
@@ -196,7 +200,7 @@ async function enrich(deps: VideoSearchDeps, videos: readonly VideoItem[], deadl
   return outcome;
 }
 
-export async function videoSearch(deps: VideoSearchDeps, req: VideoSearchRequest): Promise<VideoSearchOutcome> {
+export async function videoSearch(deps: VideoSearchDeps, req: VideoSearchRequest): Promise<VideoSearchResponseBody> {
   const { clock } = deps;
   const start = clock.now();
   const deadline = start + (deps.deadlineMs ?? 15_000);
@@ -206,11 +210,11 @@ export async function videoSearch(deps: VideoSearchDeps, req: VideoSearchRequest
   if (!entry || !entry.enabled) {
     const error = entry ? entry.reason : "not registered";
     const backends = { [VIDEO_BACKEND]: { status: "disabled" as const, results: 0, latency_ms: 0, error } };
-    return { ok: false, error: { code: "upstream_error", message: `The video search backend is unavailable (${VIDEO_BACKEND}: ${error}).`, backends } };
+    throw videoSearchError({ code: "upstream_error", message: `The video search backend is unavailable (${VIDEO_BACKEND}: ${error}).`, backends });
   }
 
   const collected = await collectWithFallback(deps, req, filters, start, deadline);
-  if (!collected.ok) return { ok: false, error: collected.failure };
+  if (!collected.ok) throw videoSearchError(collected.failure);
   const videos = collected.videos;
 
   const wantTranscripts = req.include_transcript && req.tier !== "basic";
@@ -274,17 +278,14 @@ export async function videoSearch(deps: VideoSearchDeps, req: VideoSearchRequest
   const tokensUsed = results.reduce((sum, r) => sum + (r.transcript_snippet ? countTokens(r.transcript_snippet) : 0), 0);
   const approximate = merged.some((m) => m.video.published_approximate);
   return {
-    ok: true,
-    body: {
-      meta: {
-        query: req.query,
-        results_count: results.length,
-        tokens_used: tokensUsed,
-        duration_ms: Math.max(0, Math.round(clock.now() - start)),
-        ...(approximate ? { approximate_dates: true } : {}),
-        backends,
-      },
-      results,
+    meta: {
+      query: req.query,
+      results_count: results.length,
+      tokens_used: tokensUsed,
+      duration_ms: Math.max(0, Math.round(clock.now() - start)),
+      ...(approximate ? { approximate_dates: true } : {}),
+      backends,
     },
+    results,
   };
 }

@@ -6,7 +6,7 @@
 import type { Context } from "hono";
 import type * as v from "valibot";
 import type { ErrorCode } from "../errors.ts";
-import type { AppEnv } from "../gateway/context.ts";
+import type { AppEnv } from "./context.ts";
 
 export type Method = "GET" | "POST" | "DELETE";
 

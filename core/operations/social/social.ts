@@ -1,10 +1,13 @@
 /**
- * POST /v1/social/research as an operation over the ports: validate → ask the requested
+ * POST /v1/social/research as an operation over the ports: ask the requested
  * platforms under one deadline (backends/runner.ts) → score, merge and cap (rank.ts) → add
  * text and best replies within the tier's token budget → extractive report. A platform that
  * is not configured, fails, times out or is rate limited is reported in `meta.platforms` and
- * the answer comes from the rest; when none answers, the outcome is a failure value.
+ * the answer comes from the rest; when none answers, it throws the 502/504 ApiError with every
+ * platform's status. Asking only for platforms this server has not configured is the caller's
+ * or the operator's to fix: a 400 naming the missing variables, counted toward nothing.
  */
+import { ApiError } from "../../errors.ts";
 import type { Clock, FetchPort } from "../../ports.ts";
 import type { BackendRegistry } from "../../backends/registry.ts";
 import type { BackendRunner, BackendRunStatus, Timers } from "../../backends/runner.ts";
@@ -13,7 +16,7 @@ import { excerpt, TIER_TOKENS, tokenCount } from "./excerpt.ts";
 import { rankSocial } from "./rank.ts";
 import { DEFAULT_TIMERS, fetchTopReplies } from "./replies.ts";
 import { buildReport } from "./report.ts";
-import { parseSocialResearchBody, type FieldIssue, type SocialResearchAnswer, type SocialSource } from "./schema.ts";
+import type { SocialResearchAnswer, SocialResearchInput, SocialSource } from "./schema.ts";
 
 export interface SocialResearchDeps {
   registry: BackendRegistry;
@@ -28,16 +31,6 @@ export interface SocialResearchDeps {
 }
 
 export type PlatformStatus = SocialResearchAnswer["meta"]["platforms"][string];
-
-export interface SocialResearchFailure {
-  /** invalid_request → 400, upstream_error → 502, timeout → 504 (api.md §4). */
-  code: "invalid_request" | "upstream_error" | "timeout";
-  message: string;
-  details?: FieldIssue[];
-  platforms?: Record<string, PlatformStatus>;
-}
-
-export type SocialResearchOutcome = { ok: true; value: SocialResearchAnswer } | { ok: false; error: SocialResearchFailure };
 
 const SEARCH_SHARE = 0.75;
 /** Replies are worth fetching only with this much time left, ms. */
@@ -62,13 +55,7 @@ function failureList(platforms: Record<string, PlatformStatus>): string {
   return Object.entries(platforms).map(([name, p]) => `${name} (${p.reason ?? p.status})`).join(", ");
 }
 
-export async function socialResearch(deps: SocialResearchDeps, body: unknown): Promise<SocialResearchOutcome> {
-  const parsed = parseSocialResearchBody(body);
-  if (!parsed.ok) {
-    const first = parsed.issues[0]!;
-    return { ok: false, error: { code: "invalid_request", message: first.field ? `${first.field}: ${first.message}` : first.message, details: parsed.issues } };
-  }
-  const req = parsed.value;
+export async function socialResearch(deps: SocialResearchDeps, req: SocialResearchInput): Promise<SocialResearchAnswer> {
   const { registry, runner, clock } = deps;
   const startedAt = clock.now();
   const deadlineMs = deps.deadlineMs ?? 10_000;
@@ -76,7 +63,7 @@ export async function socialResearch(deps: SocialResearchDeps, body: unknown): P
   const known = registry.ids("social").filter((id): id is SocialPlatform => (SOCIAL_PLATFORMS as readonly string[]).includes(id));
   // Asked-for platforms in the caller's order; by default every social platform, so the
   // unconfigured ones are reported as disabled rather than left out.
-  const wanted = req.platforms ? [...new Set(req.platforms)] : known;
+  const wanted = req.platforms ? [...new Set(req.platforms as SocialPlatform[])] : known;
   const platforms: Record<string, PlatformStatus> = {};
   const runnable: SocialPlatform[] = [];
   for (const id of wanted) {
@@ -90,7 +77,7 @@ export async function socialResearch(deps: SocialResearchDeps, body: unknown): P
     }
   }
   if (!runnable.length) {
-    return { ok: false, error: { code: "upstream_error", message: `No requested platform is configured: ${failureList(platforms)}.`, platforms } };
+    throw new ApiError("invalid_request", `No requested platform is configured on this server: ${failureList(platforms)}.`, { fields: { platforms } });
   }
 
   const perPlatform = Math.min(50, Math.max(10, req.max_sources * 2));
@@ -106,14 +93,7 @@ export async function socialResearch(deps: SocialResearchDeps, body: unknown): P
   if (!answered.length) {
     const failed = Object.fromEntries(runnable.map((id) => [id, platforms[id]!]));
     const allTimedOut = runnable.every((id) => platforms[id]!.status === "timeout");
-    return {
-      ok: false,
-      error: {
-        code: allTimedOut ? "timeout" : "upstream_error",
-        message: `Every requested platform failed: ${failureList(failed)}.`,
-        platforms,
-      },
-    };
+    throw new ApiError(allTimedOut ? "timeout" : "upstream_error", `Every requested platform failed: ${failureList(failed)}.`, { fields: { platforms } });
   }
 
   const ranked = rankSocial(run.results, { query: req.query, now: clock.now(), freshness: req.freshness ?? null, maxSources: req.max_sources });
@@ -169,18 +149,15 @@ export async function socialResearch(deps: SocialResearchDeps, body: unknown): P
   tokensUsed += tokenCount(report.summary) + report.themes.reduce((n, t) => n + tokenCount(t.summary), 0);
 
   return {
-    ok: true,
-    value: {
-      meta: {
-        query: req.query,
-        tier: req.tier,
-        results_count: sources.length,
-        tokens_used: tokensUsed,
-        duration_ms: Math.max(0, Math.round(clock.now() - startedAt)),
-        platforms,
-      },
-      sources,
-      report,
+    meta: {
+      query: req.query,
+      tier: req.tier,
+      results_count: sources.length,
+      tokens_used: tokensUsed,
+      duration_ms: Math.max(0, Math.round(clock.now() - startedAt)),
+      platforms,
     },
+    sources,
+    report,
   };
 }

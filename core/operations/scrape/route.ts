@@ -1,0 +1,23 @@
+/** POST /v1/scrape: one page as clean main content (api.md §6). */
+import type { AppDeps } from "../../gateway/context.ts";
+import type { RouteDef } from "../../gateway/route.ts";
+import { ScrapeBody, ScrapeResponse, type ScrapeRequest } from "./schema.ts";
+import { scrape } from "./scrape.ts";
+
+export function scrapeRoutes({ ports }: AppDeps): RouteDef[] {
+  return [
+    {
+      method: "POST",
+      path: "/v1/scrape",
+      summary: "Fetch a page (HTML, PDF or text) and return its main content as markdown, text, HTML or links",
+      auth: true,
+      scope: "scrape",
+      group: "scrape",
+      body: ScrapeBody,
+      status: 200,
+      response: ScrapeResponse,
+      errors: ["url_not_allowed", "unsupported_content", "upstream_error", "timeout"],
+      handler: async (c) => c.json(await scrape(ports, c.get("body") as ScrapeRequest)),
+    },
+  ];
+}
