@@ -5,7 +5,7 @@
  */
 import { Hono, type Context, type MiddlewareHandler } from "hono";
 import type { Config } from "./config.ts";
-import { ApiError, errorBody, toApiError } from "./errors.ts";
+import { ApiError, errorBody, REFUSALS, toApiError } from "./errors.ts";
 import type { AppDeps, AppEnv } from "./gateway/context.ts";
 import { admit, guard, jsonBody } from "./gateway/guard.ts";
 import { gatewayHeaders } from "./gateway/headers.ts";
@@ -48,7 +48,8 @@ export function createQuarry(ports: Ports, config: Config, options: AppOptions =
   const { clock, logger } = ports;
   const auth = new Authenticator(ports.keys);
   const lastUsed = new LastUsedTracker(ports.keys, logger);
-  const app = new Hono<AppEnv>();
+  // Not strict: `/v1/usage/` is `/v1/usage`, rather than a 405 that names the method it was sent with.
+  const app = new Hono<AppEnv>({ strict: false });
 
   app.use("*", gatewayHeaders(clock, logger, config.plans));
   if (config.ipRate) app.use("*", ipLimit(config.ipRate, clock, ports, config.trustProxy));
@@ -89,6 +90,7 @@ export function createQuarry(ports: Ports, config: Config, options: AppOptions =
   const errorResponse = (err: unknown, c: Context<AppEnv>) => {
     const apiErr = toApiError(err);
     const requestId = c.get("requestId") ?? "req_unknown";
+    c.set("refused", REFUSALS.has(apiErr.code));
     if (apiErr.status >= 500) {
       logger.error({ req_id: requestId, err: err instanceof Error ? { message: err.message, stack: err.stack, cause: String(err.cause ?? "") } : String(err) }, apiErr.code);
     }

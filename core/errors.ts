@@ -24,6 +24,13 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/**
+ * Errors that refuse a request rather than answer it: like the gateway's own refusals (400,
+ * 401, 403, 429), they count toward no quota, even when an operation raises them after
+ * admission (a private URL, a platform this server does not have).
+ */
+export const REFUSALS: ReadonlySet<ErrorCode> = new Set(["invalid_request", "url_not_allowed", "not_found"]);
+
 export interface FieldIssue {
   field: string;
   message: string;

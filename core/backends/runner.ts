@@ -84,6 +84,31 @@ function errorText(error: BackendError): string {
   return `${error.class}: ${error.message}`;
 }
 
+/** `duckduckgo (timeout: no answer within 4000 ms); wikipedia (ok, 5 results)`: for error messages. */
+export function describeStatuses(statuses: Record<string, BackendRunStatus>): string {
+  return Object.entries(statuses)
+    .map(([id, s]) => `${id} (${s.error ?? (s.status === "ok" ? `ok, ${s.results} results` : s.status)})`)
+    .join("; ");
+}
+
+/**
+ * What a failed fetch says, with its cause: Node's and Deno's fetch throw a bare "fetch failed"
+ * whose cause holds the DNS, connection or TLS error that an operator needs to see.
+ */
+export function networkErrorText(err: unknown): string {
+  const parts: string[] = [];
+  for (let e: unknown = err, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    if (!(e instanceof Error) && typeof e !== "object") {
+      parts.push(String(e));
+      break;
+    }
+    const { message, code } = e as { message?: unknown; code?: unknown };
+    const text = typeof message === "string" && message ? message : typeof code === "string" ? code : "";
+    if (text && !parts.some((p) => p.includes(text))) parts.push(typeof code === "string" && !text.includes(code) ? `${code}: ${text}` : text);
+  }
+  return parts.join(": ") || "network error";
+}
+
 export function createRunner(options: RunnerOptions): BackendRunner {
   const { registry, fetch, clock } = options;
   const timers = options.timers ?? GLOBAL_TIMERS;
@@ -96,13 +121,13 @@ export function createRunner(options: RunnerOptions): BackendRunner {
     try {
       response = await fetch(entry.backend.buildRequest(query, entry.config), { signal });
     } catch (err) {
-      return { kind: "failed", error: { class: "network", message: err instanceof Error ? err.message : String(err) } };
+      return { kind: "failed", error: { class: "network", message: networkErrorText(err) } };
     }
     let body: string;
     try {
       body = await response.text();
     } catch (err) {
-      return { kind: "failed", error: { class: "network", message: `reading body: ${err instanceof Error ? err.message : String(err)}` } };
+      return { kind: "failed", error: { class: "network", message: `reading body: ${networkErrorText(err)}` } };
     }
     if (signal.aborted) return { kind: "timeout", byDeadline: false }; // the timer already answered
     try {

@@ -28,6 +28,8 @@ export type AppEnv = {
      * the work fails (streams): the gateway refunds plain 5xx answers by itself.
      */
     refund: (() => Promise<void>) | undefined;
+    /** Set by the error handler when the answer refuses the request before any work (counts toward nothing). */
+    refused: boolean | undefined;
   };
 };
 

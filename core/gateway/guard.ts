@@ -120,6 +120,7 @@ export function admit(
     }
     lastUsed.touch(key.id, now);
     const ticket = result.ticket;
+    const uncounted = () => c.res.status >= 500 || c.get("refused") === true;
     let committed = false;
     let refunded = false;
     // For answers whose status left before the work failed (streams): the committed unit back, once.
@@ -136,10 +137,10 @@ export function admit(
     try {
       await next();
     } finally {
-      // The answer is ready: a 5xx drops the reservation, anything else counts it, before it leaves.
-      if (ticket && c.res.status >= 500) await counters.release(ticket).catch(() => {});
+      // The answer is ready: a 5xx or a refusal drops the reservation, anything else counts it, before it leaves.
+      if (ticket && uncounted()) await counters.release(ticket).catch(() => {});
     }
-    if (ticket && c.res.status < 500) {
+    if (ticket && !uncounted()) {
       limits.used = await counters.commit(ticket);
       committed = true;
     }

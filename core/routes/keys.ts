@@ -12,7 +12,9 @@ export const CreateKeyBody = v.strictObject({
     v.string("name must be a string"),
     v.trim(),
     v.minLength(1, "name must not be empty"),
-    v.maxLength(100, "name must be at most 100 characters"),
+    v.check((s) => [...s].length <= 100, "name must be at most 100 characters"),
+    // A label is shown in lists, logs and the dashboard: no NUL, line breaks or other controls.
+    v.regex(/^[^\p{Cc}\p{Cs}\u2028\u2029]*$/u, "name must not contain control characters"),
   ),
   scopes: v.pipe(
     v.array(v.picklist(SCOPES, `each scope must be one of ${SCOPES.join(", ")}`), "scopes must be an array"),

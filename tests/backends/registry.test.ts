@@ -32,3 +32,19 @@ describe("createRegistry", () => {
     expect(registry.get("nope")).toBeUndefined();
   });
 });
+
+describe("the backend catalogue", () => {
+  it("is the one list config, request enums and health derive from", async () => {
+    const { BACKEND_IDS, CATALOGUE, SOCIAL_PLATFORM_IDS, WEB_BACKEND_IDS } = await import("../../core/backends/catalogue.ts");
+    const { SOCIAL_PLATFORMS } = await import("../../core/backends/social/types.ts");
+    const { parseConfig } = await import("../../core/config.ts");
+    expect(new Set(BACKEND_IDS).size).toBe(CATALOGUE.length);
+    // The social item type names the same platforms as the catalogue.
+    expect([...SOCIAL_PLATFORMS]).toEqual(SOCIAL_PLATFORM_IDS);
+    // Every catalogued backend's variables are read: none can be silently ignored.
+    const env = Object.fromEntries(BACKEND_IDS.map((id) => [`QUARRY_${id.toUpperCase()}_KEY`, `key-of-${id}`]));
+    const config = parseConfig(env);
+    for (const id of BACKEND_IDS) expect(config.backends[id]?.key, id).toBe(`key-of-${id}`);
+    expect(WEB_BACKEND_IDS).toEqual(["searxng", "duckduckgo", "wikipedia", "brave"]);
+  });
+});

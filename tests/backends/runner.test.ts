@@ -1,9 +1,10 @@
+import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
 import type { FetchPort } from "../../core/ports.ts";
 import { WEB_BACKENDS } from "../../core/backends/catalogue.ts";
 import { createRegistry } from "../../core/backends/registry.ts";
 import type { BreakerPolicy } from "../../core/backends/circuit-breaker.ts";
-import { createRunner, type RunOutcome } from "../../core/backends/runner.ts";
+import { createRunner, describeStatuses, type RunOutcome } from "../../core/backends/runner.ts";
 import { FakeClock, fixture, flush, query } from "./helpers.ts";
 
 type Handler = (req: Request, signal: AbortSignal) => Promise<Response>;
@@ -177,5 +178,27 @@ describe("runner selection and health", () => {
     await clock.advance(5 * 60_000 + 1);
     expect(runner.health().duckduckgo).toEqual({ status: "ok", success_rate: 1 });
     expect(runner.health().searxng).toEqual({ status: "disabled", success_rate: 0 });
+  });
+});
+
+describe("failure wording", () => {
+  it("names the network cause (a refused connection), not a bare 'fetch failed', with real fetch", async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, "127.0.0.1", () => r()));
+    const port = (closed.address() as { port: number }).port;
+    await new Promise<void>((r) => closed.close(() => r()));
+    const registry = createRegistry({ duckduckgo: { url: `http://127.0.0.1:${port}` } }, WEB_BACKENDS);
+    const runner = createRunner({ registry, fetch: (input, init) => fetch(input, init), clock: { now: () => Date.now() }, timeoutMs: 5_000 });
+    const out = await runner.run({ query: query(), backends: ["duckduckgo"] });
+    expect(out.backends.duckduckgo).toMatchObject({ status: "error", error: expect.stringMatching(/^network: fetch failed: .*ECONNREFUSED/) });
+  });
+
+  it("says each backend's state once: no 'timeout: timeout:'", async () => {
+    const { run } = setup({ "html.duckduckgo.com": never, "en.wikipedia.org": ok(WIKI), "api.search.brave.com": ok(fixture("brave/web_search_blue_tack_minimal.json")) }, { timeoutMs: 2_000 });
+    const { out } = await run();
+    const text = describeStatuses(out.backends);
+    expect(text).toContain("duckduckgo (timeout: no answer within 2000 ms)");
+    expect(text).toMatch(/wikipedia \(ok, \d+ results\)/);
+    expect(text).not.toMatch(/(\w+): \1:/);
   });
 });

@@ -82,6 +82,40 @@ describe("bad input", () => {
     },
   );
 
+  it("a trailing slash reaches the same route", async () => {
+    const res = await t.request("/v1/usage/", { key });
+    expect(res.status).toBe(200);
+    expect((await res.json()).plan).toBeDefined();
+    const wrong = await t.request("/v1/usage/", { method: "POST", key });
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get("allow")).toBe("GET");
+  });
+
+  it.each([["a NUL", "bot\u0000"], ["a line break", "bot\nadmin"], ["an escape", "\u001b[31mred"], ["101 characters", "x".repeat(101)]])(
+    "a key name with %s → 400 naming the field",
+    async (_label, name) => {
+      const res = await post(JSON.stringify({ name, scopes: ["search"] }));
+      expect(res.status).toBe(400);
+      expect((await res.json()).error.details[0].field).toBe("name");
+    },
+  );
+
+  it("a key name of 100 emoji is 100 characters, and allowed", async () => {
+    expect((await post(JSON.stringify({ name: "🔑".repeat(100), scopes: ["search"] }))).status).toBe(201);
+  });
+
+  it("integers past the safe range are refused, not rounded", async () => {
+    const search = await makeApp();
+    try {
+      const k = (await search.key("acme", ["search"])).secret;
+      const res = await search.request("/v1/video/search", { method: "POST", key: k, body: '{"query":"x","max_duration":99999999999999999999999}', headers: { "content-type": "application/json" } });
+      expect(res.status).toBe(400);
+      expect((await res.json()).error.details[0].field).toBe("max_duration");
+    } finally {
+      await search.close();
+    }
+  });
+
   it("none of the above cost quota or left a 500 in the log", () => {
     expect(t.logger.lines.filter((l) => Number(l.status) >= 500)).toEqual([]);
   });

@@ -99,13 +99,24 @@ describe("POST /v1/scrape", () => {
     expect((await img.json()).error.code).toBe("unsupported_content");
   });
 
-  it("answers a target's 404 with 502 naming the status, and gives the unit back", async () => {
+  it("answers a target's 404 as data: 200 with meta.status_code 404 and the page, not cached", async () => {
     const before = (await (await t.request("/v1/usage", { key })).json()).used;
-    const res = await scrapeReq({ url: `${site.url}/missing` });
-    expect(res.status).toBe(502);
+    const res = await scrapeReq({ url: `${site.url}/missing`, formats: ["text"] });
+    expect(res.status).toBe(200);
     const body = await res.json();
-    expect(body.error.code).toBe("upstream_error");
-    expect(body.error.message).toContain("404");
+    expect(body.meta).toMatchObject({ status_code: 404, cached: false });
+    expect(typeof body.data.text).toBe("string");
+    expect((await (await t.request("/v1/usage", { key })).json()).used).toBe(before + 1);
+    expect((await (await scrapeReq({ url: `${site.url}/missing`, formats: ["text"] })).json()).meta.cached).toBe(false);
+  });
+
+  it("refuses a private or non-http(s) URL with 422 url_not_allowed and counts it toward nothing", async () => {
+    const before = (await (await t.request("/v1/usage", { key })).json()).used;
+    for (const url of ["http://127.0.0.2/", "file:///etc/passwd", "ftp://example.org/file"]) {
+      const res = await scrapeReq({ url });
+      expect(res.status, url).toBe(422);
+      expect((await res.json()).error.code).toBe("url_not_allowed");
+    }
     expect((await (await t.request("/v1/usage", { key })).json()).used).toBe(before);
   });
 
@@ -129,8 +140,6 @@ describe("POST /v1/scrape", () => {
   it.each([
     [{}, "url"],
     [{ url: "not a url" }, "url"],
-    [{ url: "ftp://example.org/file" }, "url"],
-    [{ url: "file:///etc/passwd" }, "url"],
     [{ url: "https://example.org", formats: ["pdf"] }, "formats.0"],
     [{ url: "https://example.org", formats: [] }, "formats"],
     [{ url: "https://example.org", timeout_ms: 10 }, "timeout_ms"],

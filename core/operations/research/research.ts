@@ -3,7 +3,7 @@
  * runner, pool and deduplicate the results, read the top pages, rank their passages and write
  * a report whose every sentence cites its sources. `onProgress` reports each stage (SSE).
  */
-import type { BackendRunner, BackendRunStatus, RunOutcome } from "../../backends/runner.ts";
+import { describeStatuses, type BackendRunner, type BackendRunStatus, type RunOutcome } from "../../backends/runner.ts";
 import type { RawResult } from "../../backends/types.ts";
 import { countTokens, truncateToTokens } from "../../budget/tokens.ts";
 import { ApiError } from "../../errors.ts";
@@ -60,9 +60,6 @@ function siteOf(url: string): string {
   return new URL(url).host.toLowerCase().replace(/^www\./, "");
 }
 
-function describe(statuses: Record<string, BackendRunStatus>): string {
-  return Object.entries(statuses).map(([id, s]) => `${id} (${s.status}${s.error ? `: ${s.error}` : s.status === "ok" ? `, ${s.results} results` : ""})`).join("; ");
-}
 
 async function plan(deps: ResearchDeps, req: ResearchRequest, deadline: number): Promise<{ subQueries: string[]; tokens: number }> {
   const fallback = planSubQueries(req.query, req.tier);
@@ -123,8 +120,8 @@ export async function research(deps: ResearchDeps, req: ResearchRequest, onProgr
   const statuses = combineStatuses(runs);
   const tried = Object.entries(statuses).filter(([, s]) => s.status !== "disabled" && s.status !== "skipped");
   if (!tried.some(([, s]) => s.status === "ok")) {
-    if (tried.length > 0 && tried.every(([, s]) => s.status === "timeout")) throw new ApiError("timeout", `No search backend answered before the deadline: ${describe(statuses)}.`);
-    throw new ApiError("upstream_error", tried.length ? `Every search backend failed: ${describe(statuses)}.` : `No search backend could be asked: ${describe(statuses)}.`);
+    if (tried.length > 0 && tried.every(([, s]) => s.status === "timeout")) throw new ApiError("timeout", `No search backend answered before the deadline: ${describeStatuses(statuses)}.`);
+    throw new ApiError("upstream_error", tried.length ? `Every search backend failed: ${describeStatuses(statuses)}.` : `No search backend could be asked: ${describeStatuses(statuses)}.`);
   }
   // Each (backend, query) list counts as its own voter, so a page several queries find ranks higher.
   const lists: Record<string, RawResult[]> = {};
@@ -138,7 +135,7 @@ export async function research(deps: ResearchDeps, req: ResearchRequest, onProgr
     freshness: req.freshness ?? null,
     now: ports.clock.now(),
   });
-  if (merged.length === 0) throw new ApiError("upstream_error", `The search backends returned no usable results for this question: ${describe(statuses)}.`);
+  if (merged.length === 0) throw new ApiError("upstream_error", `The search backends returned no usable results for this question: ${describeStatuses(statuses)}.`);
 
   const ids = merged.map((_, i) => `S${i + 1}`);
   let pages: PageOutcome[] = merged.map(() => ({ status: "skipped", reason: "tier basic reads no pages" }) as const);

@@ -9,7 +9,6 @@ export const ScrapeBody = v.strictObject({
     v.trim(),
     v.maxLength(2048, "url must be at most 2048 characters"),
     v.url("url must be an absolute URL"),
-    v.check((u) => /^https?:\/\//i.test(u), "url must use http or https"),
   ),
   formats: v.optional(
     v.pipe(

@@ -30,6 +30,7 @@ export interface ScrapeResult {
 type Kind = "html" | "pdf" | "text";
 
 function kindOf(contentType: string | null, body: Uint8Array): Kind | null {
+  if (body.byteLength === 0) return "text";
   const type = (contentType ?? "").split(";")[0].trim().toLowerCase();
   if (type === "text/html" || type === "application/xhtml+xml") return "html";
   if (type === "application/pdf" || (body[0] === 0x25 && body[1] === 0x50 && body[2] === 0x44 && body[3] === 0x46)) return "pdf";
@@ -66,7 +67,15 @@ async function pdfText(body: Uint8Array) {
   }
 }
 
+/**
+ * A target that answers, even with 404 or 500, has answered: its status (`meta.status_code`)
+ * and its page are the result, as a browser would show them. Only a target that cannot be
+ * reached is a 502. Error pages are not cached.
+ */
 export async function scrape(ports: Ports, req: ScrapeRequest): Promise<ScrapeResult> {
+  if (!/^https?:$/i.test(new URL(req.url).protocol)) {
+    throw new ApiError("url_not_allowed", "Only http and https URLs can be fetched.");
+  }
   const t0 = performance.now();
   const key = cacheKey(req);
   const cached = await ports.cache.get<ScrapeResult>(key);
@@ -79,10 +88,6 @@ export async function scrape(ports: Ports, req: ScrapeRequest): Promise<ScrapeRe
   } catch (err) {
     await ports.sources.record(host, { fetched: true, ok: false }).catch(() => {});
     throw err;
-  }
-  if (page.status >= 400) {
-    await ports.sources.record(host, { fetched: true, ok: false }).catch(() => {});
-    throw new ApiError("upstream_error", `The page answered HTTP ${page.status}.`);
   }
   const kind = kindOf(page.contentType, page.body);
   if (!kind) {
@@ -102,7 +107,8 @@ export async function scrape(ports: Ports, req: ScrapeRequest): Promise<ScrapeRe
       tokens += countTokens(data[f]!);
     }
   }
-  await ports.sources.record(new URL(page.finalUrl).hostname, { fetched: true, ok: true }).catch(() => {});
+  const answered = page.status < 400;
+  await ports.sources.record(new URL(page.finalUrl).hostname, { fetched: true, ok: answered }).catch(() => {});
   const result: ScrapeResult = {
     meta: {
       url: req.url, final_url: page.finalUrl, status_code: page.status, content_type: page.contentType,
@@ -110,6 +116,6 @@ export async function scrape(ports: Ports, req: ScrapeRequest): Promise<ScrapeRe
     },
     data,
   };
-  await ports.cache.set(key, result, CACHE_TTL_SECONDS).catch(() => {});
+  if (answered) await ports.cache.set(key, result, CACHE_TTL_SECONDS).catch(() => {});
   return result;
 }

@@ -4,6 +4,7 @@
  * port) into query-focused excerpts. A page that is late leaves its excerpt null.
  */
 import { countTokens, truncateToTokens } from "../../budget/tokens.ts";
+import { describeStatuses } from "../../backends/runner.ts";
 import type { RawResult } from "../../backends/types.ts";
 import { ApiError } from "../../errors.ts";
 import { decodeHtml } from "../../extract/decode-html.ts";
@@ -107,7 +108,7 @@ export async function search(ports: Ports, services: Services, req: SearchReques
   const tried = Object.entries(statuses).filter(([, s]) => s.status !== "disabled" && s.status !== "skipped");
   const answered = tried.filter(([, s]) => s.status === "ok");
   if (answered.length === 0) {
-    const named = Object.entries(statuses).map(([id, s]) => `${id} (${s.status}${s.error ? `: ${s.error}` : ""})`).join("; ");
+    const named = describeStatuses(statuses);
     if (tried.length > 0 && tried.every(([, s]) => s.status === "timeout")) {
       throw new ApiError("timeout", `No search backend answered before the deadline: ${named}.`);
     }
