@@ -58,11 +58,15 @@ export interface RunOutcome<T = RawResult> {
   results: Record<string, T[]>;
 }
 
-export type HealthStatus = "ok" | "suspended" | "failing" | "disabled";
+/** `unknown`: no call in the window, so nothing to judge by (a fresh start, an idle backend). */
+export type HealthStatus = "ok" | "unknown" | "suspended" | "failing" | "disabled";
 
 export interface BackendHealth {
   status: HealthStatus;
+  /** Share of the window's calls that succeeded; 0 when there were none (see `calls`). */
   success_rate: number;
+  /** Calls in the success-rate window. */
+  calls: number;
 }
 
 export interface BackendRunner {
@@ -77,8 +81,6 @@ type Settled =
   | { kind: "failed"; error: BackendError }
   | { kind: "timeout"; byDeadline: boolean };
 
-/** Below this many calls in the window a poor success rate is not yet "failing". */
-const MIN_CALLS_FOR_FAILING = 3;
 
 function errorText(error: BackendError): string {
   return `${error.class}: ${error.message}`;
@@ -219,16 +221,13 @@ export function createRunner(options: RunnerOptions): BackendRunner {
       const report: Record<string, BackendHealth> = {};
       for (const id of registry.ids(kind)) {
         if (!registry.get(id)!.enabled) {
-          report[id] = { status: "disabled", success_rate: 0 };
+          report[id] = { status: "disabled", success_rate: 0, calls: 0 };
           continue;
         }
+        // Every status follows from real outcomes in the window: no traffic is no evidence.
         const { rate, calls } = breaker.successRate(id, now);
-        const status: HealthStatus = breaker.suspension(id, now)
-          ? "suspended"
-          : calls >= MIN_CALLS_FOR_FAILING && rate < 0.5
-            ? "failing"
-            : "ok";
-        report[id] = { status, success_rate: Math.round(rate * 1000) / 1000 };
+        const status: HealthStatus = breaker.suspension(id, now) ? "suspended" : calls === 0 ? "unknown" : rate < 0.5 ? "failing" : "ok";
+        report[id] = { status, success_rate: calls ? Math.round(rate * 1000) / 1000 : 0, calls };
       }
       return report;
     },

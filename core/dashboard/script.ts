@@ -460,9 +460,9 @@ const STATUS_TEXT = {
   unavailable: "Unavailable: a critical service is down",
 };
 function badge(status) {
-  const good = status === "ok", off = status === "disabled";
+  const good = status === "ok", off = status === "disabled" || status === "unknown";
   return h("span", { class: "badge " + (good ? "good" : off ? "off" : "bad") },
-    h("span", { "aria-hidden": "true", text: good ? "\u2713 " : off ? "\u2013 " : "\u2715 " }), status);
+    h("span", { "aria-hidden": "true", text: good ? "\u2713 " : off ? "\u2013 " : "\u2715 " }), status === "unknown" ? "no traffic yet" : status);
 }
 function describeService(name, s) {
   if (s.status === "disabled") return name === "metasearch" ? "Not configured (no SearXNG URL set)." : "Not configured.";
@@ -486,9 +486,10 @@ async function loadHealth() {
   ui.healthServices.replaceChildren(...["database", "cache", "metasearch", "intelligence"].filter((n) => services[n]).map((n) =>
     h("li", { class: "card service" }, h("h2", { text: n }), badge(String(services[n].status)),
       h("p", { class: "muted", text: describeService(n, services[n]) }))));
-  const backends = hl.backends;
+  // services.backends is always there (the top-level backends key is left out when degraded).
+  const backends = (services.backends && services.backends.detail) || hl.backends;
   if (!backends) {
-    ui.healthBackends.replaceChildren(h("p", { class: "muted", text: "Backend details are left out while the service is not fully healthy." }));
+    ui.healthBackends.replaceChildren(h("p", { class: "muted", text: "This server does not report its backends." }));
   } else if (!Object.keys(backends).length) {
     ui.healthBackends.replaceChildren(h("p", { class: "muted", text: "No search backend has served traffic yet." }));
   } else {
@@ -496,7 +497,7 @@ async function loadHealth() {
       h("thead", {}, h("tr", {}, h("th", { scope: "col", text: "Backend" }), h("th", { scope: "col", text: "Status" }), h("th", { scope: "col", text: "Success rate" }))),
       h("tbody", {}, Object.entries(backends).map(([name, b]) => h("tr", {},
         h("th", { scope: "row", text: name }), h("td", {}, badge(String(b.status))),
-        h("td", { text: b.status === "disabled" ? "\u2013" : Math.round(Number(b.success_rate) * 100) + "%" }))))));
+        h("td", { text: b.status === "disabled" || !b.calls ? "\u2013" : Math.round(Number(b.success_rate) * 100) + "% of " + num(b.calls) }))))));
   }
 }
 

@@ -18,6 +18,11 @@ export interface HealthProbes {
 }
 
 const Service = v.object({ status: v.string() });
+const BackendState = v.object({
+  status: v.pipe(v.string(), v.description("ok, unknown (no traffic in the window), failing, suspended or disabled")),
+  success_rate: v.number(),
+  calls: v.optional(v.pipe(v.number(), v.integer())),
+});
 export const HealthRecord = v.object({
   status: v.picklist(["ok", "degraded", "unavailable"]),
   version: v.string(),
@@ -28,11 +33,13 @@ export const HealthRecord = v.object({
     cache: v.object({ ...Service.entries, entries: v.pipe(v.number(), v.integer()), size_mb: v.number() }),
     metasearch: v.looseObject({ ...Service.entries }),
     intelligence: v.object({ ...Service.entries, sources_tracked: v.pipe(v.number(), v.integer()) }),
+    backends: v.object({ ...Service.entries, failing: v.array(v.string()), detail: v.record(v.string(), BackendState) }),
   }),
-  backends: v.optional(v.record(v.string(), v.object({ status: v.string(), success_rate: v.number() }))),
+  backends: v.optional(v.record(v.string(), BackendState)),
 });
 
-const HEALTHY_BACKEND = new Set(["ok", "disabled"]);
+/** Backend states that do not make the service degraded: `unknown` has simply seen no traffic yet. */
+const HEALTHY_BACKEND = new Set(["ok", "unknown", "disabled"]);
 
 export function healthRoutes({ ports, config }: AppDeps, probes: HealthProbes, startedAt: number): RouteDef[] {
   async function timed<T>(fn: () => Promise<T>): Promise<{ ok: true; value: T; ms: number } | { ok: false; ms: number; error: string }> {
@@ -54,6 +61,7 @@ export function healthRoutes({ ports, config }: AppDeps, probes: HealthProbes, s
       probes.metasearch ? timed(probes.metasearch) : Promise.resolve(null),
     ]);
     const backends = probes.backends?.() ?? {};
+    const failing = Object.entries(backends).filter(([, b]) => !HEALTHY_BACKEND.has(b.status)).map(([id]) => id);
     const services = {
       database: db.ok ? { status: "ok", latency_ms: db.ms } : { status: "unreachable", latency_ms: db.ms },
       cache: cache.ok
@@ -67,11 +75,14 @@ export function healthRoutes({ ports, config }: AppDeps, probes: HealthProbes, s
       intelligence: sources.ok
         ? { status: "ok", sources_tracked: sources.value }
         : { status: "unreachable", sources_tracked: 0 },
+      // Always here, unlike the spec's top-level `backends` (absent when degraded): the state of
+      // every backend is what an operator needs most exactly when something is failing.
+      backends: { status: failing.length ? "degraded" : "ok", failing, detail: backends },
     };
     const optionalDown =
       !cache.ok || !sources.ok ||
       !["ok", "disabled"].includes(String(services.metasearch.status)) ||
-      Object.values(backends).some((b) => !HEALTHY_BACKEND.has(b.status));
+      failing.length > 0;
     const status = !db.ok ? "unavailable" : optionalDown ? "degraded" : "ok";
     const body = {
       status,

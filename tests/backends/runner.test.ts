@@ -65,8 +65,9 @@ describe("runner deadline and timeouts", () => {
     expect(Object.keys(out.results)).toEqual(["wikipedia", "brave"]);
     expect(out.results.wikipedia![0]!.title).toBe("IND Queens Boulevard Line");
     expect(clock.pendingTimers()).toBe(0);
-    // Cut by the request's deadline: not held against the backend.
-    expect(runner.health().duckduckgo).toEqual({ status: "ok", success_rate: 1 });
+    // Cut by the request's deadline: not held against the backend, nor counted for it.
+    expect(runner.health().duckduckgo).toEqual({ status: "unknown", success_rate: 0, calls: 0 });
+    expect(runner.health().wikipedia).toEqual({ status: "ok", success_rate: 1, calls: 1 });
   });
 
   it("aborts a backend past its own timeout and backs off briefly", async () => {
@@ -82,7 +83,8 @@ describe("runner deadline and timeouts", () => {
     const second = await run(["duckduckgo", "wikipedia"]);
     expect(second.out.backends.duckduckgo).toMatchObject({ status: "skipped", error: expect.stringContaining("suspended until") });
     await clock.advance(5_000);
-    expect(runner.health().duckduckgo!.status).toBe("ok");
+    // No longer suspended, but its only call in the window failed.
+    expect(runner.health().duckduckgo).toEqual({ status: "failing", success_rate: 0, calls: 1 });
   });
 });
 
@@ -102,7 +104,7 @@ describe("runner circuit breaker", () => {
   it("suspends for an hour after a CAPTCHA, then twice as long", async () => {
     const { run, calls, clock, runner } = setup({ "html.duckduckgo.com": async () => new Response(CAPTCHA, { status: 202 }) });
     expect((await run(["duckduckgo"])).out.backends.duckduckgo).toMatchObject({ status: "error", error: expect.stringMatching(/^captcha:/) });
-    expect(runner.health().duckduckgo).toEqual({ status: "suspended", success_rate: 0 });
+    expect(runner.health().duckduckgo).toEqual({ status: "suspended", success_rate: 0, calls: 1 });
     await clock.advance(59 * 60_000);
     expect((await run(["duckduckgo"])).out.backends.duckduckgo!.status).toBe("skipped");
     await clock.advance(60_000);
@@ -120,7 +122,7 @@ describe("runner circuit breaker", () => {
       expect((await run(["wikipedia"])).out.backends.wikipedia).toMatchObject({ status: "error", error: expect.stringMatching(/^parse:/) });
     }
     expect(calls).toHaveLength(3);
-    expect(runner.health().wikipedia).toEqual({ status: "failing", success_rate: 0 });
+    expect(runner.health().wikipedia).toEqual({ status: "failing", success_rate: 0, calls: 3 });
   });
 
   it("suspends on transient failures only when they come in a row (three by default)", async () => {
@@ -170,14 +172,15 @@ describe("runner selection and health", () => {
       fail = outcome;
       await run(["duckduckgo"]);
     }
-    expect(runner.health().duckduckgo).toEqual({ status: "ok", success_rate: 0.75 });
+    expect(runner.health().duckduckgo).toEqual({ status: "ok", success_rate: 0.75, calls: 4 });
     const before = calls.length;
     runner.health();
     await flush();
     expect(calls).toHaveLength(before);
     await clock.advance(5 * 60_000 + 1);
-    expect(runner.health().duckduckgo).toEqual({ status: "ok", success_rate: 1 });
-    expect(runner.health().searxng).toEqual({ status: "disabled", success_rate: 0 });
+    // The window is empty again: nothing to judge by.
+    expect(runner.health().duckduckgo).toEqual({ status: "unknown", success_rate: 0, calls: 0 });
+    expect(runner.health().searxng).toEqual({ status: "disabled", success_rate: 0, calls: 0 });
   });
 });
 

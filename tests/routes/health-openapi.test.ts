@@ -74,12 +74,18 @@ describe("GET /health", () => {
   });
 
   it("is degraded (200, no backends key) when a backend fails", async () => {
-    t = await makeApp({ options: { health: { backends: () => ({ duckduckgo: { status: "suspended", success_rate: 0.2 }, wikipedia: { status: "ok", success_rate: 1 } }) } } });
+    t = await makeApp({ options: { health: { backends: () => ({ duckduckgo: { status: "suspended", success_rate: 0.2, calls: 5 }, wikipedia: { status: "ok", success_rate: 1, calls: 3 } }) } } });
     const res = await t.request("/health");
     expect(res.status).toBe(200);
     const body = await res.json();
     expect(body.status).toBe("degraded");
     expect(body).not.toHaveProperty("backends");
+    // ...but services.backends always names them, for the dashboard and operators.
+    expect(body.services.backends).toEqual({
+      status: "degraded",
+      failing: ["duckduckgo"],
+      detail: { duckduckgo: { status: "suspended", success_rate: 0.2, calls: 5 }, wikipedia: { status: "ok", success_rate: 1, calls: 3 } },
+    });
   });
 
   it("is unavailable (503) while the database is down, other requests get 503 service_unavailable, and both recover by themselves", async () => {

@@ -37,6 +37,21 @@ describe("POST /v1/search", () => {
     key = (await t.key("acme", ["search"])).secret;
   }
 
+  it("health follows real outcomes: unknown before traffic, failing (and degraded) after a failed call, named in services.backends", async () => {
+    await app();
+    const fresh = await (await t.request("/health")).json();
+    expect(fresh.status).toBe("ok");
+    for (const id of ["duckduckgo", "wikipedia", "brave", "searxng"]) expect(fresh.backends[id]).toEqual({ status: "unknown", success_rate: 0, calls: 0 });
+    replay.faults.duckduckgo = "500";
+    expect((await searchReq({ query: "blue tack" })).status).toBe(200);
+    const after = await (await t.request("/health")).json();
+    expect(after.status).toBe("degraded");
+    expect(after).not.toHaveProperty("backends");
+    expect(after.services.backends.failing).toEqual(["duckduckgo"]);
+    expect(after.services.backends.detail.duckduckgo).toEqual({ status: "failing", success_rate: 0, calls: 1 });
+    expect(after.services.backends.detail.wikipedia).toEqual({ status: "ok", success_rate: 1, calls: 1 });
+  });
+
   it("merges the recorded answers of four engines into one ranked, deduplicated list with honest status", async () => {
     await app();
     const res = await searchReq({ query: "blue tack", max_results: 10 });
@@ -58,7 +73,7 @@ describe("POST /v1/search", () => {
     const health = await (await t.request("/health")).json();
     const hosts = new Set(body.results.map((r: { url: string }) => new URL(r.url).hostname));
     expect(health.services.intelligence.sources_tracked).toBeGreaterThanOrEqual(hosts.size);
-    expect(health.backends.duckduckgo).toEqual({ status: "ok", success_rate: 1 });
+    expect(health.backends.duckduckgo).toEqual({ status: "ok", success_rate: 1, calls: 1 });
     expect(health.services.metasearch).toMatchObject({ status: "ok", url: replay.url });
     expect(Number.isInteger(health.services.metasearch.latency_ms)).toBe(true);
   });
