@@ -1,14 +1,47 @@
-/** The OpenAPI 3.1 document, generated from the route definitions and their valibot schemas. */
-import { toJsonSchema } from "@valibot/to-json-schema";
+/**
+ * The OpenAPI 3.1 document, generated from the route definitions and their valibot schemas.
+ * Written for client generators: every operation has an `operationId`, shared schemas live in
+ * `components` (and are referenced), counts are integers, and the headers every answer carries
+ * (request id, rate limits, Retry-After) are declared on the responses.
+ */
+import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig } from "@valibot/to-json-schema";
 import type * as v from "valibot";
 import { ERROR_STATUS, type ErrorCode } from "./errors.ts";
 import { BODY_ERRORS, GATEWAY_ERRORS, type RouteDef } from "./gateway/route.ts";
-import { ErrorObject } from "./routes/schemas.ts";
+import { BackendStatus } from "./operations/fields.ts";
+import { ErrorObject, KeyRecordSchema } from "./routes/schemas.ts";
+
+/** Schemas several operations share: each appears once, under components.schemas. */
+const SHARED = { Error: ErrorObject, KeyRecord: KeyRecordSchema, BackendStatus };
+
+const CONVERSION: ConversionConfig = {
+  // Transformations (trim) and custom checks have no JSON Schema form.
+  errorMode: "ignore",
+  definitions: SHARED,
+  overrideRef: ({ referenceId }) => `#/components/schemas/${referenceId}`,
+};
 
 function schemaOf(schema: v.GenericSchema): Record<string, unknown> {
-  // errorMode "ignore": transformations (trim) and custom checks have no JSON Schema form.
-  const { $schema: _drop, ...rest } = toJsonSchema(schema, { errorMode: "ignore" }) as Record<string, unknown>;
+  const { $schema: _s, $defs: _d, ...rest } = toJsonSchema(schema, CONVERSION) as Record<string, unknown>;
   return rest;
+}
+
+const ref = (kind: "headers" | "schemas", name: string) => ({ $ref: `#/components/${kind}/${name}` });
+
+/** Every answer carries these (api.md §3), errors and /health included. */
+const ALWAYS = ["X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"];
+
+const HEADERS = {
+  "X-Request-Id": { description: "req_ + 26 ULID characters; quote it when reporting a problem", schema: { type: "string", pattern: "^req_[0-9A-HJKMNP-TV-Z]{26}$" } },
+  "X-RateLimit-Limit": { description: "The key's monthly quota, or `unlimited`", schema: { type: "string" } },
+  "X-RateLimit-Remaining": { description: "Requests left this month, or `unlimited`", schema: { type: "string" } },
+  "X-RateLimit-Reset": { description: "When the quota resets: the first instant of next month, ISO 8601 UTC", schema: { type: "string", format: "date-time" } },
+  "Retry-After": { description: "Whole seconds until a request would be admitted", schema: { type: "integer", minimum: 1 } },
+};
+
+function headersFor(status: number): Record<string, unknown> {
+  const names = status === 429 ? [...ALWAYS, "Retry-After"] : ALWAYS;
+  return Object.fromEntries(names.map((n) => [n, ref("headers", n)]));
 }
 
 function errorsOf(route: RouteDef): ErrorCode[] {
@@ -20,52 +53,75 @@ function errorsOf(route: RouteDef): ErrorCode[] {
   return [...codes];
 }
 
+/** `POST /v1/keys/:key_id` → `postV1KeysKeyId`, for routes that name no operationId. */
+function derivedOperationId(r: RouteDef): string {
+  const words = [r.method.toLowerCase(), ...r.path.split(/[^A-Za-z0-9]+/).filter(Boolean)];
+  return words.map((w, i) => (i === 0 ? w : w[0]!.toUpperCase() + w.slice(1))).join("");
+}
+
+function operationOf(r: RouteDef): Record<string, unknown> {
+  const responses: Record<string, unknown> = {
+    [String(r.status)]: {
+      description: "Success",
+      headers: headersFor(r.status),
+      content: {
+        "application/json": { schema: schemaOf(r.response) },
+        ...Object.fromEntries((r.alsoProduces ?? []).map((t) => [t, { schema: { type: "string" } }])),
+      },
+    },
+  };
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of errorsOf(r)) {
+    const s = ERROR_STATUS[code];
+    byStatus.set(s, [...(byStatus.get(s) ?? []), code]);
+  }
+  for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    responses[String(status)] = {
+      description: `Error: ${codes.join(", ")}`,
+      headers: headersFor(status),
+      content: { "application/json": { schema: ref("schemas", "Error") } },
+    };
+  }
+  if (r.path === "/health") {
+    responses["503"] = { description: "Unavailable: the database is unreachable", headers: headersFor(503), content: { "application/json": { schema: schemaOf(r.response) } } };
+  }
+  return {
+    operationId: r.operationId ?? derivedOperationId(r),
+    summary: r.summary,
+    ...(r.auth ? { security: [{ bearer: [] }] } : { security: [] }),
+    ...(r.scope ? { "x-quarry-scope": r.scope } : {}),
+    ...(r.group ? { "x-quarry-usage-group": r.group } : {}),
+    ...(r.params
+      ? { parameters: Object.entries(r.params).map(([name, description]) => ({ name, in: "path", required: true, description, schema: { type: "string" } })) }
+      : {}),
+    ...(r.body ? { requestBody: { required: true, content: { "application/json": { schema: schemaOf(r.body) } } } } : {}),
+    responses,
+  };
+}
+
 export function openApiDocument(routes: RouteDef[], version: string) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
     const path = r.path.replace(/:([a-z_]+)/g, "{$1}");
-    const responses: Record<string, unknown> = {
-      [String(r.status)]: {
-        description: "Success",
-        content: {
-          "application/json": { schema: schemaOf(r.response) },
-          ...Object.fromEntries((r.alsoProduces ?? []).map((t) => [t, { schema: { type: "string" } }])),
-        },
-      },
-    };
-    const byStatus = new Map<number, ErrorCode[]>();
-    for (const code of errorsOf(r)) {
-      const s = ERROR_STATUS[code];
-      byStatus.set(s, [...(byStatus.get(s) ?? []), code]);
-    }
-    for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0])) {
-      responses[String(status)] = {
-        description: `Error: ${codes.join(", ")}`,
-        content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
-      };
-    }
-    if (r.path === "/health") {
-      responses["503"] = { description: "Unavailable: the database is unreachable", content: { "application/json": { schema: schemaOf(r.response) } } };
-    }
     paths[path] ??= {};
-    paths[path][r.method.toLowerCase()] = {
-      summary: r.summary,
-      ...(r.auth ? { security: [{ bearer: [] }] } : { security: [] }),
-      ...(r.scope ? { "x-quarry-scope": r.scope } : {}),
-      ...(r.group ? { "x-quarry-usage-group": r.group } : {}),
-      ...(r.params
-        ? { parameters: Object.entries(r.params).map(([name, description]) => ({ name, in: "path", required: true, description, schema: { type: "string" } })) }
-        : {}),
-      ...(r.body ? { requestBody: { required: true, content: { "application/json": { schema: schemaOf(r.body) } } } } : {}),
-      responses,
-    };
+    paths[path][r.method.toLowerCase()] = operationOf(r);
   }
+  const { definitions: _d, overrideRef: _o, ...plain } = CONVERSION;
+  const schemas = Object.fromEntries(
+    Object.entries(toJsonSchemaDefs(SHARED, { ...plain, overrideRef: CONVERSION.overrideRef })).map(([name, s]) => {
+      const { $schema: _s, ...rest } = s as Record<string, unknown>;
+      return [name, rest];
+    }),
+  );
   return {
     openapi: "3.1.0",
     info: { title: "Quarry", version, description: "Search and research API for software clients and AI agents." },
+    // Relative: the API is served from the same origin as this document.
+    servers: [{ url: "/", description: "This Quarry server" }],
     components: {
       securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "qry_ followed by 64 lowercase hex characters" } },
-      schemas: { Error: schemaOf(ErrorObject) },
+      headers: HEADERS,
+      schemas,
     },
     paths,
   };

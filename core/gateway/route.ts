@@ -14,6 +14,8 @@ export interface RouteDef {
   method: Method;
   /** Hono path, e.g. `/v1/keys/:key_id`. */
   path: string;
+  /** Stable name for generated clients and MCP tools; derived from method and path when absent. */
+  operationId?: string;
   summary: string;
   /** false for public routes (health, the OpenAPI document). */
   auth: boolean;

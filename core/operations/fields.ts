@@ -72,6 +72,8 @@ export const idList = (field: string, ids: readonly string[], noun: string) =>
     ),
   );
 
+/** A whole number in a response (a score that may be negative). */
+export const Int = v.pipe(v.number(), v.integer());
 /** A count in a response. */
 export const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
 

@@ -8,6 +8,7 @@ import type { AppDeps, AppEnv } from "../gateway/context.ts";
 import { isoSeconds } from "../limits/period.ts";
 import type { RouteDef } from "../gateway/route.ts";
 import { IsoTimestamp } from "./schemas.ts";
+import { Count } from "../operations/fields.ts";
 import type { BackendHealth } from "../backends/runner.ts";
 
 
@@ -21,18 +22,18 @@ const Service = v.object({ status: v.string() });
 const BackendState = v.object({
   status: v.pipe(v.string(), v.description("ok, unknown (no traffic in the window), failing, suspended or disabled")),
   success_rate: v.number(),
-  calls: v.optional(v.pipe(v.number(), v.integer())),
+  calls: v.optional(Count),
 });
 export const HealthRecord = v.object({
   status: v.picklist(["ok", "degraded", "unavailable"]),
   version: v.string(),
-  uptime_secs: v.pipe(v.number(), v.integer()),
+  uptime_secs: Count,
   timestamp: IsoTimestamp,
   services: v.object({
-    database: v.object({ ...Service.entries, latency_ms: v.pipe(v.number(), v.integer()) }),
-    cache: v.object({ ...Service.entries, entries: v.pipe(v.number(), v.integer()), size_mb: v.number() }),
+    database: v.object({ ...Service.entries, latency_ms: Count }),
+    cache: v.object({ ...Service.entries, entries: Count, size_mb: v.number() }),
     metasearch: v.looseObject({ ...Service.entries }),
-    intelligence: v.object({ ...Service.entries, sources_tracked: v.pipe(v.number(), v.integer()) }),
+    intelligence: v.object({ ...Service.entries, sources_tracked: Count }),
     backends: v.object({ ...Service.entries, failing: v.array(v.string()), detail: v.record(v.string(), BackendState) }),
   }),
   backends: v.optional(v.record(v.string(), BackendState)),
@@ -101,6 +102,7 @@ export function healthRoutes({ ports, config }: AppDeps, probes: HealthProbes, s
     {
       method: "GET",
       path: "/health",
+      operationId: "getHealth",
       summary: "Service health: ok (200), degraded (200) or unavailable (503)",
       auth: false,
       scope: null,

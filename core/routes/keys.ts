@@ -28,6 +28,7 @@ export function keyRoutes({ ports }: AppDeps): RouteDef[] {
     {
       method: "GET",
       path: "/v1/keys",
+      operationId: "listKeys",
       summary: "List the active keys of the caller's account, newest first",
       auth: true,
       scope: "keys",
@@ -40,6 +41,7 @@ export function keyRoutes({ ports }: AppDeps): RouteDef[] {
     {
       method: "POST",
       path: "/v1/keys",
+      operationId: "createKey",
       summary: "Create a key; the response is the only time its secret is shown",
       auth: true,
       scope: "keys",
@@ -63,6 +65,7 @@ export function keyRoutes({ ports }: AppDeps): RouteDef[] {
     {
       method: "DELETE",
       path: "/v1/keys/:key_id",
+      operationId: "revokeKey",
       summary: "Revoke a key of the caller's account",
       auth: true,
       scope: "keys",

@@ -1,12 +1,12 @@
 /** GET /v1/usage: the calling key's plan, quota and use this month (spec: Usage record). */
 import * as v from "valibot";
+import { Count } from "../operations/fields.ts";
 import type { AppDeps } from "../gateway/context.ts";
 import { USAGE_GROUPS } from "../limits/groups.ts";
 import { periodOf, periodResetAt } from "../limits/period.ts";
 import type { RouteDef } from "../gateway/route.ts";
 import { IsoTimestamp } from "./schemas.ts";
 
-const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
 
 export const UsageRecord = v.object({
   plan: v.string(),
@@ -23,6 +23,7 @@ export function usageRoutes({ ports }: AppDeps): RouteDef[] {
     {
       method: "GET",
       path: "/v1/usage",
+      operationId: "getUsage",
       summary: "The calling key's plan, monthly quota and use by operation group",
       auth: true,
       scope: null,

@@ -150,3 +150,49 @@ describe("GET /openapi.json", () => {
     await t.close();
   });
 });
+
+describe("GET /openapi.json for client generators", () => {
+  const COUNT = /^(results_count|tokens_used|duration_ms|latency_ms|sources_count|returned|kept|used|remaining|quota|per_minute_limit|entries|sources_tracked|uptime_secs|retry_after|calls|results|read|failed|skipped|view_count|duration_seconds)$/;
+
+  /** Every schema node under `node`, with the property name it sits under. */
+  function* walk(node: unknown, name = ""): Generator<[string, Record<string, unknown>]> {
+    if (!node || typeof node !== "object") return;
+    const o = node as Record<string, unknown>;
+    yield [name, o];
+    for (const [k, child] of Object.entries(o.properties ?? {})) yield* walk(child, k);
+    for (const key of ["items", "additionalProperties"]) if (o[key] && typeof o[key] === "object") yield* walk(o[key], name);
+    for (const key of ["anyOf", "oneOf", "allOf"]) for (const c of (o[key] as unknown[] | undefined) ?? []) yield* walk(c, name);
+  }
+
+  it("names every operation, declares its server, headers and shared schemas, and types counts as integers", async () => {
+    const t = await makeApp();
+    const doc = await (await t.request("/openapi.json")).json();
+    await t.close();
+    expect(doc.servers).toEqual([expect.objectContaining({ url: "/" })]);
+    const operations = Object.values(doc.paths).flatMap((p) => Object.values(p as Record<string, Record<string, unknown>>));
+    const ids = operations.map((o) => o.operationId);
+    expect(ids).toEqual(expect.arrayContaining(["search", "scrape", "videoSearch", "socialResearch", "research", "listKeys", "createKey", "revokeKey", "getUsage", "getHealth"]));
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const op of operations) {
+      for (const [status, response] of Object.entries(op.responses as Record<string, { headers: Record<string, unknown> }>)) {
+        expect(Object.keys(response.headers), `${op.operationId} ${status}`).toEqual(expect.arrayContaining(["X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"]));
+        if (status === "429") expect(Object.keys(response.headers)).toContain("Retry-After");
+      }
+    }
+    const text = JSON.stringify(doc);
+    for (const [, target] of text.matchAll(/"\$ref":"#\/components\/(\w+\/\w+)"/g)) {
+      const [kind, name] = target!.split("/");
+      expect(doc.components[kind!]?.[name!], target).toBeDefined();
+    }
+    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(["Error", "KeyRecord", "BackendStatus"]));
+    const offenders: string[] = [];
+    for (const op of operations) {
+      for (const response of Object.values(op.responses as Record<string, { content?: Record<string, { schema: unknown }> }>)) {
+        for (const [name, node] of walk(response.content?.["application/json"]?.schema)) {
+          if (COUNT.test(name) && node.type === "number") offenders.push(`${op.operationId}: ${name}`);
+        }
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+});

@@ -17,6 +17,7 @@ export function researchRoutes({ ports, services }: AppDeps): RouteDef[] {
     {
       method: "POST",
       path: "/v1/research",
+      operationId: "research",
       summary: "Research a question: search several queries, read the best pages and write a report whose every sentence cites its sources",
       auth: true,
       scope: "research",

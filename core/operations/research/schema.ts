@@ -1,6 +1,6 @@
 /** POST /v1/research request and response (api.md §6). */
 import * as v from "valibot";
-import { BackendStatus, Domains, freshnessField, Query, tierField, wholeNumber } from "../fields.ts";
+import { BackendStatus, Count, Domains, freshnessField, Query, tierField, wholeNumber } from "../fields.ts";
 
 export const ResearchBody = v.strictObject({
   query: Query,
@@ -18,16 +18,16 @@ const SourceId = v.pipe(v.string(), v.regex(/^S\d+$/));
 export const ResearchResponseSchema = v.object({
   meta: v.object({
     query: v.string(),
-    results_count: v.number(),
-    tokens_used: v.number(),
-    duration_ms: v.number(),
+    results_count: Count,
+    tokens_used: Count,
+    duration_ms: Count,
     sub_queries: v.array(v.string()),
-    sources_count: v.number(),
+    sources_count: Count,
     synthesis: v.picklist(["extractive", "llm"]),
     llm_error: v.optional(v.string()),
     notice: v.optional(v.string()),
     backends: v.record(v.string(), BackendStatus),
-    pages: v.object({ read: v.number(), failed: v.number(), skipped: v.number() }),
+    pages: v.object({ read: Count, failed: Count, skipped: Count }),
   }),
   report: v.object({
     summary: v.string(),

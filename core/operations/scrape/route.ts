@@ -9,6 +9,7 @@ export function scrapeRoutes({ ports }: AppDeps): RouteDef[] {
     {
       method: "POST",
       path: "/v1/scrape",
+      operationId: "scrape",
       summary: "Fetch a page (HTML, PDF or text) and return its main content as markdown, text, HTML or links",
       auth: true,
       scope: "scrape",

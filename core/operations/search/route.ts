@@ -9,6 +9,7 @@ export function searchRoutes({ ports, services }: AppDeps): RouteDef[] {
     {
       method: "POST",
       path: "/v1/search",
+      operationId: "search",
       summary: "Web search across several engines at once: merged, deduplicated, ranked, with honest per-engine status",
       auth: true,
       scope: "search",

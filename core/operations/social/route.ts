@@ -9,6 +9,7 @@ export function socialRoutes({ services }: AppDeps): RouteDef[] {
     {
       method: "POST",
       path: "/v1/social/research",
+      operationId: "socialResearch",
       summary: "Research what people say about a topic across Hacker News, Stack Exchange, GitHub, Lemmy, Reddit, Bluesky and Mastodon",
       auth: true,
       scope: "research",

@@ -6,7 +6,7 @@
 import * as v from "valibot";
 import { SOCIAL_PLATFORM_IDS } from "../../backends/catalogue.ts";
 import { SOCIAL_PLATFORMS } from "../../backends/social/types.ts";
-import { freshnessField, idList, Query, TIERS, tierField, wholeNumber } from "../fields.ts";
+import { Count, freshnessField, idList, Int, Query, TIERS, tierField, wholeNumber } from "../fields.ts";
 
 export const SocialResearchBody = v.strictObject({
   query: Query,
@@ -25,7 +25,7 @@ const Reply = v.object({
   id: v.string(),
   author: v.nullable(v.string()),
   text: v.string(),
-  score: v.nullable(v.number()),
+  score: v.nullable(Int),
   url: v.string(),
 });
 
@@ -42,13 +42,13 @@ export const SocialSourceSchema = v.object({
   community: v.nullable(v.string()),
   published_at: v.nullable(v.string()),
   engagement: v.object({
-    score: v.optional(v.number()),
-    comments: v.optional(v.number()),
-    answers: v.optional(v.number()),
-    reactions: v.optional(v.number()),
-    reposts: v.optional(v.number()),
-    likes: v.optional(v.number()),
-    views: v.optional(v.number()),
+    score: v.optional(Int),
+    comments: v.optional(Count),
+    answers: v.optional(Count),
+    reactions: v.optional(Count),
+    reposts: v.optional(Count),
+    likes: v.optional(Count),
+    views: v.optional(Count),
   }),
   scores: v.object({ relevance: Score, engagement: Score, recency: Score, final: Score }),
   also_discussed_on: v.array(v.object({ platform: Platform, id: v.string(), url: v.string() })),
@@ -61,16 +61,16 @@ export const SocialResearchResponse = v.object({
   meta: v.object({
     query: v.string(),
     tier: v.picklist(TIERS),
-    results_count: v.number(),
-    tokens_used: v.number(),
-    duration_ms: v.number(),
+    results_count: Count,
+    tokens_used: Count,
+    duration_ms: Count,
     platforms: v.record(
       v.string(),
       v.object({
         status: v.picklist(["ok", "error", "timeout", "disabled"]),
-        returned: v.number(),
-        kept: v.number(),
-        latency_ms: v.number(),
+        returned: Count,
+        kept: Count,
+        latency_ms: Count,
         reason: v.optional(v.string()),
       }),
     ),

@@ -9,6 +9,7 @@ export function videoRoutes({ services }: AppDeps): RouteDef[] {
     {
       method: "POST",
       path: "/v1/video/search",
+      operationId: "videoSearch",
       summary: "Search videos, with token-budgeted transcript excerpts",
       auth: true,
       scope: "search",
