@@ -462,7 +462,7 @@ const STATUS_TEXT = {
 function badge(status) {
   const good = status === "ok", off = status === "disabled" || status === "unknown";
   return h("span", { class: "badge " + (good ? "good" : off ? "off" : "bad") },
-    h("span", { "aria-hidden": "true", text: good ? "\u2713 " : off ? "\u2013 " : "\u2715 " }), status === "unknown" ? "no traffic yet" : status);
+    h("span", { "aria-hidden": "true", text: good ? "\u2713 " : off ? "\u2013 " : "\u2715 " }), status);
 }
 function describeService(name, s) {
   if (s.status === "disabled") return name === "metasearch" ? "Not configured (no SearXNG URL set)." : "Not configured.";
@@ -497,7 +497,7 @@ async function loadHealth() {
       h("thead", {}, h("tr", {}, h("th", { scope: "col", text: "Backend" }), h("th", { scope: "col", text: "Status" }), h("th", { scope: "col", text: "Success rate" }))),
       h("tbody", {}, Object.entries(backends).map(([name, b]) => h("tr", {},
         h("th", { scope: "row", text: name }), h("td", {}, badge(String(b.status))),
-        h("td", { text: b.status === "disabled" || !b.calls ? "\u2013" : Math.round(Number(b.success_rate) * 100) + "% of " + num(b.calls) }))))));
+        h("td", { text: b.status === "disabled" ? "\u2013" : !b.calls ? "no traffic" : Math.round(Number(b.success_rate) * 100) + "% of " + num(b.calls) }))))));
   }
 }
 
