@@ -1,0 +1,153 @@
+/**
+ * Property-based fuzzing of every route the app mounts (fast-check, bounded): random bodies
+ * (near-valid ones built from each schema's own field names, arbitrary JSON, broken JSON),
+ * content types, Authorization headers and path parameters. Whatever arrives:
+ * - no 5xx but the documented upstream failures (502 upstream_error, 504 timeout);
+ * - every error has the error shape, and its request id is the X-Request-Id header;
+ * - no answer takes longer than the route's own deadline (no hang);
+ * - a refused request (4xx) changes no usage.
+ * The routes come from the app's own table, so new operations are fuzzed without edits here.
+ */
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BACKEND_IDS } from "../../core/backends/catalogue.ts";
+import type { RouteDef } from "../../core/gateway/route.ts";
+import { createSafeFetch, parseAllowList } from "../../adapters/fetch/mod.ts";
+import { makeApp, type TestApp } from "../helpers/app.ts";
+import { send, startPageServer, type PageServer } from "../helpers/page-server.ts";
+import { startReplayServer, type ReplayServer } from "../helpers/replay-server.ts";
+
+const RUNS = Number(process.env.QUARRY_FUZZ_RUNS ?? 60);
+const UPSTREAM_FAILURES = new Set([502, 504]);
+const REQUEST_ID = /^req_[0-9A-HJKMNP-TV-Z]{26}$/;
+
+let replay: ReplayServer;
+let site: PageServer;
+let t: TestApp;
+let full: string;
+let narrow: string;
+let routes: RouteDef[];
+
+beforeAll(async () => {
+  replay = await startReplayServer();
+  site = await startPageServer();
+  site.route("/page", send("text/html", "<html><head><title>A page</title></head><body><article><p>Some words about fuzzing.</p></article></body></html>"));
+  const env = Object.fromEntries(BACKEND_IDS.map((id) => [`QUARRY_${id.toUpperCase()}_URL`, replay.url]));
+  // Pages: only the local site; every other name fails to resolve at once (no internet here).
+  const pages = createSafeFetch({ allow: parseAllowList(["127.0.0.1/32"]), resolver: async (host) => (host === "127.0.0.1" ? ["127.0.0.1"] : []) });
+  t = await makeApp({ env: { ...env, QUARRY_BRAVE_KEY: "k", QUARRY_PLANS: '{"free":{"quota":null,"per_minute":100000}}' }, pages });
+  t.clock.now = () => Date.now();
+  full = (await t.key("acme", ["search", "research", "scrape", "keys"])).secret;
+  narrow = (await t.key("other", ["search"])).secret;
+  const doc = await (await t.request("/openapi.json")).json();
+  routes = Object.entries(doc.paths as Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown> } }> } }>>).flatMap(
+    ([path, ops]) => Object.entries(ops).map(([method, op]) => ({
+      method: method.toUpperCase(),
+      path,
+      fields: Object.keys(op.requestBody?.content["application/json"]?.schema.properties ?? {}),
+    })) as unknown as RouteDef[],
+  );
+}, 60_000);
+
+afterAll(async () => {
+  await t?.close();
+  await replay?.close();
+  await site?.close();
+});
+
+/** Values a field might be given: right-looking ones and every wrong type. */
+const fieldValue = fc.oneof(
+  fc.string({ maxLength: 40 }),
+  fc.string({ unit: "grapheme", maxLength: 600 }),
+  fc.constantFrom("basic", "summary", "detailed", "full", "day", "week", "markdown", "html", "links", "search", "keys", "hackernews", "reddit", "duckduckgo"),
+  fc.constantFrom("http://127.0.0.1/page", "file:///etc/passwd", "http://169.254.169.254/", "https://unknown.example/", "javascript:alert(1)", "http://[::1]/", "not a url"),
+  fc.integer(),
+  fc.double(),
+  fc.constantFrom(0, -1, 1e308, Number.MAX_SAFE_INTEGER + 2, 99999999999999999999999),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(fc.oneof(fc.string({ maxLength: 20 }), fc.integer()), { maxLength: 5 }),
+  fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }),
+);
+
+/** A valid body per operation, which the fuzzer then bends field by field. */
+const examples = (): Record<string, Record<string, unknown>> => ({
+  "/v1/keys": { name: "fuzz", scopes: ["search"] },
+  "/v1/scrape": { url: `${site.url}/page` },
+});
+
+function bodyFor(path: string, fields: string[]) {
+  const base = examples()[path] ?? (fields.includes("query") ? { query: "blue tack" } : {});
+  const named = fields.length
+    ? fc.dictionary(fc.constantFrom(...fields), fieldValue, { maxKeys: 2 })
+    : fc.constant({});
+  return fc.oneof(
+    { weight: 3, arbitrary: fc.constant(JSON.stringify(base)) },
+    { weight: 6, arbitrary: named.map((o) => JSON.stringify({ ...base, ...o })) },
+    { weight: 2, arbitrary: named.map((o) => JSON.stringify(o)) },
+    { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((j) => JSON.stringify(j)) },
+    { weight: 1, arbitrary: fc.string({ maxLength: 80 }) },
+    { weight: 1, arbitrary: fc.constant("") },
+  );
+}
+
+const authHeader = () =>
+  fc.oneof(
+    { weight: 8, arbitrary: fc.constant(() => `Bearer ${full}`) },
+    { weight: 1, arbitrary: fc.constant(() => `Bearer ${narrow}`) },
+    { weight: 1, arbitrary: fc.constant(() => undefined) },
+    { weight: 1, arbitrary: fc.constant(() => `Bearer qry_${"0".repeat(64)}`) },
+    { weight: 1, arbitrary: fc.string({ maxLength: 90 }).map((s) => () => s) },
+  );
+
+const contentType = fc.oneof(
+  { weight: 6, arbitrary: fc.constant("application/json") },
+  { weight: 1, arbitrary: fc.constantFrom(undefined, "text/plain", "application/json; charset=utf-8", "multipart/form-data", "application/x-www-form-urlencoded") },
+);
+
+/** `@fresh` stands for a real key of the calling account, made for this run (so DELETE can succeed). */
+const pathParam = fc.oneof(fc.constant("@fresh"), fc.constant("key_01JZZZZZZZZZZZZZZZZZZZZZZZ"), fc.stringMatching(/^[A-Za-z0-9_%.-]{0,40}$/), fc.constant("..%2f..%2fetc"), fc.constant("%00"));
+
+async function usedOf(secret: string): Promise<number> {
+  return (await (await t.request("/v1/usage", { key: secret })).json()).used;
+}
+
+describe("every route under random input", () => {
+  it("answers within its deadline, in the error shape, never with an undocumented 5xx, and refusals cost nothing", async () => {
+    const mounted = routes as unknown as Array<{ method: string; path: string; fields: string[] }>;
+    const reached = new Set<string>();
+    expect(mounted.length).toBeGreaterThan(8);
+    for (const route of mounted) {
+      await fc.assert(
+        fc.asyncProperty(bodyFor(route.path, route.fields), authHeader(), contentType, pathParam, async (body, auth, type, param) => {
+          const id = param === "@fresh" ? (await t.key("acme", ["search"])).id : param;
+          const path = route.path.replace(/\{[a-z_]+\}/g, encodeURIComponent(id) || "x");
+          const headers: Record<string, string> = {};
+          const authorization = auth();
+          if (authorization !== undefined) headers.authorization = authorization;
+          if (type) headers["content-type"] = type;
+          const before = await Promise.all([usedOf(full), usedOf(narrow)]);
+          const started = Date.now();
+          const res = await t.request(path, { method: route.method, headers, ...(route.method === "GET" || route.method === "DELETE" ? {} : { body }) });
+          const text = await res.text();
+          if (res.status < 400 || UPSTREAM_FAILURES.has(res.status)) reached.add(`${route.method} ${route.path}`);
+          const took = Date.now() - started;
+          const where = `${route.method} ${path} ${body.slice(0, 120)} → ${res.status} ${text.slice(0, 200)}`;
+          expect(took, where).toBeLessThan(20_000);
+          expect(res.status < 500 || UPSTREAM_FAILURES.has(res.status), where).toBe(true);
+          expect(res.headers.get("x-request-id"), where).toMatch(REQUEST_ID);
+          if (res.status >= 400) {
+            const err = JSON.parse(text).error;
+            expect(typeof err.code, where).toBe("string");
+            expect(typeof err.message, where).toBe("string");
+            expect(err.request_id, where).toBe(res.headers.get("x-request-id"));
+            if (res.status < 500) expect(await Promise.all([usedOf(full), usedOf(narrow)]), where).toEqual(before);
+          }
+        }),
+        { numRuns: RUNS, interruptAfterTimeLimit: 60_000 },
+      );
+    }
+    // The fuzzer got past validation into every operation, not just into the gateway's refusals.
+    for (const route of mounted) expect(reached, `${route.method} ${route.path} was never answered`).toContain(`${route.method} ${route.path}`);
+  }, 600_000);
+});
