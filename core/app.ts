@@ -26,6 +26,8 @@ import { createServices, type ServiceOptions } from "./services.ts";
 import { mountDashboard } from "./dashboard/mod.ts";
 import { metasearchProbe } from "./routes/metasearch-probe.ts";
 import { usageRoutes } from "./routes/usage.ts";
+import { metricsRoutes } from "./routes/metrics.ts";
+import { meteredCache } from "./gateway/metered-cache.ts";
 
 export interface AppOptions {
   /** Operations an embedding service adds; one on a built-in's method and path replaces it. */
@@ -42,7 +44,9 @@ export interface Quarry {
   drain(): Promise<void>;
 }
 
-export function createQuarry(ports: Ports, config: Config, options: AppOptions = {}): Quarry {
+export function createQuarry(given: Ports, config: Config, options: AppOptions = {}): Quarry {
+  // With metrics on, cache lookups are counted as hits and misses at the port, for every operation.
+  const ports: Ports = given.metrics ? { ...given, cache: meteredCache(given.cache, given.metrics) } : given;
   const services = createServices(ports, config, options.services);
   const deps: AppDeps = { ports, config, services };
   const { clock, logger } = ports;
@@ -51,7 +55,7 @@ export function createQuarry(ports: Ports, config: Config, options: AppOptions =
   // Not strict: `/v1/usage/` is `/v1/usage`, rather than a 405 that names the method it was sent with.
   const app = new Hono<AppEnv>({ strict: false });
 
-  app.use("*", gatewayHeaders(clock, logger, config.plans));
+  app.use("*", gatewayHeaders(clock, logger, config.plans, ports.metrics));
   if (config.ipRate) app.use("*", ipLimit(config.ipRate, clock, ports, config.trustProxy));
 
   const health = {
@@ -68,13 +72,14 @@ export function createQuarry(ports: Ports, config: Config, options: AppOptions =
     ...videoRoutes(deps),
     ...socialRoutes(deps),
     ...researchRoutes(deps),
+    ...(ports.metrics ? metricsRoutes(deps, ports.metrics) : []),
   ];
   // An embedding service's operation replaces a built-in one on the same method and path.
   const extra = options.operations?.(deps) ?? [];
   const replaced = new Set(extra.map((r) => `${r.method} ${r.path}`));
   const routes: RouteDef[] = [...builtIn.filter((r) => !replaced.has(`${r.method} ${r.path}`)), ...extra];
   for (const r of routes) {
-    const steps: MiddlewareHandler<AppEnv>[] = [];
+    const steps: MiddlewareHandler<AppEnv>[] = [(c, next) => (c.set("route", r.path), next())];
     if (r.auth) steps.push(guard(auth, config.plans, r.scope));
     if (r.body) steps.push(jsonBody(r.body));
     if (r.auth) steps.push(admit(ports.counters, clock, r.group, lastUsed, logger));
@@ -82,7 +87,7 @@ export function createQuarry(ports: Ports, config: Config, options: AppOptions =
   }
 
   const document = openApiDocument(routes, config.version);
-  app.get("/openapi.json", (c) => c.json(document));
+  app.get("/openapi.json", (c) => (c.set("route", "/openapi.json"), c.json(document)));
   mountDashboard(app);
   const known = [...routes.map((r) => ({ method: r.method, path: r.path })), { method: "GET", path: "/openapi.json" }];
 
@@ -91,6 +96,10 @@ export function createQuarry(ports: Ports, config: Config, options: AppOptions =
     const apiErr = toApiError(err);
     const requestId = c.get("requestId") ?? "req_unknown";
     c.set("refused", REFUSALS.has(apiErr.code));
+    if (apiErr.code === "rate_limited" || apiErr.code === "quota_exceeded") {
+      // The per-IP bucket refuses before authentication; the key's own limits after it.
+      ports.metrics?.refusal(apiErr.code === "rate_limited" && !c.get("auth") ? "ip_rate_limited" : apiErr.code);
+    }
     if (apiErr.status >= 500) {
       logger.error({ req_id: requestId, err: err instanceof Error ? { message: err.message, stack: err.stack, cause: String(err.cause ?? "") } : String(err) }, apiErr.code);
     }

@@ -32,6 +32,8 @@ export interface Config {
   backends: Record<string, BackendSettings>;
   llm: { url: string; model: string | null; key: string | null } | null;
   egressAllow: string[];
+  /** GET /metrics (QUARRY_METRICS), behind a bearer token when QUARRY_METRICS_TOKEN is set. */
+  metrics: { token: string | null } | null;
   version: string;
 }
 
@@ -173,6 +175,7 @@ export function parseConfig(env: Env, version = "0.0.0"): Config {
     backends: parseBackends(env),
     llm: llmUrl ? { url: llmUrl, model: str(env, "QUARRY_LLM_MODEL") ?? null, key: str(env, "QUARRY_LLM_KEY") ?? null } : null,
     egressAllow,
+    metrics: parseBool(env, "QUARRY_METRICS") ? { token: str(env, "QUARRY_METRICS_TOKEN") ?? null } : null,
     version,
   };
 }

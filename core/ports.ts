@@ -175,6 +175,22 @@ export interface PagePort {
   fetchPage(url: string, options?: { timeoutMs?: number; maxBytes?: number; signal?: AbortSignal }): Promise<FetchedPage>;
 }
 
+/**
+ * Operational metrics (`GET /metrics`). The core only reports what happens; an adapter keeps
+ * the series and renders them (Prometheus text in adapters/metrics/). Labels stay bounded:
+ * routes are their patterns, backends and reasons come from fixed lists.
+ */
+export interface Metrics {
+  request(route: string, method: string, status: number, seconds: number): void;
+  backendCall(backend: string, outcome: string, seconds: number): void;
+  /** A request refused by a limit: `rate_limited`, `quota_exceeded` or `ip_rate_limited`. */
+  refusal(reason: string): void;
+  cache(kind: string, hit: boolean): void;
+  /** A value read when metrics are collected, one series per label value. */
+  gauge(name: string, help: string, label: string, read: () => Record<string, number>): void;
+  render(): Promise<{ contentType: string; body: string }>;
+}
+
 export interface Ports {
   keys: KeyStore;
   counters: Counters;
@@ -186,6 +202,8 @@ export interface Ports {
   fetch: FetchPort;
   /** Guarded page fetches (scrape, search tiers, research). */
   pages: PagePort;
+  /** Operational metrics; absent when the operator has not turned them on (QUARRY_METRICS). */
+  metrics?: Metrics;
   /**
    * The client's socket address, from the runtime adapter (each server exposes it differently).
    * Receives the raw Request plus whatever the adapter bound as Hono's env.

@@ -40,8 +40,9 @@ export function createServices(ports: Ports, config: Config, options: ServiceOpt
   const registry = createRegistry(config.backends, [...WEB_BACKENDS, ...VIDEO_BACKENDS]);
   // 4 s per engine: a healthy engine answers well within it (SearXNG's own engine timeout is
   // 3 s); a stalled one is cut and reported rather than holding the whole answer.
-  const runner = createRunner({ registry, fetch, clock, timeoutMs: 4_000 });
-  const social = createSocialBackends(config.backends, { fetch, clock });
+  const onCall = ports.metrics ? ports.metrics.backendCall.bind(ports.metrics) : undefined;
+  const runner = createRunner({ registry, fetch, clock, timeoutMs: 4_000, onCall });
+  const social = createSocialBackends(config.backends, { fetch, clock, onCall });
   const youtubeKey = config.backends.youtube?.key?.trim();
   return {
     registry,

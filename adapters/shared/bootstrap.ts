@@ -149,7 +149,10 @@ export async function buildPorts(config: Config, runtime: RuntimeParts, logger: 
     : config.dataDir === ":memory:"
       ? memoryStores(clock)
       : await sqliteStores(config, runtime, clock);
-  return assemble(stores, config, runtime, logger, clock);
+  const built = assemble(stores, config, runtime, logger, clock);
+  // prom-client is loaded only when metrics are on.
+  if (config.metrics) built.ports.metrics = (await import("../metrics/prometheus.ts")).createPrometheusMetrics();
+  return built;
 }
 
 /** A connection URL without its password, for logs. */

@@ -30,6 +30,8 @@ export interface RunnerOptions {
   /** Deadline used when a run gives none, in ms from its start (default 8000). */
   deadlineMs?: number;
   breaker?: Partial<BreakerPolicy>;
+  /** Told of every call's outcome (`ok`, an error class or `timeout`) and its time, for metrics. */
+  onCall?: (backend: string, outcome: string, seconds: number) => void;
 }
 
 export interface RunRequest {
@@ -161,13 +163,14 @@ export function createRunner(options: RunnerOptions): BackendRunner {
   function account(id: string, settled: Settled, startedAt: number): { status: BackendRunStatus; results?: unknown[] } {
     const now = clock.now();
     const latency_ms = Math.max(0, Math.round(now - startedAt));
+    const error = settled.kind === "failed" ? settled.error : settled.kind === "parsed" && !settled.outcome.ok ? settled.outcome.error : null;
+    options.onCall?.(id, settled.kind === "timeout" ? "timeout" : error ? error.class : "ok", latency_ms / 1000);
     if (settled.kind === "timeout") {
       // A backend cut short by the request's own deadline is not the backend's fault.
       if (!settled.byDeadline) breaker.recordFailure(id, { class: "timeout", message: "timed out" }, now);
       const error = settled.byDeadline ? "timeout: request deadline reached" : `timeout: no answer within ${timeoutMs} ms`;
       return { status: { status: "timeout", results: 0, latency_ms, error } };
     }
-    const error = settled.kind === "failed" ? settled.error : settled.outcome.ok ? null : settled.outcome.error;
     if (error) {
       breaker.recordFailure(id, error, now);
       return { status: { status: "error", results: 0, latency_ms, error: errorText(error) } };

@@ -6,10 +6,10 @@ import type { MiddlewareHandler } from "hono";
 import { requestId } from "../ids.ts";
 import { LOWEST_PLAN, type PlanTable } from "../limits/plans.ts";
 import { periodResetAt } from "../limits/period.ts";
-import type { Clock, Logger } from "../ports.ts";
+import type { Clock, Logger, Metrics } from "../ports.ts";
 import type { AppEnv } from "./context.ts";
 
-export function gatewayHeaders(clock: Clock, logger: Logger, plans: PlanTable): MiddlewareHandler<AppEnv> {
+export function gatewayHeaders(clock: Clock, logger: Logger, plans: PlanTable, metrics?: Metrics): MiddlewareHandler<AppEnv> {
   const anonymousQuota = plans[LOWEST_PLAN]?.quota ?? null;
   return async (c, next) => {
     const started = clock.now();
@@ -26,12 +26,14 @@ export function gatewayHeaders(clock: Clock, logger: Logger, plans: PlanTable): 
     h.set("X-RateLimit-Remaining", limits.quota === null ? "unlimited" : String(Math.max(0, limits.quota - limits.used)));
     h.set("X-RateLimit-Reset", limits.resetAt);
     const auth = c.get("auth");
+    const seconds = (performance.now() - t0) / 1000;
+    metrics?.request(c.get("route") ?? (c.req.path.startsWith("/dashboard") ? "/dashboard" : "unmatched"), c.req.method, c.res.status, seconds);
     logger.info({
       req_id: id,
       method: c.req.method,
       path: c.req.path,
       status: c.res.status,
-      duration_ms: Math.round((performance.now() - t0) * 10) / 10,
+      duration_ms: Math.round(seconds * 10_000) / 10,
       ...(auth ? { key_id: auth.key.id, account: auth.account.name } : {}),
     }, "request");
   };

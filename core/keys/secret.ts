@@ -40,3 +40,15 @@ export function maskSecret(secret: string): string {
   const hex = secret.slice(KEY_PREFIX.length + 1);
   return `${KEY_PREFIX}_${hex.slice(0, 4)}...${hex.slice(-4)}`;
 }
+
+/**
+ * Compares two secrets without leaking, through timing, how much of them matched: both are
+ * hashed first, so the comparison always runs over 32 bytes whatever their lengths.
+ */
+export function constantTimeEqual(a: string, b: string): boolean {
+  const x = sha256(encoder.encode(a));
+  const y = sha256(encoder.encode(b));
+  let diff = 0;
+  for (let i = 0; i < x.length; i++) diff |= x[i]! ^ y[i]!;
+  return diff === 0;
+}

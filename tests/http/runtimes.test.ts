@@ -12,7 +12,7 @@ describe.each(RUNTIMES)("HTTP on %s", (runtime) => {
   let env: Record<string, string>;
   let admin: { id: string; key: string };
   beforeAll(async () => {
-    env = { QUARRY_DATA_DIR: tempDataDir(), QUARRY_IP_RATE: "off" };
+    env = { QUARRY_DATA_DIR: tempDataDir(), QUARRY_IP_RATE: "off", QUARRY_METRICS: "true" };
     admin = createKeyCli(env, "acme", "search,keys");
     s = await startServer(runtime, env);
   }, 60_000);
@@ -51,6 +51,15 @@ describe.each(RUNTIMES)("HTTP on %s", (runtime) => {
     const after = await call("/v1/usage", { key: fresh.key });
     expect(after.status).toBe(401);
     expect((await after.json()).error.code).toBe("invalid_key");
+  });
+
+  it("serves Prometheus metrics of its own traffic (prom-client on this runtime)", async () => {
+    expect((await call("/health")).status).toBe(200);
+    const res = await call("/metrics");
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).toMatch(/^quarry_http_requests_total\{[^}]*route="\/health"[^}]*status="200"[^}]*\} [1-9]/m);
+    expect(text).toContain("quarry_http_request_duration_seconds_bucket");
   });
 
   it("answers bad input with its error, never a 500", async () => {

@@ -1,0 +1,49 @@
+/**
+ * GET /metrics: the Prometheus exposition of the metrics port, when the operator turned it on
+ * (QUARRY_METRICS). Not behind API keys: scrapers use `QUARRY_METRICS_TOKEN` as a bearer token
+ * when one is set. Backend health is read at scrape time, from real traffic only.
+ */
+import * as v from "valibot";
+import { ApiError } from "../errors.ts";
+import type { AppDeps } from "../gateway/context.ts";
+import type { RouteDef } from "../gateway/route.ts";
+import { constantTimeEqual } from "../keys/secret.ts";
+import type { Metrics } from "../ports.ts";
+
+export function metricsRoutes({ config, services }: AppDeps, metrics: Metrics): RouteDef[] {
+  const settings = config.metrics;
+  if (!settings) return [];
+  const health = () => services.backendHealth();
+  const enabled = () => Object.entries(health()).filter(([, b]) => b.status !== "disabled");
+  metrics.gauge("quarry_backend_up", "1 while a backend's recent calls mostly succeed (or it has had none), 0 while failing or suspended", "backend", () =>
+    Object.fromEntries(enabled().map(([id, b]) => [id, b.status === "ok" || b.status === "unknown" ? 1 : 0])));
+  metrics.gauge("quarry_backend_suspended", "1 while a backend's circuit breaker suspends it", "backend", () =>
+    Object.fromEntries(enabled().map(([id, b]) => [id, b.status === "suspended" ? 1 : 0])));
+  metrics.gauge("quarry_backend_success_rate", "Share of a backend's calls in the last 5 minutes that succeeded", "backend", () =>
+    Object.fromEntries(enabled().filter(([, b]) => b.calls > 0).map(([id, b]) => [id, b.success_rate])));
+  return [
+    {
+      method: "GET",
+      path: "/metrics",
+      operationId: "getMetrics",
+      summary: "Operational metrics in the Prometheus text format (QUARRY_METRICS; bearer QUARRY_METRICS_TOKEN when set)",
+      auth: false,
+      scope: null,
+      group: null,
+      status: 200,
+      response: v.string(),
+      alsoProduces: ["text/plain"],
+      errors: ["missing_auth", "invalid_auth"],
+      handler: async (c) => {
+        if (settings.token) {
+          const given = /^Bearer\s+(.+)$/i.exec(c.req.header("authorization") ?? "")?.[1]?.trim();
+          if (!given) throw new ApiError("missing_auth", "GET /metrics needs 'Authorization: Bearer <QUARRY_METRICS_TOKEN>'.");
+          if (!constantTimeEqual(given, settings.token)) throw new ApiError("invalid_auth", "That is not this server's metrics token.");
+        }
+        const { contentType, body } = await metrics.render();
+        c.header("Cache-Control", "no-store");
+        return c.body(body, 200, { "Content-Type": contentType });
+      },
+    },
+  ];
+}
