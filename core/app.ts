@@ -24,6 +24,7 @@ import { socialRoutes } from "./operations/social/route.ts";
 import { videoRoutes } from "./operations/video/route.ts";
 import { createServices, type ServiceOptions } from "./services.ts";
 import { mountDashboard } from "./dashboard/mod.ts";
+import { mountDocs } from "./docs/mod.ts";
 import { metasearchProbe } from "./routes/metasearch-probe.ts";
 import { usageRoutes } from "./routes/usage.ts";
 import { metricsRoutes } from "./routes/metrics.ts";
@@ -89,6 +90,7 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
   const document = openApiDocument(routes, config.version);
   app.get("/openapi.json", (c) => (c.set("route", "/openapi.json"), c.json(document)));
   mountDashboard(app);
+  mountDocs(app, ports.docsAssets);
   const known = [...routes.map((r) => ({ method: r.method, path: r.path })), { method: "GET", path: "/openapi.json" }];
 
   // Both handlers answer rather than throw, so the header middleware still wraps their responses.

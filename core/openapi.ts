@@ -87,14 +87,16 @@ function operationOf(r: RouteDef): Record<string, unknown> {
   }
   return {
     operationId: r.operationId ?? derivedOperationId(r),
+    tags: [r.scope === "keys" ? "Keys" : r.scope ? "Operations" : r.auth ? "Account" : "Service"],
     summary: r.summary,
+    ...(r.description ? { description: r.description } : {}),
     ...(r.auth ? { security: [{ bearer: [] }] } : { security: [] }),
     ...(r.scope ? { "x-quarry-scope": r.scope } : {}),
     ...(r.group ? { "x-quarry-usage-group": r.group } : {}),
     ...(r.params
       ? { parameters: Object.entries(r.params).map(([name, description]) => ({ name, in: "path", required: true, description, schema: { type: "string" } })) }
       : {}),
-    ...(r.body ? { requestBody: { required: true, content: { "application/json": { schema: schemaOf(r.body) } } } } : {}),
+    ...(r.body ? { requestBody: { required: true, content: { "application/json": { schema: schemaOf(r.body), ...(r.example ? { example: r.example } : {}) } } } } : {}),
     responses,
   };
 }
@@ -118,6 +120,12 @@ export function openApiDocument(routes: RouteDef[], version: string) {
     info: { title: "Quarry", version, description: "Search and research API for software clients and AI agents." },
     // Relative: the API is served from the same origin as this document.
     servers: [{ url: "/", description: "This Quarry server" }],
+    tags: [
+      { name: "Operations", description: "Search, scrape, video, social and research: metered against the key's monthly quota" },
+      { name: "Keys", description: "The account's API keys (scope `keys`)" },
+      { name: "Account", description: "The calling key's plan and use" },
+      { name: "Service", description: "Health and operations, no API key needed" },
+    ],
     components: {
       securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "qry_ followed by 64 lowercase hex characters" } },
       headers: HEADERS,

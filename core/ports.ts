@@ -4,6 +4,7 @@
  * Each stateful port has an in-memory, an embedded (SQLite) and a scaled implementation
  * in `adapters/storage/`, all held to the same contract suite in `tests/contracts/`.
  */
+import type { DocsAssets } from "./docs/mod.ts";
 
 /** Milliseconds since the Unix epoch. Tests inject a controllable clock. */
 export interface Clock {
@@ -202,6 +203,8 @@ export interface Ports {
   fetch: FetchPort;
   /** Guarded page fetches (scrape, search tiers, research). */
   pages: PagePort;
+  /** Swagger UI's files for GET /docs (the adapters read the swagger-ui-dist package). */
+  docsAssets?: DocsAssets;
   /** Operational metrics; absent when the operator has not turned them on (QUARRY_METRICS). */
   metrics?: Metrics;
   /**

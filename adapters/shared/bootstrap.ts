@@ -21,6 +21,7 @@ import { SqliteCounters } from "../storage/sqlite-counters.ts";
 import { openSqlite, type SqliteConnectorFactory } from "./sqlite.ts";
 import { createSafeFetch, parseAllowList, proxyFromEnv, quarryUserAgent } from "../fetch/mod.ts";
 import { packageVersion } from "./version.ts";
+import { docsAssets } from "./docs-assets.ts";
 
 export const KV_TABLE = "quarry_kv";
 export const systemClock: Clock = { now: () => Date.now() };
@@ -129,6 +130,7 @@ function assemble(stores: Stores, config: Config, runtime: RuntimeParts, logger:
       fetch: (input, init) => fetch(input, init),
       pages: runtime.pages?.(config) ?? guardedPages(config),
       remoteAddress: runtime.remoteAddress,
+      docsAssets: docsAssets(),
     },
     describe,
     close,
@@ -137,7 +139,7 @@ function assemble(stores: Stores, config: Config, runtime: RuntimeParts, logger:
 
 export function memoryPorts(logger: Logger, clock: Clock = systemClock, pages: PagePort = noPages): Ports {
   const { describe: _d, close: _c, ...storage } = memoryStores(clock);
-  return { ...storage, clock, logger, fetch: (input, init) => fetch(input, init), pages };
+  return { ...storage, clock, logger, fetch: (input, init) => fetch(input, init), pages, docsAssets: docsAssets() };
 }
 
 export async function buildPorts(config: Config, runtime: RuntimeParts, logger: Logger, clock: Clock = systemClock): Promise<Built> {

@@ -103,6 +103,7 @@ export function dashboardHtml(assets: { script: string; style: string }): string
       <h2>Search backends</h2>
       <div id="health-backends"></div>
     </div>
+    <p class="muted">Every endpoint, its fields and its errors: <a href="/docs">API reference</a> (from <a href="/openapi.json">openapi.json</a>).</p>
   </section>
 </main>
 

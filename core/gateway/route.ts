@@ -17,6 +17,10 @@ export interface RouteDef {
   /** Stable name for generated clients and MCP tools; derived from method and path when absent. */
   operationId?: string;
   summary: string;
+  /** A paragraph for the API reference and MCP tool descriptions: what it does, costs and returns. */
+  description?: string;
+  /** A request body that works, shown in the reference. */
+  example?: Record<string, unknown>;
   /** false for public routes (health, the OpenAPI document). */
   auth: boolean;
   /** Scope required; null = any valid key. */

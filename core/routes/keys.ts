@@ -42,6 +42,7 @@ export function keyRoutes({ ports }: AppDeps): RouteDef[] {
       method: "POST",
       path: "/v1/keys",
       operationId: "createKey",
+      example: { name: "ci bot", scopes: ["search"] },
       summary: "Create a key; the response is the only time its secret is shown",
       auth: true,
       scope: "keys",

@@ -196,3 +196,19 @@ describe("GET /openapi.json for client generators", () => {
     expect(offenders).toEqual([]);
   });
 });
+
+describe("the reference's words and examples", () => {
+  it("describes every operation, and every example body passes its own schema", async () => {
+    const { createQuarry } = await import("../../core/app.ts");
+    const { parseConfig } = await import("../../core/config.ts");
+    const { validate } = await import("../../core/gateway/validate.ts");
+    const t = await makeApp();
+    const { routes } = createQuarry(t.ports, parseConfig({}));
+    await t.close();
+    for (const r of routes.filter((r) => r.group)) {
+      expect(r.description, r.path).toMatch(/\. One unit|; one unit/);
+      expect(r.example, r.path).toBeDefined();
+    }
+    for (const r of routes.filter((r) => r.body && r.example)) expect(validate(r.body!, r.example), r.path).toMatchObject({ ok: true });
+  });
+});

@@ -19,6 +19,9 @@ export function researchRoutes({ ports, services }: AppDeps): RouteDef[] {
       path: "/v1/research",
       operationId: "research",
       summary: "Research a question: search several queries, read the best pages and write a report whose every sentence cites its sources",
+      description:
+        "Plans sub-queries, searches them at once, reads the best pages and writes a summary and findings in which every sentence cites source ids (S1, S2, …) from `sources`. Extractive and deterministic unless the operator configured an LLM. With `stream: true` the answer is `text/event-stream`: `progress` events, then one `result`. Use it for a question that needs several sources; one unit of the `research` group however many searches and reads it makes.",
+      example: { query: "Why do LSM trees need compaction?", tier: "summary", max_sources: 6 },
       auth: true,
       scope: "research",
       group: "research",

@@ -11,6 +11,9 @@ export function scrapeRoutes({ ports }: AppDeps): RouteDef[] {
       path: "/v1/scrape",
       operationId: "scrape",
       summary: "Fetch a page (HTML, PDF or text) and return its main content as markdown, text, HTML or links",
+      description:
+        "Reads one public http(s) URL and returns its main content without navigation, ads or boilerplate, as markdown (default), text, cleaned HTML or links, with the page's title, author, date and language. A page that answers 404 or 500 is still returned, with `meta.status_code`. Private and internal addresses are refused with 422 `url_not_allowed` and cost nothing. `max_tokens` caps the text. One unit of the `scrape` group.",
+      example: { url: "https://example.org/article", formats: ["markdown"], max_tokens: 2000 },
       auth: true,
       scope: "scrape",
       group: "scrape",

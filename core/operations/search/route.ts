@@ -11,6 +11,9 @@ export function searchRoutes({ ports, services }: AppDeps): RouteDef[] {
       path: "/v1/search",
       operationId: "search",
       summary: "Web search across several engines at once: merged, deduplicated, ranked, with honest per-engine status",
+      description:
+        "Asks every configured web engine (SearXNG, DuckDuckGo, Wikipedia, Brave) at once under one deadline, merges and deduplicates their results by normalised URL, and ranks them (score 0–1). `meta.backends` says how each engine did. Tier `basic` returns the engines' snippets; `summary`, `detailed` and `full` also read the top pages into query-focused excerpts (≤ 200 / 800 tokens) or whole pages (≤ 4,000 tokens). Use it to find pages; use scrape to read one page you already know. One unit of the `search` group.",
+      example: { query: "how do sliding window rate limits work", tier: "summary", max_results: 5 },
       auth: true,
       scope: "search",
       group: "search",

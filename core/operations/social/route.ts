@@ -11,6 +11,9 @@ export function socialRoutes({ services }: AppDeps): RouteDef[] {
       path: "/v1/social/research",
       operationId: "socialResearch",
       summary: "Research what people say about a topic across Hacker News, Stack Exchange, GitHub, Lemmy, Reddit, Bluesky and Mastodon",
+      description:
+        "Asks the community platforms at once, ranks the discussions by relevance, engagement and recency, merges the same discussion seen on several platforms, adds the best replies, and writes a short report whose themes cite source ids. `meta.platforms` says how each platform did; one without credentials is reported `disabled`. Use it for opinions, experience reports and known problems. One unit of the `social` group.",
+      example: { query: "sqlite in production", platforms: ["hackernews", "stackexchange"], max_sources: 10 },
       auth: true,
       scope: "research",
       group: "social",

@@ -11,6 +11,9 @@ export function videoRoutes({ services }: AppDeps): RouteDef[] {
       path: "/v1/video/search",
       operationId: "videoSearch",
       summary: "Search videos, with token-budgeted transcript excerpts",
+      description:
+        "Searches YouTube and returns videos with exact duration and date filters, a score, and for tiers `summary` and up a transcript excerpt focused on the query within the tier's token budget (`transcript_snippet`, null when the video has no transcript). Use it when the answer is likely said in a talk, tutorial or interview. One unit of the `video` group.",
+      example: { query: "postgres advisory locks explained", max_results: 5, tier: "summary", max_duration: 1800 },
       auth: true,
       scope: "search",
       group: "video",
