@@ -34,6 +34,8 @@ export interface Config {
   egressAllow: string[];
   /** GET /metrics (QUARRY_METRICS), behind a bearer token when QUARRY_METRICS_TOKEN is set. */
   metrics: { token: string | null } | null;
+  /** Rendering: QUARRY_CHROMIUM_PATH (null = look in the usual places), QUARRY_BROWSER_PAGES. */
+  browser: { path: string | null; pages: number };
   version: string;
 }
 
@@ -92,6 +94,14 @@ function parseBool(env: Env, name: string): boolean {
   if (["1", "true", "yes", "on"].includes(raw)) return true;
   if (["0", "false", "no", "off"].includes(raw)) return false;
   throw new ConfigError(name, `"${raw}" is not a boolean (true/false)`);
+}
+
+function parseCount(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = str(env, name);
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n < min || n > max) throw new ConfigError(name, `"${raw}" is not a whole number from ${min} to ${max}`);
+  return n;
 }
 
 function isCount(v: unknown): v is number {
@@ -176,6 +186,7 @@ export function parseConfig(env: Env, version = "0.0.0"): Config {
     llm: llmUrl ? { url: llmUrl, model: str(env, "QUARRY_LLM_MODEL") ?? null, key: str(env, "QUARRY_LLM_KEY") ?? null } : null,
     egressAllow,
     metrics: parseBool(env, "QUARRY_METRICS") ? { token: str(env, "QUARRY_METRICS_TOKEN") ?? null } : null,
+    browser: { path: str(env, "QUARRY_CHROMIUM_PATH") ?? null, pages: parseCount(env, "QUARRY_BROWSER_PAGES", 4, 1, 64) },
     version,
   };
 }

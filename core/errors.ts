@@ -14,11 +14,13 @@ export const ERROR_STATUS = {
   unsupported_media_type: 415,
   url_not_allowed: 422,
   unsupported_content: 422,
+  action_failed: 422,
   rate_limited: 429,
   quota_exceeded: 429,
   internal_error: 500,
   upstream_error: 502,
   service_unavailable: 503,
+  browser_unavailable: 503,
   timeout: 504,
 } as const;
 

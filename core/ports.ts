@@ -192,6 +192,52 @@ export interface Metrics {
   render(): Promise<{ contentType: string; body: string }>;
 }
 
+/** One step a page is put through before it is read (api.md §10). */
+export interface RenderAction {
+  type: "wait" | "click" | "scroll" | "write" | "press";
+  selector?: string;
+  text?: string;
+  key?: string;
+  ms?: number;
+  direction?: "up" | "down";
+  amount?: number;
+}
+
+export interface RenderRequest {
+  url: string;
+  /** The whole render: launch wait, load, actions and screenshot. */
+  timeoutMs: number;
+  /** A CSS selector to wait for, or milliseconds to wait. */
+  waitFor?: string | number;
+  actions?: RenderAction[];
+  screenshot?: boolean;
+}
+
+export interface RenderedPage {
+  finalUrl: string;
+  status: number;
+  html: string;
+  /** PNG of the viewport, when asked for. */
+  screenshot?: Uint8Array;
+}
+
+export interface RenderHealth {
+  status: "ok" | "unavailable" | "disabled";
+  pages_in_use: number;
+  max_pages: number;
+  error?: string;
+}
+
+/**
+ * Renders pages in a real browser (adapters/browser/). Every request the browser makes passes
+ * the same egress policy as `PagePort`. Throws `browser_unavailable` (503) when no browser can
+ * run, `action_failed` (422) naming the failing action's index, and the page-fetch errors.
+ */
+export interface RenderPort {
+  render(req: RenderRequest): Promise<RenderedPage>;
+  health(): RenderHealth;
+}
+
 export interface Ports {
   keys: KeyStore;
   counters: Counters;
@@ -203,6 +249,8 @@ export interface Ports {
   fetch: FetchPort;
   /** Guarded page fetches (scrape, search tiers, research). */
   pages: PagePort;
+  /** A browser for pages that need JavaScript; absent when the process has none. */
+  render?: RenderPort;
   /** Swagger UI's files for GET /docs (the adapters read the swagger-ui-dist package). */
   docsAssets?: DocsAssets;
   /** Operational metrics; absent when the operator has not turned them on (QUARRY_METRICS). */

@@ -19,7 +19,8 @@ import { RedisCache } from "../storage/redis-cache.ts";
 import { RedisCounters } from "../storage/redis-counters.ts";
 import { SqliteCounters } from "../storage/sqlite-counters.ts";
 import { openSqlite, type SqliteConnectorFactory } from "./sqlite.ts";
-import { createSafeFetch, parseAllowList, proxyFromEnv, quarryUserAgent } from "../fetch/mod.ts";
+import { createSafeFetch, parseAllowList, proxyFromEnv, quarryUserAgent, systemResolver } from "../fetch/mod.ts";
+import { createBrowserPool, findChromium, type BrowserPool } from "../browser/pool.ts";
 import { packageVersion } from "./version.ts";
 import { docsAssets } from "./docs-assets.ts";
 
@@ -120,8 +121,21 @@ async function sqliteStores(config: Config, runtime: RuntimeParts, clock: Clock)
   };
 }
 
+/** The browser for pages that need JavaScript: started on the first render, not at start-up. */
+export function browserPool(config: Config, logger: Logger): BrowserPool {
+  return createBrowserPool({
+    executablePath: findChromium(config.browser.path),
+    maxPages: config.browser.pages,
+    allow: parseAllowList(config.egressAllow),
+    resolver: systemResolver,
+    userAgent: quarryUserAgent(packageVersion()),
+    logger,
+  });
+}
+
 function assemble(stores: Stores, config: Config, runtime: RuntimeParts, logger: Logger, clock: Clock): Built {
   const { describe, close, ...storage } = stores;
+  const render = browserPool(config, logger);
   return {
     ports: {
       ...storage,
@@ -131,9 +145,13 @@ function assemble(stores: Stores, config: Config, runtime: RuntimeParts, logger:
       pages: runtime.pages?.(config) ?? guardedPages(config),
       remoteAddress: runtime.remoteAddress,
       docsAssets: docsAssets(),
+      render,
     },
     describe,
-    close,
+    close: async () => {
+      await render.close();
+      await close();
+    },
   };
 }
 

@@ -35,6 +35,7 @@ export const HealthRecord = v.object({
     metasearch: v.looseObject({ ...Service.entries }),
     intelligence: v.object({ ...Service.entries, sources_tracked: Count }),
     backends: v.object({ ...Service.entries, failing: v.array(v.string()), detail: v.record(v.string(), BackendState) }),
+    browser: v.object({ ...Service.entries, pages_in_use: Count, max_pages: Count, error: v.optional(v.string()) }),
   }),
   backends: v.optional(v.record(v.string(), BackendState)),
 });
@@ -79,10 +80,12 @@ export function healthRoutes({ ports, config }: AppDeps, probes: HealthProbes, s
       // Always here, unlike the spec's top-level `backends` (absent when degraded): the state of
       // every backend is what an operator needs most exactly when something is failing.
       backends: { status: failing.length ? "degraded" : "ok", failing, detail: backends },
+      browser: ports.render ? ports.render.health() : { status: "disabled", pages_in_use: 0, max_pages: 0 },
     };
     const optionalDown =
       !cache.ok || !sources.ok ||
       !["ok", "disabled"].includes(String(services.metasearch.status)) ||
+      services.browser.status === "unavailable" ||
       failing.length > 0;
     const status = !db.ok ? "unavailable" : optionalDown ? "degraded" : "ok";
     const body = {

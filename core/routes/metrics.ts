@@ -10,7 +10,7 @@ import type { RouteDef } from "../gateway/route.ts";
 import { constantTimeEqual } from "../keys/secret.ts";
 import type { Metrics } from "../ports.ts";
 
-export function metricsRoutes({ config, services }: AppDeps, metrics: Metrics): RouteDef[] {
+export function metricsRoutes({ config, services, ports }: AppDeps, metrics: Metrics): RouteDef[] {
   const settings = config.metrics;
   if (!settings) return [];
   const health = () => services.backendHealth();
@@ -21,6 +21,13 @@ export function metricsRoutes({ config, services }: AppDeps, metrics: Metrics): 
     Object.fromEntries(enabled().map(([id, b]) => [id, b.status === "suspended" ? 1 : 0])));
   metrics.gauge("quarry_backend_success_rate", "Share of a backend's calls in the last 5 minutes that succeeded", "backend", () =>
     Object.fromEntries(enabled().filter(([, b]) => b.calls > 0).map(([id, b]) => [id, b.success_rate])));
+  if (ports.render) {
+    const render = ports.render;
+    metrics.gauge("quarry_browser_pages", "Browser pages rendering now (in_use) and the most allowed at once (max)", "state", () => {
+      const h = render.health();
+      return { in_use: h.pages_in_use, max: h.max_pages };
+    });
+  }
   return [
     {
       method: "GET",

@@ -2,7 +2,20 @@
 import * as v from "valibot";
 import { Count, wholeNumber } from "../fields.ts";
 
-export const SCRAPE_FORMATS = ["markdown", "text", "html", "links"] as const;
+export const SCRAPE_FORMATS = ["markdown", "text", "html", "links", "screenshot"] as const;
+export const RENDER_MODES = ["auto", "always", "never"] as const;
+
+const Selector = (field: string) => v.pipe(v.string(`${field} must be a CSS selector`), v.trim(), v.minLength(1, `${field} must not be empty`), v.maxLength(500, `${field} must be at most 500 characters`));
+
+/** One browser action (api.md §10); each type takes only the fields it uses. */
+const Action = v.variant("type", [
+  v.strictObject({ type: v.literal("wait"), ms: v.optional(wholeNumber("ms", 0, 30_000)), selector: v.optional(Selector("selector")) }),
+  v.strictObject({ type: v.literal("click"), selector: Selector("selector") }),
+  v.strictObject({ type: v.literal("scroll"), direction: v.optional(v.picklist(["up", "down"], "direction must be up or down")), amount: v.optional(wholeNumber("amount", 1, 100_000)) }),
+  v.strictObject({ type: v.literal("write"), text: v.pipe(v.string("text must be a string"), v.maxLength(10_000, "text must be at most 10000 characters")), selector: v.optional(Selector("selector")) }),
+  v.strictObject({ type: v.literal("press"), key: v.pipe(v.string("key must be a string"), v.regex(/^[A-Za-z0-9+]{1,40}$/, "key must be a key name such as Enter, PageDown or Control+A")) }),
+], "each action's type must be one of wait, click, scroll, write, press");
+
 export const ScrapeBody = v.strictObject({
   url: v.pipe(
     v.string("url must be a string"),
@@ -20,6 +33,9 @@ export const ScrapeBody = v.strictObject({
   only_main_content: v.optional(v.boolean("only_main_content must be a boolean"), true),
   timeout_ms: v.optional(wholeNumber("timeout_ms", 1000, 60_000), 15_000),
   max_tokens: v.optional(wholeNumber("max_tokens", 1, 1_000_000)),
+  render: v.optional(v.picklist(RENDER_MODES, `render must be one of ${RENDER_MODES.join(", ")}`), "auto"),
+  wait_for: v.optional(v.union([wholeNumber("wait_for", 0, 30_000), Selector("wait_for")], "wait_for must be a CSS selector or milliseconds up to 30000")),
+  actions: v.optional(v.pipe(v.array(Action, "actions must be an array"), v.maxLength(20, "actions takes at most 20 steps"))),
 });
 export type ScrapeRequest = v.InferOutput<typeof ScrapeBody>;
 
@@ -28,10 +44,13 @@ export const ScrapeResponse = v.object({
   meta: v.object({
     url: v.string(), final_url: v.string(), status_code: Count, content_type: Nullable,
     duration_ms: Count, tokens_used: Count, cached: v.boolean(),
+    rendered: v.pipe(v.boolean(), v.description("Whether the page was rendered in a browser")),
+    render_note: v.optional(v.pipe(v.string(), v.description("Why a page that looked like it needed rendering was not rendered"))),
   }),
   data: v.object({
     title: Nullable, description: Nullable, author: Nullable, published_at: Nullable, language: Nullable, site_name: Nullable,
     markdown: v.optional(v.string()), text: v.optional(v.string()), html: v.optional(v.string()),
     links: v.optional(v.array(v.object({ text: v.string(), url: v.string() }))),
+    screenshot: v.optional(v.pipe(v.string(), v.description("PNG of the rendered viewport, base64"))),
   }),
 });

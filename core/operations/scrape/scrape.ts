@@ -8,7 +8,8 @@ import { decodeHtml } from "../../extract/decode-html.ts";
 import { extractContent } from "../../extract/extract-content.ts";
 import { pdfToText } from "../../extract/pdf-to-text.ts";
 import type { PageMetadata } from "../../extract/types.ts";
-import type { Ports } from "../../ports.ts";
+import type { Ports, RenderedPage } from "../../ports.ts";
+import { looksLikeShell, needsBrowser, NO_BROWSER, renderWith, toBase64 } from "./render.ts";
 import type { ScrapeRequest } from "./schema.ts";
 
 const CACHE_TTL_SECONDS = 15 * 60;
@@ -20,10 +21,14 @@ export interface ScrapeData extends Omit<PageMetadata, "articleBody"> {
   text?: string;
   html?: string;
   links?: Array<{ text: string; url: string }>;
+  screenshot?: string;
 }
 
 export interface ScrapeResult {
-  meta: { url: string; final_url: string; status_code: number; content_type: string | null; duration_ms: number; tokens_used: number; cached: boolean };
+  meta: {
+    url: string; final_url: string; status_code: number; content_type: string | null; duration_ms: number; tokens_used: number; cached: boolean;
+    rendered: boolean; render_note?: string;
+  };
   data: ScrapeData;
 }
 
@@ -43,7 +48,7 @@ function kindOf(contentType: string | null, body: Uint8Array): Kind | null {
 }
 
 function cacheKey(req: ScrapeRequest): string {
-  return `scrape:${JSON.stringify([req.url, [...req.formats].sort(), req.only_main_content, req.max_tokens ?? null])}`;
+  return `scrape:${JSON.stringify([req.url, [...req.formats].sort(), req.only_main_content, req.max_tokens ?? null, req.render, req.wait_for ?? null])}`;
 }
 
 /** Turns a fetched body into the response data (all formats; the caller keeps the requested ones). */
@@ -67,33 +72,76 @@ async function pdfText(body: Uint8Array) {
   }
 }
 
+/** What was read: the static fetch, or the browser's rendering of the page. */
+interface Read {
+  finalUrl: string;
+  status: number;
+  contentType: string | null;
+  body: Uint8Array;
+  rendered: boolean;
+  screenshot?: Uint8Array;
+  note?: string;
+}
+
+const utf8 = new TextEncoder();
+
+function fromRendering(page: RenderedPage): Read {
+  return { finalUrl: page.finalUrl, status: page.status, contentType: "text/html; charset=utf-8", body: utf8.encode(page.html), rendered: true, ...(page.screenshot ? { screenshot: page.screenshot } : {}) };
+}
+
 /**
  * A target that answers, even with 404 or 500, has answered: its status (`meta.status_code`)
  * and its page are the result, as a browser would show them. Only a target that cannot be
- * reached is a 502. Error pages are not cached.
+ * reached is a 502. Error pages, screenshots and pages put through actions are not cached.
  */
 export async function scrape(ports: Ports, req: ScrapeRequest): Promise<ScrapeResult> {
   if (!/^https?:$/i.test(new URL(req.url).protocol)) {
     throw new ApiError("url_not_allowed", "Only http and https URLs can be fetched.");
   }
+  const browserOnly = needsBrowser(req);
+  if (req.render === "never" && browserOnly) {
+    throw new ApiError("invalid_request", "actions, wait_for and the screenshot format need a browser: use render auto or always.");
+  }
   const t0 = performance.now();
+  const cacheable = !req.actions?.length && !req.formats.includes("screenshot");
   const key = cacheKey(req);
-  const cached = await ports.cache.get<ScrapeResult>(key);
+  const cached = cacheable ? await ports.cache.get<ScrapeResult>(key) : null;
   if (cached) return { ...cached, meta: { ...cached.meta, cached: true, duration_ms: Math.round(performance.now() - t0) } };
 
   const host = new URL(req.url).hostname;
-  let page;
+  let read: Read;
+  let content;
   try {
-    page = await ports.pages.fetchPage(req.url, { timeoutMs: req.timeout_ms });
+    if (browserOnly) {
+      read = fromRendering(await renderWith(ports.render, req, req.timeout_ms));
+    } else {
+      const page = await ports.pages.fetchPage(req.url, { timeoutMs: req.timeout_ms });
+      read = { ...page, rendered: false };
+    }
   } catch (err) {
     await ports.sources.record(host, { fetched: true, ok: false }).catch(() => {});
     throw err;
   }
-  const kind = kindOf(page.contentType, page.body);
+  const kind = kindOf(read.contentType, read.body);
   if (!kind) {
-    throw new ApiError("unsupported_content", `Content type ${page.contentType ?? "(none)"} is not supported; Quarry reads HTML, PDF and plain text.`);
+    throw new ApiError("unsupported_content", `Content type ${read.contentType ?? "(none)"} is not supported; Quarry reads HTML, PDF and plain text.`);
   }
-  const content = await contentOf(kind, page.body, page.contentType, page.finalUrl, req.only_main_content);
+  content = await contentOf(kind, read.body, read.contentType, read.finalUrl, req.only_main_content);
+  if (req.render === "auto" && !read.rendered && kind === "html" && looksLikeShell(decodeHtml(read.body, read.contentType), content.text)) {
+    // The static page is a script shell: render it, within what is left of the deadline.
+    const left = Math.max(1_000, req.timeout_ms - Math.round(performance.now() - t0));
+    if (!ports.render || ports.render.health().status === "disabled") {
+      read.note = `The page looks like it needs JavaScript; this is its static HTML. ${NO_BROWSER}`;
+    } else {
+      try {
+        read = fromRendering(await renderWith(ports.render, req, left));
+        content = await contentOf("html", read.body, read.contentType, read.finalUrl, req.only_main_content);
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.code !== "browser_unavailable") throw err;
+        read.note = `The page looks like it needs JavaScript, but the browser is unavailable: this is its static HTML. ${err.message}`;
+      }
+    }
+  }
   const cap = (s: string) => (req.max_tokens ? truncateToTokens(s, req.max_tokens) : s);
   const data: ScrapeData = {
     title: content.title, description: content.description, author: content.author,
@@ -102,20 +150,23 @@ export async function scrape(ports: Ports, req: ScrapeRequest): Promise<ScrapeRe
   let tokens = 0;
   for (const f of req.formats) {
     if (f === "links") data.links = content.links;
-    else {
+    else if (f === "screenshot") {
+      if (read.screenshot) data.screenshot = toBase64(read.screenshot);
+    } else {
       data[f] = cap(content[f]);
       tokens += countTokens(data[f]!);
     }
   }
-  const answered = page.status < 400;
-  await ports.sources.record(new URL(page.finalUrl).hostname, { fetched: true, ok: answered }).catch(() => {});
+  const answered = read.status < 400;
+  await ports.sources.record(new URL(read.finalUrl).hostname, { fetched: true, ok: answered }).catch(() => {});
   const result: ScrapeResult = {
     meta: {
-      url: req.url, final_url: page.finalUrl, status_code: page.status, content_type: page.contentType,
+      url: req.url, final_url: read.finalUrl, status_code: read.status, content_type: read.contentType,
       duration_ms: Math.round(performance.now() - t0), tokens_used: tokens, cached: false,
+      rendered: read.rendered, ...(read.note ? { render_note: read.note } : {}),
     },
     data,
   };
-  if (answered) await ports.cache.set(key, result, CACHE_TTL_SECONDS).catch(() => {});
+  if (answered && cacheable) await ports.cache.set(key, result, CACHE_TTL_SECONDS).catch(() => {});
   return result;
 }

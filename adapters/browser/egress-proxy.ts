@@ -1,0 +1,148 @@
+/**
+ * The browser's only way out: a forward proxy on 127.0.0.1 that applies the same egress policy as
+ * the page fetcher (core/net/url-policy.ts) to every connection Chromium opens — documents,
+ * redirects, subresources, XHR/fetch, WebSockets, workers and iframes alike. Chromium resolves
+ * nothing itself through a proxy: the proxy resolves each name, checks every answer, and connects
+ * only to an address it checked (no rebinding window), exactly as the page fetcher's connect-time
+ * lookup does. HTTPS and WebSockets arrive as CONNECT tunnels, plain HTTP in absolute form.
+ */
+import * as http from "node:http";
+import * as net from "node:net";
+import { formatIp, parseIp } from "../../core/net/address-policy.ts";
+import type { AllowList } from "../../core/net/allow-list.ts";
+import { checkResolved, checkUrl } from "../../core/net/url-policy.ts";
+import type { Resolver } from "../fetch/types.ts";
+
+export interface EgressProxy {
+  /** `http://127.0.0.1:<port>`, for Chromium's --proxy-server. */
+  url: string;
+  /** Connections refused so far (host:port and why, for the log and tests). */
+  refused: string[];
+  close(): Promise<void>;
+}
+
+type Verdict = { ok: true; address: string } | { ok: false; why: string };
+
+/** Resolves and checks `host`; the address to connect to, or why not. */
+export async function checkTarget(host: string, port: number, allow: AllowList, resolver: Resolver): Promise<Verdict> {
+  const bare = host.replace(/^\[|\]$/g, "");
+  const url = `http://${bare.includes(":") ? `[${bare}]` : bare}:${port}/`;
+  const verdict = checkUrl(url, allow);
+  if (!verdict.ok) return { ok: false, why: verdict.internal };
+  if (verdict.literal) return { ok: true, address: formatIp(verdict.literal) };
+  let answers: string[];
+  try {
+    answers = (await resolver(verdict.hostname)).map((a) => {
+      const ip = parseIp(a);
+      return ip ? formatIp(ip) : a;
+    });
+  } catch (err) {
+    return { ok: false, why: `could not resolve ${verdict.hostname}: ${(err as Error).message}` };
+  }
+  if (!answers.length) return { ok: false, why: `${verdict.hostname} has no address` };
+  const resolved = checkResolved(verdict.hostname, answers, allow);
+  if (!resolved.ok) return { ok: false, why: resolved.internal };
+  return { ok: true, address: answers[0]! };
+}
+
+function parseAuthority(authority: string): { host: string; port: number } | null {
+  const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(authority);
+  if (!m) return null;
+  const port = Number(m[2]);
+  return port > 0 && port < 65536 ? { host: m[1]!, port } : null;
+}
+
+const HOP_BY_HOP = new Set(["proxy-connection", "proxy-authorization", "connection", "keep-alive", "transfer-encoding", "upgrade", "te", "trailer"]);
+
+export async function startEgressProxy(options: { allow: AllowList; resolver: Resolver; log?: (msg: string) => void }): Promise<EgressProxy> {
+  const refused: string[] = [];
+  const refuse = (target: string, why: string) => {
+    refused.push(`${target}: ${why}`);
+    options.log?.(`browser egress refused ${target}: ${why}`);
+  };
+  const sockets = new Set<net.Socket>();
+
+  const server = http.createServer(async (req, res) => {
+    // Plain HTTP through a proxy comes in absolute form: GET http://host:port/path HTTP/1.1
+    let target: URL;
+    try {
+      target = new URL(req.url ?? "");
+    } catch {
+      res.writeHead(400).end();
+      return;
+    }
+    if (target.protocol !== "http:") {
+      refuse(target.href, "not http");
+      res.writeHead(403).end();
+      return;
+    }
+    const port = Number(target.port) || 80;
+    const verdict = await checkTarget(target.hostname, port, options.allow, options.resolver);
+    if (!verdict.ok) {
+      refuse(`${target.hostname}:${port}`, verdict.why);
+      res.writeHead(403, { "content-type": "text/plain", "x-quarry-egress": "refused" }).end("Refused by Quarry's egress policy.");
+      return;
+    }
+    const headers: Record<string, string | string[]> = {};
+    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) headers[k] = v;
+    const upstream = http.request(
+      { host: verdict.address, port, method: req.method, path: `${target.pathname}${target.search}`, headers, setHost: false },
+      (up) => {
+        const raw: string[] = [];
+        for (let i = 0; i + 1 < up.rawHeaders.length; i += 2) {
+          if (!HOP_BY_HOP.has(up.rawHeaders[i]!.toLowerCase())) raw.push(up.rawHeaders[i]!, up.rawHeaders[i + 1]!);
+        }
+        res.writeHead(up.statusCode ?? 502, raw);
+        up.pipe(res);
+      },
+    );
+    upstream.on("error", () => (res.headersSent ? res.destroy() : res.writeHead(502).end()));
+    req.pipe(upstream);
+  });
+
+  // HTTPS and WebSockets: CONNECT host:port, then a raw tunnel to a checked address.
+  server.on("connect", async (req: http.IncomingMessage, client: net.Socket, head: Buffer) => {
+    sockets.add(client);
+    client.on("close", () => sockets.delete(client));
+    client.on("error", () => client.destroy());
+    const authority = parseAuthority(req.url ?? "");
+    if (!authority) {
+      client.end("HTTP/1.1 400 Bad Request\r\n\r\n");
+      return;
+    }
+    const verdict = await checkTarget(authority.host, authority.port, options.allow, options.resolver);
+    if (!verdict.ok) {
+      refuse(`${authority.host}:${authority.port}`, verdict.why);
+      client.end("HTTP/1.1 403 Forbidden\r\n\r\n");
+      return;
+    }
+    const upstream = net.connect({ host: verdict.address, port: authority.port });
+    sockets.add(upstream);
+    upstream.on("close", () => sockets.delete(upstream));
+    upstream.once("connect", () => {
+      client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+      if (head.length) upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    upstream.on("error", () => {
+      if (!client.destroyed) client.end("HTTP/1.1 502 Bad Gateway\r\n\r\n");
+    });
+  });
+  server.on("connection", (s) => {
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+  });
+
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    refused,
+    close: () =>
+      new Promise((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}

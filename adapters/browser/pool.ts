@@ -1,0 +1,253 @@
+/**
+ * The render port on Chromium through playwright-core (api.md §10). One browser, launched on
+ * first use and again after a crash; every request gets a fresh context (no cookies, storage or
+ * cache shared between requests), at most `maxPages` at once, all under the request's deadline.
+ * Every connection the browser makes goes through the egress proxy (egress-proxy.ts), which
+ * applies the page fetcher's address policy at connect time. Only http(s) URLs are opened
+ * (Chromium itself keeps web pages away from file: and chrome: URLs); downloads and service
+ * workers are refused. A page that spins, allocates without end or crashes is closed
+ * with its context, and only its own request fails.
+ */
+import { existsSync } from "node:fs";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { ApiError } from "../../core/errors.ts";
+import type { AllowList } from "../../core/net/allow-list.ts";
+import { EgressRefused, FetchTimeout, UpstreamNetworkError } from "../../core/net/fetch-errors.ts";
+import type { Logger, RenderAction, RenderedPage, RenderPort, RenderRequest } from "../../core/ports.ts";
+import type { Resolver } from "../fetch/types.ts";
+import { checkTarget, startEgressProxy, type EgressProxy } from "./egress-proxy.ts";
+
+/** Where distributions put Chromium; QUARRY_CHROMIUM_PATH comes first. */
+const KNOWN_PATHS = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome", "/usr/bin/google-chrome-stable", "/snap/bin/chromium",
+  "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome", "/Applications/Chromium.app/Contents/MacOS/Chromium"];
+
+export function findChromium(configured: string | null): string | null {
+  if (configured) return existsSync(configured) ? configured : null;
+  return KNOWN_PATHS.find((p) => existsSync(p)) ?? null;
+}
+
+export const INSTALL_HINT =
+  "Rendering needs Chromium: install it (Debian/Ubuntu: apt-get install chromium) or point QUARRY_CHROMIUM_PATH at a Chrome or Chromium executable.";
+
+export interface BrowserPoolOptions {
+  executablePath: string | null;
+  maxPages: number;
+  allow: AllowList;
+  resolver: Resolver;
+  userAgent: string;
+  logger: Logger;
+}
+
+/** Longest one action may wait for its selector, ms (within what is left of the deadline). */
+const ACTION_TIMEOUT_MS = 5_000;
+/** Longest the renderer waits for the network to go quiet after load, ms. */
+const SETTLE_MS = 2_500;
+
+class Semaphore {
+  private waiting: Array<() => void> = [];
+  constructor(private free: number, readonly size: number) {}
+  get inUse(): number {
+    return this.size - this.free;
+  }
+  async take(signal: AbortSignal): Promise<void> {
+    if (this.free > 0) {
+      this.free--;
+      return;
+    }
+    await new Promise<void>((resolve, reject) => {
+      const go = () => {
+        signal.removeEventListener("abort", stop);
+        resolve();
+      };
+      const stop = () => {
+        this.waiting = this.waiting.filter((w) => w !== go);
+        reject(signal.reason);
+      };
+      this.waiting.push(go);
+      signal.addEventListener("abort", stop, { once: true });
+    });
+  }
+  give(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.free++;
+  }
+}
+
+export interface BrowserPool extends RenderPort {
+  close(): Promise<void>;
+}
+
+export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
+  const slots = new Semaphore(options.maxPages, options.maxPages);
+  let browser: Promise<{ browser: Browser; proxy: EgressProxy }> | null = null;
+  let lastError: string | null = null;
+  let closed = false;
+
+  async function launch(): Promise<{ browser: Browser; proxy: EgressProxy }> {
+    if (!options.executablePath) throw new ApiError("browser_unavailable", INSTALL_HINT);
+    const proxy = await startEgressProxy({ allow: options.allow, resolver: options.resolver, log: (m) => options.logger.debug({}, m) });
+    try {
+      const { chromium } = await import("playwright-core");
+      const b = await chromium.launch({
+        executablePath: options.executablePath,
+        args: [
+          `--proxy-server=${proxy.url}`,
+          // Chromium bypasses proxies for loopback by default; this takes that exception away.
+          "--proxy-bypass-list=<-loopback>",
+          "--disable-quic",
+          "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+          "--disable-background-networking",
+          "--disable-dev-shm-usage",
+          "--no-first-run",
+          // Memory: no GPU process, no extensions, and frames of one page share its renderer.
+          "--disable-gpu",
+          "--disable-extensions",
+          "--disable-site-isolation-trials",
+          "--disable-features=site-per-process,IsolateOrigins,Translate,BackForwardCache,MediaRouter",
+          `--renderer-process-limit=${options.maxPages + 1}`,
+          // A page that allocates without end dies at this heap size, alone in its renderer.
+          "--js-flags=--max-old-space-size=256",
+          ...(process.getuid?.() === 0 ? ["--no-sandbox"] : []),
+        ],
+      });
+      b.on("disconnected", () => {
+        options.logger.warn({}, "the browser exited; it is started again on the next render");
+        browser = null;
+        void proxy.close();
+      });
+      lastError = null;
+      return { browser: b, proxy };
+    } catch (err) {
+      await proxy.close();
+      lastError = err instanceof Error ? err.message.split("\n")[0]! : String(err);
+      throw new ApiError("browser_unavailable", `The browser could not be started (${lastError}). ${INSTALL_HINT}`);
+    }
+  }
+
+  function current(): Promise<{ browser: Browser; proxy: EgressProxy }> {
+    if (!browser) {
+      browser = launch();
+      browser.catch(() => (browser = null));
+    }
+    return browser;
+  }
+
+  async function runAction(page: Page, action: RenderAction, index: number, deadline: number): Promise<void> {
+    const timeout = Math.max(1, Math.min(ACTION_TIMEOUT_MS, deadline - Date.now()));
+    try {
+      switch (action.type) {
+        case "wait":
+          if (action.selector) await page.waitForSelector(action.selector, { timeout });
+          else await page.waitForTimeout(Math.min(action.ms ?? 1_000, Math.max(0, deadline - Date.now())));
+          break;
+        case "click":
+          await page.click(action.selector!, { timeout });
+          break;
+        case "scroll":
+          await page.mouse.wheel(0, action.direction === "up" ? -(action.amount ?? 2_000) : action.amount ?? 2_000);
+          await page.waitForLoadState("networkidle", { timeout: Math.min(1_500, timeout) }).catch(() => {});
+          break;
+        case "write":
+          if (action.selector) await page.fill(action.selector, action.text ?? "", { timeout });
+          else await page.keyboard.type(action.text ?? "");
+          break;
+        case "press":
+          await page.keyboard.press(action.key!);
+          break;
+      }
+    } catch (err) {
+      const what = action.selector ? `${action.type} ${action.selector}` : action.type;
+      const why = err instanceof Error ? err.message.split("\n")[0]! : String(err);
+      throw new ApiError("action_failed", `Action ${index} (${what}) failed: ${why}`);
+    }
+  }
+
+  async function renderIn(context: BrowserContext, req: RenderRequest, deadline: number): Promise<RenderedPage> {
+    const page = await context.newPage();
+    const crashed = new Promise<never>((_, reject) =>
+      page.on("crash", () => reject(new UpstreamNetworkError("The page crashed the browser tab while rendering (it used too much memory or crashed on purpose)."))),
+    );
+    crashed.catch(() => {});
+    const work = (async (): Promise<RenderedPage> => {
+      const left = () => Math.max(1, deadline - Date.now());
+      let response;
+      try {
+        response = await page.goto(req.url, { waitUntil: "domcontentloaded", timeout: left() });
+      } catch (err) {
+        const why = err instanceof Error ? err.message.split("\n")[0]! : String(err);
+        if (/ERR_TUNNEL_CONNECTION_FAILED|ERR_PROXY/.test(why)) {
+          throw new UpstreamNetworkError("The browser could not connect to the page: it is not reachable, or Quarry's egress policy refused it.", why);
+        }
+        if (/Timeout/i.test(why)) throw new FetchTimeout(req.url, req.timeoutMs);
+        throw new UpstreamNetworkError(`The browser could not load the page (${why.replace(/^page\.goto: /, "")}).`, why);
+      }
+      if (response?.headers()["x-quarry-egress"] === "refused") {
+        throw new EgressRefused("The page redirected to an address Quarry does not fetch (private or non-public).", "non_public_address");
+      }
+      // Let scripts fetch what they need, but never wait on a page that never goes quiet.
+      await page.waitForLoadState("networkidle", { timeout: Math.min(SETTLE_MS, left()) }).catch(() => {});
+      if (typeof req.waitFor === "number") await page.waitForTimeout(Math.min(req.waitFor, left()));
+      else if (req.waitFor) {
+        await page.waitForSelector(req.waitFor, { timeout: left() }).catch(() => {
+          throw new ApiError("action_failed", `wait_for: "${req.waitFor}" did not appear before the deadline.`);
+        });
+      }
+      for (const [i, action] of (req.actions ?? []).entries()) await runAction(page, action, i, deadline);
+      const html = await page.content();
+      const screenshot = req.screenshot ? new Uint8Array(await page.screenshot({ type: "png", timeout: left() })) : undefined;
+      return { finalUrl: page.url(), status: response?.status() ?? 200, html, ...(screenshot ? { screenshot } : {}) };
+    })();
+    return Promise.race([work, crashed]);
+  }
+
+  return {
+    async render(req) {
+      if (closed) throw new ApiError("browser_unavailable", "The browser is shutting down.");
+      const deadline = Date.now() + req.timeoutMs;
+      const first = new URL(req.url);
+      const verdict = await checkTarget(first.hostname, Number(first.port) || (first.protocol === "https:" ? 443 : 80), options.allow, options.resolver);
+      if (!verdict.ok) throw new EgressRefused("Quarry does not fetch private or non-public addresses.", "non_public_address", verdict.why);
+      const timer = new AbortController();
+      const timeout = setTimeout(() => timer.abort(new FetchTimeout(req.url, req.timeoutMs)), req.timeoutMs);
+      let context: BrowserContext | null = null;
+      try {
+        await slots.take(timer.signal);
+      } catch {
+        clearTimeout(timeout);
+        throw new FetchTimeout(req.url, req.timeoutMs);
+      }
+      try {
+        const { browser: b } = await current();
+        context = await b.newContext({
+          acceptDownloads: false,
+          serviceWorkers: "block",
+          userAgent: options.userAgent,
+          viewport: { width: 1280, height: 900 },
+          ignoreHTTPSErrors: false,
+        });
+        const aborted = new Promise<never>((_, reject) => timer.signal.addEventListener("abort", () => reject(timer.signal.reason), { once: true }));
+        aborted.catch(() => {});
+        return await Promise.race([renderIn(context, req, deadline), aborted]);
+      } finally {
+        clearTimeout(timeout);
+        // Closing the context ends its pages, a spinning or crashed one included.
+        await context?.close().catch(() => {});
+        slots.give();
+      }
+    },
+    health() {
+      if (!options.executablePath) return { status: "disabled", pages_in_use: 0, max_pages: options.maxPages, error: INSTALL_HINT };
+      if (lastError && !browser) return { status: "unavailable", pages_in_use: slots.inUse, max_pages: options.maxPages, error: lastError };
+      return { status: "ok", pages_in_use: slots.inUse, max_pages: options.maxPages };
+    },
+    async close() {
+      closed = true;
+      const b = await browser?.catch(() => null);
+      if (b) {
+        await b.browser.close().catch(() => {});
+        await b.proxy.close();
+      }
+    },
+  };
+}

@@ -1,0 +1,136 @@
+/**
+ * Rendering benchmark: POST /v1/scrape of the same real article pages (the shared
+ * article-extraction set, served on 127.0.0.2) statically and rendered in Chromium, 4 at a time,
+ * in the same run: pages per second, p50/p95 latency, extraction F1 of each path, and peak RSS of
+ * Quarry plus its browser processes while 4 pages render in parallel (target: under 800 MB).
+ *
+ *   npx tsx bench/render/run.ts [--pages 40] [--parallel 4]
+ */
+import { readFileSync, readdirSync } from "node:fs";
+import { createServer } from "node:http";
+import { parseArgs } from "node:util";
+import { createQuarry } from "../../core/app.ts";
+import { parseConfig } from "../../core/config.ts";
+import { createKey, ensureAccount } from "../../core/keys/service.ts";
+import { createBrowserPool } from "../../adapters/browser/pool.ts";
+import { findChromium } from "../../adapters/browser/pool.ts";
+import { createSafeFetch, parseAllowList } from "../../adapters/fetch/mod.ts";
+import { memoryPorts } from "../../adapters/shared/bootstrap.ts";
+import { loadPages } from "../extraction/dataset.ts";
+import { score } from "../extraction/metric.ts";
+
+const { values } = parseArgs({ options: { pages: { type: "string", default: "40" }, parallel: { type: "string", default: "4" } } });
+const PAGES = Number(values.pages);
+const PARALLEL = Number(values.parallel);
+const HOST = "127.0.0.2";
+
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
+
+/**
+ * Memory of this process and every process below it (Chromium's browser, GPU and renderers), MB:
+ * proportional set size, so libraries the processes share are counted once, not once each.
+ */
+function treeRssMb(onlySelf = false): number {
+  const children = new Map<number, number[]>();
+  const rss = new Map<number, number>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const status = readFileSync(`/proc/${entry}/status`, "utf8");
+      const ppid = Number(/PPid:\s+(\d+)/.exec(status)?.[1]);
+      const rollup = readFileSync(`/proc/${entry}/smaps_rollup`, "utf8");
+      rss.set(Number(entry), Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0));
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  let kb = 0;
+  const stack = [process.pid];
+  while (stack.length) {
+    const pid = stack.pop()!;
+    kb += rss.get(pid) ?? 0;
+    if (!onlySelf) stack.push(...(children.get(pid) ?? []));
+  }
+  return kb / 1024;
+}
+
+const pages = loadPages().slice(0, PAGES);
+const server = createServer((req, res) => {
+  const page = pages[Number((req.url ?? "").slice(1))];
+  if (!page) return res.writeHead(404).end();
+  res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(page.html);
+});
+await new Promise<void>((r) => server.listen(0, HOST, () => r()));
+const base = `http://${HOST}:${(server.address() as { port: number }).port}`;
+
+const allow = parseAllowList([`${HOST}/32`]);
+/** No internet here: the pages' own third-party scripts and images fail at once, as offline. */
+const noDns = async (host: string): Promise<string[]> => {
+  if (host === HOST) return [HOST];
+  throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: "ENOTFOUND" });
+};
+const chromium = findChromium(process.env.QUARRY_CHROMIUM_PATH ?? null);
+if (!chromium) throw new Error("no Chromium found: apt-get install chromium, or set QUARRY_CHROMIUM_PATH");
+const pool = createBrowserPool({ executablePath: chromium, maxPages: PARALLEL, allow, resolver: noDns, userAgent: "QuarryBot/bench", logger: silent });
+const config = parseConfig({ QUARRY_IP_RATE: "off", QUARRY_PLANS: '{"free":{"quota":null,"per_minute":100000}}' }, "bench");
+const ports = { ...memoryPorts(silent), pages: createSafeFetch({ allow, resolver: noDns }), render: pool };
+const { app } = createQuarry(ports, config);
+await ensureAccount(ports.keys, "bench", undefined, config.plans, Date.now());
+const { key } = await createKey(ports.keys, { account: "bench", name: "bench", scopes: ["scrape"] }, Date.now());
+
+interface Run {
+  label: string;
+  perSecond: number;
+  p50: number;
+  p95: number;
+  f1: number;
+  peakMb: number;
+  selfMb: number;
+  failures: number;
+}
+
+async function run(label: string, render: "never" | "always"): Promise<Run> {
+  const latencies: number[] = [];
+  const texts: string[] = new Array(pages.length).fill("");
+  let next = 0;
+  let failures = 0;
+  let peak = treeRssMb();
+  let self = treeRssMb(true);
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, treeRssMb());
+    self = Math.max(self, treeRssMb(true));
+  }, 200);
+  const started = performance.now();
+  await Promise.all(Array.from({ length: PARALLEL }, async () => {
+    for (let i = next++; i < pages.length; i = next++) {
+      const t0 = performance.now();
+      const res = await app.request("/v1/scrape", {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ url: `${base}/${i}`, formats: ["text"], render, timeout_ms: 30_000 }),
+      });
+      latencies.push(performance.now() - t0);
+      if (res.status !== 200) failures++;
+      else texts[i] = (await res.json()).data.text ?? "";
+    }
+  }));
+  const seconds = (performance.now() - started) / 1000;
+  clearInterval(sampler);
+  latencies.sort((a, b) => a - b);
+  const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!;
+  const f1 = score(pages.map((p, i) => ({ truth: p.truth, predicted: texts[i] }))).f1;
+  return { label, perSecond: pages.length / seconds, p50: q(0.5), p95: q(0.95), f1, peakMb: peak, selfMb: self, failures };
+}
+
+// A warm-up render starts the browser, so its launch is not counted in the first page.
+await app.request("/v1/scrape", { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ url: `${base}/0`, formats: ["text"], render: "always" }) });
+const rows = [await run("static scrape (baseline)", "never"), await run("rendered in Chromium", "always")];
+console.log(`\n${pages.length} article pages, ${PARALLEL} at a time (${new Date().toISOString().slice(0, 10)})\n`);
+console.log("| path | pages/s | p50 ms | p95 ms | F1 | peak memory MB (PSS, Quarry + browser) | of it Quarry's process | failures | vs static |");
+console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+for (const r of rows) {
+  console.log(`| ${r.label} | ${r.perSecond.toFixed(1)} | ${r.p50.toFixed(0)} | ${r.p95.toFixed(0)} | ${r.f1.toFixed(3)} | ${r.peakMb.toFixed(0)} | ${r.selfMb.toFixed(0)} | ${r.failures} | ${(r.perSecond / rows[0]!.perSecond).toFixed(2)} |`);
+}
+await pool.close();
+server.close();

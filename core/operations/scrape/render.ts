@@ -1,0 +1,50 @@
+/**
+ * When and how scrape renders a page in a browser (api.md §10). `render: "auto"` renders only
+ * pages whose static HTML is a script shell with little text, so ordinary pages stay on the
+ * fast path; actions, wait_for and screenshots need the browser whatever the mode.
+ */
+import { ApiError } from "../../errors.ts";
+import type { RenderedPage, RenderPort } from "../../ports.ts";
+import type { ScrapeRequest } from "./schema.ts";
+
+export const NO_BROWSER =
+  "Rendering needs Chromium: install it (Debian/Ubuntu: apt-get install chromium) or point QUARRY_CHROMIUM_PATH at a Chrome or Chromium executable, then restart Quarry.";
+
+/** Asks for what only a browser can do: actions, waiting, a screenshot, or `render: "always"`. */
+export function needsBrowser(req: ScrapeRequest): boolean {
+  return req.render === "always" || !!req.actions?.length || req.wait_for !== undefined || req.formats.includes("screenshot");
+}
+
+/** Fewer words than this in the static main text, and a page may be a shell. */
+const SHELL_WORDS = 60;
+const APP_ROOT = /<(div|main|section|app-root)\b[^>]*\bid=["']?(root|app|__next|__nuxt|svelte|main-app|application)\b[^>]*>\s*<\/\1>/i;
+
+/**
+ * A script shell: scripts, little or no text, and either an empty application root, a
+ * <noscript> asking for JavaScript, or almost no text at all.
+ */
+export function looksLikeShell(html: string, text: string): boolean {
+  const words = text.split(/\s+/).filter(Boolean).length;
+  if (words >= SHELL_WORDS) return false;
+  if (!/<script\b/i.test(html)) return false;
+  const askingForJs = /<noscript\b[^>]*>[\s\S]{0,2000}?\b(javascript|enable|js)\b/i.test(html);
+  return APP_ROOT.test(html) || askingForJs || words < 15;
+}
+
+export async function renderWith(render: RenderPort | undefined, req: ScrapeRequest, timeoutMs: number): Promise<RenderedPage> {
+  if (!render || render.health().status === "disabled") throw new ApiError("browser_unavailable", NO_BROWSER);
+  return render.render({
+    url: req.url,
+    timeoutMs,
+    ...(req.wait_for !== undefined ? { waitFor: req.wait_for } : {}),
+    ...(req.actions?.length ? { actions: req.actions } : {}),
+    ...(req.formats.includes("screenshot") ? { screenshot: true } : {}),
+  });
+}
+
+/** Base64 with Web standards only (no Buffer in core). */
+export function toBase64(bytes: Uint8Array): string {
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}

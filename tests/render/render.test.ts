@@ -1,0 +1,147 @@
+/**
+ * POST /v1/scrape with rendering, in real Chromium (playwright-core, Debian's chromium) against
+ * pages served on 127.0.0.2: auto-detection, actions, infinite scroll, pages that never settle,
+ * spin or crash, and the egress guard inside the browser (a listener on a forbidden address must
+ * see no connection at all).
+ */
+import { existsSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSafeFetch, parseAllowList } from "../../adapters/fetch/mod.ts";
+import { createBrowserPool, type BrowserPool } from "../../adapters/browser/pool.ts";
+import { makeApp, MemoryLogger, type TestApp } from "../helpers/app.ts";
+import { renderResolver, SITE_HOST, startRenderSite, type Site } from "./site.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+
+describe.skipIf(!existsSync(CHROMIUM))("scrape with a browser", () => {
+  let site: Site;
+  let pool: BrowserPool;
+  let t: TestApp;
+  let key: string;
+  const allow = parseAllowList([`${SITE_HOST}/32`]);
+  const scrape = async (json: Record<string, unknown>) => {
+    const res = await t.request("/v1/scrape", { method: "POST", key, json: { formats: ["text"], ...json } });
+    return { status: res.status, body: await res.json() };
+  };
+
+  beforeAll(async () => {
+    site = await startRenderSite();
+    pool = createBrowserPool({ executablePath: CHROMIUM, maxPages: 4, allow, resolver: renderResolver(), userAgent: "QuarryBot/test", logger: new MemoryLogger() });
+    t = await makeApp({ pages: createSafeFetch({ allow, resolver: renderResolver() }), render: pool });
+    t.clock.now = () => Date.now();
+    key = (await t.key("acme", ["scrape"])).secret;
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+    await pool?.close();
+    await site?.close();
+  });
+
+  it("auto renders a script shell whose text arrives by fetch, and says so; never leaves it static", async () => {
+    const auto = await scrape({ url: `${site.url}/fetch-json` });
+    expect(auto.status).toBe(200);
+    expect(auto.body.meta.rendered).toBe(true);
+    expect(auto.body.data.text).toContain("The lighthouse keeper logged every ship");
+    const never = await scrape({ url: `${site.url}/fetch-json`, render: "never" });
+    expect(never.body.meta.rendered).toBe(false);
+    expect(never.body.data.text).not.toContain("lighthouse keeper");
+  }, 60_000);
+
+  it("keeps ordinary pages on the static path", async () => {
+    const res = await scrape({ url: `${site.url}/never-settles`, render: "auto" });
+    expect(res.body.meta.rendered).toBe(false);
+    expect(res.body.data.text).toContain("Historians later used the logbook");
+  });
+
+  it("clicks to reveal content, and reports a failing action by its index", async () => {
+    const ok = await scrape({ url: `${site.url}/click`, actions: [{ type: "click", selector: "#more" }] });
+    expect(ok.status).toBe(200);
+    expect(ok.body.meta.rendered).toBe(true);
+    expect(ok.body.data.text).toContain("slow return of migrating birds");
+    const bad = await scrape({ url: `${site.url}/click`, actions: [{ type: "wait", ms: 10 }, { type: "click", selector: "#missing" }] });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.code).toBe("action_failed");
+    expect(bad.body.error.message).toMatch(/^Action 1 \(click #missing\) failed/);
+  }, 60_000);
+
+  it("scrolls an infinite list and waits for what it loads", async () => {
+    const res = await scrape({ url: `${site.url}/scroll`, actions: [{ type: "scroll" }, { type: "wait", ms: 300 }, { type: "scroll" }, { type: "wait", ms: 300 }, { type: "scroll" }, { type: "wait", ms: 300 }], only_main_content: false });
+    expect(res.status).toBe(200);
+    expect(res.body.data.text).toContain("Item from page 3 about the lighthouse");
+  }, 60_000);
+
+  it("answers a page that never settles within its deadline", async () => {
+    const started = Date.now();
+    const res = await scrape({ url: `${site.url}/never-settles`, render: "always", timeout_ms: 8000 });
+    expect(res.status).toBe(200);
+    expect(res.body.data.text).toContain("lighthouse keeper");
+    expect(Date.now() - started).toBeLessThan(8000);
+  }, 30_000);
+
+  it("kills a spinning page at its deadline and a crashing tab, without harming the next request", async () => {
+    const spin = await scrape({ url: `${site.url}/spin`, render: "always", wait_for: 3000, timeout_ms: 2000 });
+    expect(spin.status).toBe(504);
+    const crash = await scrape({ url: `${site.url}/crash`, render: "always", wait_for: 8000, timeout_ms: 20000 });
+    expect([502, 504]).toContain(crash.status);
+    const after = await scrape({ url: `${site.url}/click`, render: "always" });
+    expect(after.status).toBe(200);
+    expect(pool.health()).toMatchObject({ status: "ok", pages_in_use: 0, max_pages: 4 });
+  }, 60_000);
+
+  it("takes a PNG screenshot", async () => {
+    const res = await scrape({ url: `${site.url}/click`, formats: ["text", "screenshot"] });
+    expect(res.body.meta.rendered).toBe(true);
+    const png = Uint8Array.from(atob(res.body.data.screenshot), (c) => c.charCodeAt(0));
+    expect([...png.subarray(0, 4)]).toEqual([0x89, 0x50, 0x4e, 0x47]);
+  }, 30_000);
+
+  it("lets nothing in the browser reach a forbidden address: images, scripts, iframes, fetch, XHR, WebSocket, workers, redirects, IPv6 and odd spellings, DNS names", async () => {
+    const res = await scrape({ url: `${site.url}/ssrf`, render: "always", wait_for: 1500 });
+    expect(res.status).toBe(200);
+    expect(res.body.data.text).toContain("lighthouse keeper");
+    const top = await scrape({ url: `${site.url}/redirect-private`, render: "always" });
+    expect(top.status).toBe(422);
+    expect(top.body.error.code).toBe("url_not_allowed");
+    for (const url of [`http://127.0.0.3:${site.forbidden.port}/`, `http://evil.test:${site.forbidden.port}/`, `http://localhost:${site.forbidden.port}/`]) {
+      const direct = await scrape({ url, render: "always" });
+      expect(direct.status, url).toBe(422);
+    }
+    expect(site.forbidden.hits).toEqual([]);
+  }, 60_000);
+
+  it("refuses actions with render never, and validates actions", async () => {
+    expect((await scrape({ url: `${site.url}/click`, render: "never", actions: [{ type: "click", selector: "#more" }] })).status).toBe(400);
+    const tooMany = await scrape({ url: `${site.url}/click`, actions: Array.from({ length: 21 }, () => ({ type: "wait", ms: 1 })) });
+    expect(tooMany.status).toBe(400);
+    const badType = await scrape({ url: `${site.url}/click`, actions: [{ type: "hover", selector: "#more" }] });
+    expect(badType.status).toBe(400);
+    expect((await scrape({ url: `${site.url}/click`, actions: [{ type: "click" }] })).status).toBe(400);
+  });
+});
+
+describe("scrape without a browser", () => {
+  it("answers render always with 503 browser_unavailable saying how to install one, and auto falls back with a note", async () => {
+    const site = await startRenderSite();
+    const allow = parseAllowList([`${SITE_HOST}/32`]);
+    const pool = createBrowserPool({ executablePath: null, maxPages: 4, allow, resolver: renderResolver(), userAgent: "QuarryBot/test", logger: new MemoryLogger() });
+    const t = await makeApp({ pages: createSafeFetch({ allow, resolver: renderResolver() }), render: pool });
+    try {
+      const key = (await t.key("acme", ["scrape"])).secret;
+      const always = await t.request("/v1/scrape", { method: "POST", key, json: { url: `${site.url}/fetch-json`, render: "always" } });
+      expect(always.status).toBe(503);
+      const err = (await always.json()).error;
+      expect(err.code).toBe("browser_unavailable");
+      expect(err.message).toContain("apt-get install chromium");
+      const auto = await (await t.request("/v1/scrape", { method: "POST", key, json: { url: `${site.url}/fetch-json` } })).json();
+      expect(auto.meta.rendered).toBe(false);
+      expect(auto.meta.render_note).toContain("QUARRY_CHROMIUM_PATH");
+      const health = await (await t.request("/health")).json();
+      expect(health.services.browser).toMatchObject({ status: "disabled", max_pages: 4 });
+      expect(health.status).toBe("ok");
+    } finally {
+      await t.close();
+      await pool.close();
+      await site.close();
+    }
+  });
+});
