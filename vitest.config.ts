@@ -7,5 +7,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Suites that share PostgreSQL/Redis or spawn servers isolate themselves by name; files run in parallel.
     pool: "forks",
+    setupFiles: ["tests/helpers/setup.ts"],
   },
 });

@@ -3,14 +3,44 @@
  * JavaScript, runs on Node, Deno and Bun). Text is counted as plain text: a transcript that
  * happens to contain `<|endoftext|>` is just characters, never a special token (the library's
  * default would throw on it).
+ *
+ * The encoding's tables take ~60 MB and ~0.4 s to load, so they load when first needed:
+ * `loadTokenizer()` (the gateway awaits it before every metered operation, and each operation
+ * does too); the counting functions are synchronous once it has resolved.
  */
-import { countTokens as count, decode, encode } from "gpt-tokenizer/encoding/o200k_base";
+type Encoding = typeof import("gpt-tokenizer/encoding/o200k_base");
+
+let encoding: Encoding | null = null;
+let loading: Promise<void> | null = null;
+
+/** Loads the o200k_base tables once; cheap after the first call. */
+export function loadTokenizer(): Promise<void> {
+  if (encoding) return Promise.resolve();
+  loading ??= import("gpt-tokenizer/encoding/o200k_base").then((m) => {
+    encoding = m;
+  });
+  return loading;
+}
+
+function enc(): Encoding {
+  if (!encoding) throw new Error("the tokenizer is not loaded yet: await loadTokenizer() before counting tokens");
+  return encoding;
+}
 
 const PLAIN = { disallowedSpecial: new Set<string>() };
 
 /** Tokens of `text` in o200k_base. This is what `meta.tokens_used` sums. */
 export function countTokens(text: string): number {
-  return text ? count(text, PLAIN) : 0;
+  return text ? enc().countTokens(text, PLAIN) : 0;
+}
+
+/** Token ids of `text` (plain text, no special tokens). */
+export function encodeTokens(text: string): number[] {
+  return enc().encode(text, PLAIN);
+}
+
+export function decodeTokens(tokens: number[]): string {
+  return enc().decode(tokens);
 }
 
 /**
@@ -31,7 +61,7 @@ export function truncateToTokens(text: string, maxTokens: number): string {
   let tokens: number[];
   for (;;) {
     const head = text.length > headLength ? text.slice(0, headLength) : text;
-    tokens = encode(head, PLAIN);
+    tokens = encodeTokens(head);
     if (head.length === text.length) {
       if (tokens.length <= maxTokens) return text;
       break;
@@ -42,7 +72,7 @@ export function truncateToTokens(text: string, maxTokens: number): string {
   }
   let keep = maxTokens;
   for (;;) {
-    let prefix = decode(tokens.slice(0, keep)).replace(/\uFFFD+$/, "");
+    let prefix = decodeTokens(tokens.slice(0, keep)).replace(/\uFFFD+$/, "");
     const insideWord = /\S$/.test(prefix) && /\S/.test(text[prefix.length] ?? " ");
     if (insideWord) {
       const space = prefix.search(/\s\S*$/);

@@ -145,7 +145,8 @@ describe("POST /v1/scrape", () => {
     [{ url: "https://example.org", timeout_ms: 10 }, "timeout_ms"],
     [{ url: "https://example.org", max_tokens: 0 }, "max_tokens"],
     [{ url: "https://example.org", only_main_content: "yes" }, "only_main_content"],
-    [{ url: "https://example.org", wait_for: 5 }, "wait_for"],
+    [{ url: "https://example.org", wait_for: 40_000 }, "wait_for"],
+    [{ url: "https://example.org", actions: [{ type: "hover" }] }, "actions.0.type"],
   ])("%o → 400 naming %s", async (json, field) => {
     const res = await scrapeReq(json);
     expect(res.status).toBe(400);

@@ -2,22 +2,14 @@
  * Token budgets (api.md §5, o200k_base) and query-focused excerpts of a source's text: the
  * run of sentences around the one that best matches the query, cut to the budget.
  */
-import { countTokens, decode, encode } from "gpt-tokenizer/encoding/o200k_base";
+import { countTokens, decodeTokens, encodeTokens } from "../../budget/tokens.ts";
 import { queryTerms, tokenize } from "../../ranking/lexical.ts";
 import type { Tier } from "../fields.ts";
 
 /** Tokens of text per source at each tier (basic: metadata only). */
 export const TIER_TOKENS: Record<Tier, number> = { basic: 0, summary: 200, detailed: 800, full: 4_000 };
 
-/**
- * Posts are plain text: `<|endoftext|>` in one is characters, never a special token (the
- * tokenizer's default would throw on it).
- */
-const PLAIN = { disallowedSpecial: new Set<string>() };
-
-export function tokenCount(text: string): number {
-  return text ? countTokens(text, PLAIN) : 0;
-}
+export const tokenCount = countTokens;
 
 /** Sentences of plain text: lines, then sentence ends followed by a capital or quote. */
 export function sentences(text: string): string[] {
@@ -31,10 +23,10 @@ export function sentences(text: string): string[] {
 /** The first `max` tokens of `text`, with an ellipsis when cut. */
 export function truncateTokens(text: string, max: number): string {
   if (max <= 0) return "";
-  const tokens = encode(text, PLAIN);
+  const tokens = encodeTokens(text);
   if (tokens.length <= max) return text;
-  if (max === 1) return decode(tokens.slice(0, 1)); // no room for the ellipsis
-  return `${decode(tokens.slice(0, max - 1)).trimEnd()}…`;
+  if (max === 1) return decodeTokens(tokens.slice(0, 1)); // no room for the ellipsis
+  return `${decodeTokens(tokens.slice(0, max - 1)).trimEnd()}…`;
 }
 
 function hits(sentence: string, terms: ReadonlySet<string>): number {

@@ -12,7 +12,7 @@
 import type { RegistryEntry, BackendRegistry } from "../../backends/registry.ts";
 import type { BackendRunner, BackendRunStatus, Timers } from "../../backends/runner.ts";
 import type { VideoItem, YoutubeQuery, YoutubeSearchPage } from "../../backends/youtube/search.ts";
-import { countTokens } from "../../budget/tokens.ts";
+import { countTokens, loadTokenizer } from "../../budget/tokens.ts";
 import { transcriptDigest } from "../../budget/transcript-excerpt.ts";
 import { ApiError } from "../../errors.ts";
 import type { Clock, FetchPort } from "../../ports.ts";
@@ -201,6 +201,7 @@ async function enrich(deps: VideoSearchDeps, videos: readonly VideoItem[], deadl
 }
 
 export async function videoSearch(deps: VideoSearchDeps, req: VideoSearchRequest): Promise<VideoSearchResponseBody> {
+  await loadTokenizer();
   const { clock } = deps;
   const start = clock.now();
   const deadline = start + (deps.deadlineMs ?? 15_000);
