@@ -23,7 +23,7 @@ import { searchRoutes } from "./operations/search/route.ts";
 import { socialRoutes } from "./operations/social/route.ts";
 import { videoRoutes } from "./operations/video/route.ts";
 import { createServices, type ServiceOptions } from "./services.ts";
-import { loadTokenizer } from "./budget/tokens.ts";
+import { loadLibraries } from "./lazy.ts";
 import { mountDashboard } from "./dashboard/mod.ts";
 import { mountDocs } from "./docs/mod.ts";
 import { metasearchProbe } from "./routes/metasearch-probe.ts";
@@ -85,8 +85,8 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
     if (r.auth) steps.push(guard(auth, config.plans, r.scope));
     if (r.body) steps.push(jsonBody(r.body));
     if (r.auth) steps.push(admit(ports.counters, clock, r.group, lastUsed, logger));
-    // Operations count tokens: the tokenizer's tables load on the first one, not at start-up.
-    if (r.group) steps.push(async (_c, next) => (await loadTokenizer(), next()));
+    // Operations parse HTML and count tokens: those libraries load on the first one, not at start-up.
+    if (r.group) steps.push(async (_c, next) => (await loadLibraries(), next()));
     app.on([r.method], [r.path], ...(steps as [MiddlewareHandler<AppEnv>]), r.handler);
   }
 

@@ -12,11 +12,6 @@ import { KvKeyStore } from "../storage/kv-key-store.ts";
 import { KvSources } from "../storage/kv-sources.ts";
 import { LruCache } from "../storage/lru-cache.ts";
 import { MemoryCounters } from "../storage/memory-counters.ts";
-import { PgCounters } from "../storage/pg-counters.ts";
-import { openPostgres } from "../storage/postgres.ts";
-import { openRedis } from "../storage/redis.ts";
-import { RedisCache } from "../storage/redis-cache.ts";
-import { RedisCounters } from "../storage/redis-counters.ts";
 import { SqliteCounters } from "../storage/sqlite-counters.ts";
 import { openSqlite, type SqliteConnectorFactory } from "./sqlite.ts";
 import { createSafeFetch, parseAllowList, proxyFromEnv, quarryUserAgent, systemResolver } from "../fetch/mod.ts";
@@ -85,6 +80,14 @@ function memoryStores(clock: Clock): Stores {
 }
 
 async function postgresStores(config: Config, logger: Logger, clock: Clock): Promise<Stores> {
+  // The PostgreSQL and Redis clients load only when configured: the embedded default never pays for them.
+  const [{ PgCounters }, { openPostgres }, { openRedis }, { RedisCache }, { RedisCounters }] = await Promise.all([
+    import("../storage/pg-counters.ts"),
+    import("../storage/postgres.ts"),
+    import("../storage/redis.ts"),
+    import("../storage/redis-cache.ts"),
+    import("../storage/redis-counters.ts"),
+  ]);
   const pgh = await openPostgres(config.databaseUrl!, logger);
   const kv = createStorage({ driver: dbDriver({ database: pgh.db, tableName: KV_TABLE }) });
   const redis = config.redisUrl ? await openRedis(config.redisUrl, logger) : null;

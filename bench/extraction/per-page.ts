@@ -9,6 +9,9 @@ import { parseHTML } from "linkedom";
 import { extractContent } from "../../core/extract/mod.ts";
 import { loadPages } from "./dataset.ts";
 import { pageCounts, pagePrecision, pageRecall, score } from "./metric.ts";
+import { loadLibraries } from "../../core/lazy.ts";
+
+await loadLibraries();
 
 const args = process.argv.slice(2);
 const useBaseline = args.includes("--baseline");

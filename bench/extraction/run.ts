@@ -18,6 +18,9 @@ import { parseHTML } from "linkedom";
 import { extractContent } from "../../core/extract/mod.ts";
 import { type BenchPage, loadPages } from "./dataset.ts";
 import { score, type Score } from "./metric.ts";
+import { loadLibraries } from "../../core/lazy.ts";
+
+await loadLibraries();
 
 interface Extractor {
   name: string;

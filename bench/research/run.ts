@@ -19,6 +19,9 @@ import { extractiveReport, splitSentences, type Finding } from "../../core/opera
 import { TIER_PLAN } from "../../core/operations/research/tiers.ts";
 import { queryTerms, tokenize } from "../../core/ranking/lexical.ts";
 import { benchmarkPage, SHARED } from "../../tests/helpers/page-server.ts";
+import { loadLibraries } from "../../core/lazy.ts";
+
+await loadLibraries();
 
 const truth = JSON.parse(readFileSync(join(SHARED, "bench/article-extraction/ground-truth.json"), "utf8")) as Record<string, { url: string }>;
 const slugWords = (url: string) => (new URL(url).pathname.split("/").filter((s) => /[a-z]-[a-z]/i.test(s)).pop() ?? "").replace(/\.[a-z]+$/i, "").replace(/[-_]+/g, " ").replace(/\b[0-9a-f]{6,}\b|\b\d+\b/gi, "").trim();

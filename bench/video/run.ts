@@ -11,13 +11,14 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { decode, encode } from "gpt-tokenizer/encoding/o200k_base";
 import { parseCaptions, type CaptionSegment } from "../../core/backends/youtube/caption-formats.ts";
-import { countTokens, loadTokenizer } from "../../core/budget/tokens.ts";
+import { countTokens } from "../../core/budget/tokens.ts";
+import { loadLibraries } from "../../core/lazy.ts";
 import { formatTimestamp } from "../../core/budget/timestamps.ts";
 import { buildWindows, type TranscriptWindow } from "../../core/budget/transcript-windows.ts";
 import { rankWindows } from "../../core/budget/window-ranking.ts";
 import { excerptForTier, TIER_TOKEN_BUDGET, transcriptDigest, type Tier } from "../../core/budget/transcript-excerpt.ts";
 
-await loadTokenizer();
+await loadLibraries();
 const FIXTURE = new URL("../../tests/fixtures/upstream/youtube/timedtext_json3_asr_en.json", import.meta.url);
 const BODY = readFileSync(FIXTURE, "utf8");
 const SEGMENTS = parseCaptions(BODY)!;

@@ -4,7 +4,7 @@
  * JavaScript shell apart from "no results" — treating a block as an empty answer would hide it.
  * https://html.duckduckgo.com/html/ (form fields as on the page: q, kl region, df date filter, s offset)
  */
-import { parseHTML } from "linkedom";
+import { lib } from "../lazy.ts";
 import type { Backend, BackendError, ParseOutcome, RawResult } from "./types.ts";
 import { httpFailure, isWebUrl, languageParts, parseFailure, upstreamUrl } from "./upstream.ts";
 
@@ -85,7 +85,7 @@ export const duckduckgo: Backend = {
 
   parseResponse(res, query): ParseOutcome {
     if (res.status !== 200 && res.status !== 202) return { ok: false, error: httpFailure(res, "DuckDuckGo") };
-    const { document } = parseHTML(res.body);
+    const { document } = lib("linkedom").parseHTML(res.body);
     if (isChallenge(document, res.body)) return blocked("captcha", "DuckDuckGo answered with a bot challenge");
     // 202 is DDG's answer to traffic it considers automated, even without the challenge markup.
     if (res.status === 202) {

@@ -2,7 +2,7 @@
  * Small DOM helpers over linkedom. linkedom is fast but lenient in its own way: markup without a
  * `<body>` tag leaves the body empty, so `parseDocument` adds one where the page forgot it.
  */
-import { parseHTML } from "linkedom";
+import { lib } from "../lazy.ts";
 
 const HAS_BODY = /<body[\s>]/i;
 const HEAD_END = /<\/head\s*>/i;
@@ -15,7 +15,7 @@ export function parseDocument(html: string): Document {
     else if (HTML_START.test(markup)) markup = markup.replace(HTML_START, (m) => `${m}<body>`);
     else markup = `<!DOCTYPE html><html><head></head><body>${markup}</body></html>`;
   }
-  return parseHTML(markup).document;
+  return lib("linkedom").parseHTML(markup).document;
 }
 
 /** Elements that start a new line/paragraph when rendered as text. */

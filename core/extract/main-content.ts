@@ -2,7 +2,7 @@
  * Finds the main content element: boilerplate removal, then Mozilla Readability's scorer, then
  * pruning of what Readability lets through; JSON-LD `articleBody` when all that finds too little.
  */
-import { Readability } from "@mozilla/readability";
+import { lib } from "../lazy.ts";
 import { removeBoilerplate } from "./boilerplate.ts";
 import { textLength } from "./dom.ts";
 import { tidyEdges } from "./content-edges.ts";
@@ -13,7 +13,7 @@ export function selectMainContent(document: Document, meta: PageMetadata): Eleme
   const body = document.body;
   if (!body) return null;
   removeBoilerplate(body);
-  const reader = new Readability<Element>(document, {
+  const reader = new (lib("readability").Readability)<Element>(document, {
     // Classes stay until pruning has used them; cleanTree strips them afterwards.
     keepClasses: true,
     // Metadata (JSON-LD included) is read before this point, from the untouched document.

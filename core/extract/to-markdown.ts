@@ -3,7 +3,8 @@
  * tables, inline links. Turndown works on the linkedom element directly (it clones it), so the HTML
  * is never re-parsed by another DOM implementation.
  */
-import TurndownService from "turndown";
+import type TurndownService from "turndown";
+import { lib } from "../lazy.ts";
 
 let service: TurndownService | null = null;
 
@@ -16,7 +17,7 @@ export function renderMarkdown(root: Element): string {
 }
 
 function createService(): TurndownService {
-  const td = new TurndownService({
+  const td = new (lib("turndown"))({
     headingStyle: "atx",
     codeBlockStyle: "fenced",
     bulletListMarker: "-",

@@ -1,7 +1,7 @@
 /**
- * Loaded before every test file: the tokenizer's tables load on first need in production
- * (operations await them); unit tests call the counting functions directly, so they load here.
+ * Loaded before every test file: HTML parsing and the tokenizer load on first need in
+ * production (operations await them); unit tests call those functions directly, so they load here.
  */
-import { loadTokenizer } from "../../core/budget/tokens.ts";
+import { loadLibraries } from "../../core/lazy.ts";
 
-await loadTokenizer();
+await loadLibraries();

@@ -3,9 +3,10 @@
  * runner, pool and deduplicate the results, read the top pages, rank their passages and write
  * a report whose every sentence cites its sources. `onProgress` reports each stage (SSE).
  */
+import { loadLibraries } from "../../lazy.ts";
 import { describeStatuses, type BackendRunner, type BackendRunStatus, type RunOutcome } from "../../backends/runner.ts";
 import type { RawResult } from "../../backends/types.ts";
-import { countTokens, truncateToTokens, loadTokenizer } from "../../budget/tokens.ts";
+import { countTokens, truncateToTokens } from "../../budget/tokens.ts";
 import { ApiError } from "../../errors.ts";
 import type { Ports } from "../../ports.ts";
 import { mergeResults } from "../../ranking/merge.ts";
@@ -95,7 +96,7 @@ async function write(
 }
 
 export async function research(deps: ResearchDeps, req: ResearchRequest, onProgress: OnProgress = () => {}): Promise<ResearchResponse> {
-  await loadTokenizer();
+  await loadLibraries();
   const { ports, runner } = deps;
   const t0 = performance.now();
   const tier = TIER_PLAN[req.tier];

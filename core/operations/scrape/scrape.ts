@@ -2,7 +2,8 @@
  * POST /v1/scrape (api.md §6): fetch one page through the guarded page port, turn it into
  * clean main content, and cache the answer by URL and options.
  */
-import { countTokens, truncateToTokens, loadTokenizer } from "../../budget/tokens.ts";
+import { loadLibraries } from "../../lazy.ts";
+import { countTokens, truncateToTokens } from "../../budget/tokens.ts";
 import { ApiError } from "../../errors.ts";
 import { decodeHtml } from "../../extract/decode-html.ts";
 import { extractContent } from "../../extract/extract-content.ts";
@@ -95,7 +96,7 @@ function fromRendering(page: RenderedPage): Read {
  * reached is a 502. Error pages, screenshots and pages put through actions are not cached.
  */
 export async function scrape(ports: Ports, req: ScrapeRequest): Promise<ScrapeResult> {
-  await loadTokenizer();
+  await loadLibraries();
   if (!/^https?:$/i.test(new URL(req.url).protocol)) {
     throw new ApiError("url_not_allowed", "Only http and https URLs can be fetched.");
   }

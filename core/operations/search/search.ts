@@ -3,7 +3,8 @@
  * rank what came back, and for the higher tiers read the top pages (through the guarded page
  * port) into query-focused excerpts. A page that is late leaves its excerpt null.
  */
-import { countTokens, truncateToTokens, loadTokenizer } from "../../budget/tokens.ts";
+import { loadLibraries } from "../../lazy.ts";
+import { countTokens, truncateToTokens } from "../../budget/tokens.ts";
 import { describeStatuses } from "../../backends/runner.ts";
 import type { RawResult } from "../../backends/types.ts";
 import { ApiError } from "../../errors.ts";
@@ -89,7 +90,7 @@ function byDeadline<T>(p: Promise<T | null>, ports: Ports, deadline: number): Pr
 }
 
 export async function search(ports: Ports, services: Services, req: SearchRequest): Promise<SearchResponse> {
-  await loadTokenizer();
+  await loadLibraries();
   const t0 = performance.now();
   const key = cacheKey(req);
   const cached = await ports.cache.get<SearchResponse>(key);

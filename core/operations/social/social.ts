@@ -7,7 +7,7 @@
  * platform's status. Asking only for platforms this server has not configured is the caller's
  * or the operator's to fix: a 400 naming the missing variables, counted toward nothing.
  */
-import { loadTokenizer } from "../../budget/tokens.ts";
+import { loadLibraries } from "../../lazy.ts";
 import { ApiError } from "../../errors.ts";
 import type { Clock, FetchPort } from "../../ports.ts";
 import type { BackendRegistry } from "../../backends/registry.ts";
@@ -57,7 +57,7 @@ function failureList(platforms: Record<string, PlatformStatus>): string {
 }
 
 export async function socialResearch(deps: SocialResearchDeps, req: SocialResearchInput): Promise<SocialResearchAnswer> {
-  await loadTokenizer();
+  await loadLibraries();
   const { registry, runner, clock } = deps;
   const startedAt = clock.now();
   const deadlineMs = deps.deadlineMs ?? 10_000;

@@ -9,10 +9,11 @@
  * instead (both reported in meta.backends); with a Data API key (`youtubeData`), one
  * videos.list call replaces approximate dates and view counts with exact ones.
  */
+import { loadLibraries } from "../../lazy.ts";
 import type { RegistryEntry, BackendRegistry } from "../../backends/registry.ts";
 import type { BackendRunner, BackendRunStatus, Timers } from "../../backends/runner.ts";
 import type { VideoItem, YoutubeQuery, YoutubeSearchPage } from "../../backends/youtube/search.ts";
-import { countTokens, loadTokenizer } from "../../budget/tokens.ts";
+import { countTokens } from "../../budget/tokens.ts";
 import { transcriptDigest } from "../../budget/transcript-excerpt.ts";
 import { ApiError } from "../../errors.ts";
 import type { Clock, FetchPort } from "../../ports.ts";
@@ -201,7 +202,7 @@ async function enrich(deps: VideoSearchDeps, videos: readonly VideoItem[], deadl
 }
 
 export async function videoSearch(deps: VideoSearchDeps, req: VideoSearchRequest): Promise<VideoSearchResponseBody> {
-  await loadTokenizer();
+  await loadLibraries();
   const { clock } = deps;
   const start = clock.now();
   const deadline = start + (deps.deadlineMs ?? 15_000);

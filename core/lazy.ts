@@ -1,0 +1,34 @@
+/**
+ * Libraries that cost start-up time or memory (HTML parsing and readability, markdown, the
+ * tokenizer's tables) load when first needed rather than when the server starts: the gateway
+ * awaits `loadLibraries()` before every metered operation, each operation awaits it too, and
+ * the code that uses them stays synchronous once it has resolved.
+ */
+import { loadTokenizer } from "./budget/tokens.ts";
+
+interface Libraries {
+  linkedom: typeof import("linkedom");
+  readability: typeof import("@mozilla/readability");
+  /** The TurndownService class (a CommonJS export, default-imported). */
+  turndown: typeof import("turndown");
+}
+
+let libraries: Libraries | null = null;
+let loading: Promise<void> | null = null;
+
+export function loadLibraries(): Promise<void> {
+  if (libraries) return Promise.resolve();
+  loading ??= Promise.all([import("linkedom"), import("@mozilla/readability"), import("turndown"), loadTokenizer()]).then(
+    ([linkedom, readability, turndown]) => {
+      const module = turndown as unknown as { default?: Libraries["turndown"] };
+      libraries = { linkedom, readability, turndown: (module.default ?? turndown) as Libraries["turndown"] };
+    },
+  );
+  return loading;
+}
+
+/** A loaded library; calling this before `loadLibraries()` resolved is a bug, said plainly. */
+export function lib<K extends keyof Libraries>(name: K): Libraries[K] {
+  if (!libraries) throw new Error(`${name} is not loaded yet: await loadLibraries() first`);
+  return libraries[name];
+}
