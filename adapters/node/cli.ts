@@ -21,6 +21,7 @@ export const ACCOUNT_NAME = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,99}$/;
 const HELP = `quarry — search and research API for AI agents
 
   quarry serve                                   start the HTTP service
+  quarry demo                                    try it offline: recorded upstreams, a throwaway key
   quarry keys create --account NAME --scopes a,b --name LABEL [--plan PLAN] [--json]
   quarry keys list --account NAME [--json]
   quarry keys revoke KEY_ID [--json]
@@ -78,6 +79,11 @@ export async function main(argv: string[]): Promise<number> {
   }
   const now = systemClock.now();
 
+  if (cmd === "demo") {
+    const { startDemo } = await import("./demo.ts");
+    await startDemo(process.env);
+    return -1; // keep running
+  }
   if (cmd === "serve") {
     await startNodeServer(process.env);
     return -1; // keep running

@@ -32,7 +32,7 @@ beforeAll(async () => {
   replay = await startReplayServer();
   site = await startPageServer();
   site.route("/page", send("text/html", "<html><head><title>A page</title></head><body><article><p>Some words about fuzzing.</p></article></body></html>"));
-  const env = Object.fromEntries(BACKEND_IDS.map((id) => [`QUARRY_${id.toUpperCase()}_URL`, replay.url]));
+  const env = Object.fromEntries(BACKEND_IDS.map((id) => [`QUARRY_${id.toUpperCase()}_URL`, replay.baseFor(id)]));
   // Pages: only the local site; every other name fails to resolve at once (no internet here).
   const pages = createSafeFetch({ allow: parseAllowList(["127.0.0.1/32"]), resolver: async (host) => (host === "127.0.0.1" ? ["127.0.0.1"] : []) });
   t = await makeApp({ env: { ...env, QUARRY_BRAVE_KEY: "k", QUARRY_PLANS: '{"free":{"quota":null,"per_minute":100000}}' }, pages });

@@ -74,7 +74,7 @@ describe("POST /v1/search", () => {
     const hosts = new Set(body.results.map((r: { url: string }) => new URL(r.url).hostname));
     expect(health.services.intelligence.sources_tracked).toBeGreaterThanOrEqual(hosts.size);
     expect(health.backends.duckduckgo).toEqual({ status: "ok", success_rate: 1, calls: 1 });
-    expect(health.services.metasearch).toMatchObject({ status: "ok", url: replay.url });
+    expect(health.services.metasearch).toMatchObject({ status: "ok", url: replay.baseFor("searxng") });
     expect(Number.isInteger(health.services.metasearch.latency_ms)).toBe(true);
   });
 
