@@ -62,7 +62,7 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
 
   const health = {
     backends: () => services.backendHealth(),
-    ...(config.backends.searxng?.url ? { metasearch: metasearchProbe(ports, config.backends.searxng.url) } : {}),
+    ...(config.backends.searxng?.url ? { metasearch: metasearchProbe(services.fetch, config.backends.searxng.url) } : {}),
     ...options.health,
   };
   const builtIn: RouteDef[] = [

@@ -173,7 +173,10 @@ export interface FetchedPage {
  * core/net/fetch-errors.ts, which map to 422/504/502.
  */
 export interface PagePort {
-  fetchPage(url: string, options?: { timeoutMs?: number; maxBytes?: number; signal?: AbortSignal }): Promise<FetchedPage>;
+  fetchPage(
+    url: string,
+    options?: { timeoutMs?: number; maxBytes?: number; signal?: AbortSignal; method?: string; headers?: HeadersInit; body?: Uint8Array },
+  ): Promise<FetchedPage>;
 }
 
 /**

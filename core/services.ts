@@ -5,10 +5,12 @@
  * breakers and success rates see all traffic, and /health reports every backend.
  */
 import type { Config } from "./config.ts";
-import { VIDEO_BACKENDS, WEB_BACKENDS } from "./backends/catalogue.ts";
-import { createRegistry, type BackendRegistry } from "./backends/registry.ts";
+import { CATALOGUE, VIDEO_BACKENDS, WEB_BACKENDS } from "./backends/catalogue.ts";
+import { createRegistry, resolveBackend, type BackendRegistry } from "./backends/registry.ts";
+import { DATA_API_BASE } from "./backends/youtube/data-api.ts";
+import { createEgress, guardedFetch } from "./net/egress.ts";
 import { createRunner, type BackendHealth, type BackendRunner } from "./backends/runner.ts";
-import type { Ports } from "./ports.ts";
+import type { FetchPort, Ports } from "./ports.ts";
 import { createSocialBackends, type SocialBackends } from "./backends/social/registry.ts";
 import type { ResearchDeps } from "./operations/research/research.ts";
 import type { SocialResearchDeps } from "./operations/social/social.ts";
@@ -21,7 +23,20 @@ export interface ServiceOptions {
   llmTimeoutMs?: number;
 }
 
+/**
+ * Base URLs of every upstream the operator configured (or left at its public default): requests
+ * to these origins go out as configured; any other URL passes the egress guard (core/net/egress.ts).
+ */
+export function configuredUpstreams(config: Config): string[] {
+  const bases = CATALOGUE.map((e) => resolveBackend(e.backend, config.backends[e.backend.about.id])).flatMap((e) => (e.enabled ? [e.config.baseUrl] : []));
+  if (config.llm) bases.push(config.llm.url);
+  if (config.backends.youtube?.key) bases.push(DATA_API_BASE);
+  return bases;
+}
+
 export interface Services {
+  /** The one outbound fetch of every backend and operation: configured upstreams as configured, anything else guarded. */
+  fetch: FetchPort;
   /** Web and video backends. */
   registry: BackendRegistry;
   runner: BackendRunner;
@@ -35,7 +50,8 @@ export interface Services {
 }
 
 export function createServices(ports: Ports, config: Config, options: ServiceOptions = {}): Services {
-  const { fetch, clock } = ports;
+  const { clock } = ports;
+  const fetch = createEgress({ raw: ports.fetch, guarded: guardedFetch(ports.pages), upstreams: configuredUpstreams(config) });
   const deadlines = options.deadlines ?? {};
   const registry = createRegistry(config.backends, [...WEB_BACKENDS, ...VIDEO_BACKENDS]);
   // 4 s per engine: a healthy engine answers well within it (SearXNG's own engine timeout is
@@ -45,6 +61,7 @@ export function createServices(ports: Ports, config: Config, options: ServiceOpt
   const social = createSocialBackends(config.backends, { fetch, clock, onCall });
   const youtubeKey = config.backends.youtube?.key?.trim();
   return {
+    fetch,
     registry,
     runner,
     social,
@@ -62,6 +79,7 @@ export function createServices(ports: Ports, config: Config, options: ServiceOpt
     research: {
       ports,
       runner,
+      fetch,
       llm: config.llm,
       ...(options.llmTimeoutMs ? { llmTimeoutMs: options.llmTimeoutMs } : {}),
       ...(deadlines.research ? { deadlineMs: deadlines.research } : {}),

@@ -8,7 +8,7 @@ import { describeStatuses, type BackendRunner, type BackendRunStatus, type RunOu
 import type { RawResult } from "../../backends/types.ts";
 import { countTokens, truncateToTokens } from "../../budget/tokens.ts";
 import { ApiError } from "../../errors.ts";
-import type { Ports } from "../../ports.ts";
+import type { FetchPort, Ports } from "../../ports.ts";
 import { mergeResults } from "../../ranking/merge.ts";
 import { queryExcerpt } from "../search/excerpt.ts";
 import { rankPassages, type Passage, type SourceText } from "./evidence.ts";
@@ -23,6 +23,8 @@ export interface ResearchDeps {
   ports: Ports;
   /** The shared web runner (circuit breakers see research's searches too). */
   runner: BackendRunner;
+  /** The egress-policed fetch (the LLM is a configured upstream). */
+  fetch: FetchPort;
   llm: LlmConfig | null;
   /** Longest the model may take to write the report (default 20 s). */
   llmTimeoutMs?: number;
@@ -68,7 +70,7 @@ async function plan(deps: ResearchDeps, req: ResearchRequest, deadline: number):
   const { system, user } = planPrompt(req.query, req.tier);
   const timeout = Math.min(5_000, Math.max(0, (deadline - deps.ports.clock.now()) / 4));
   try {
-    const answer = await chat(deps.ports.fetch, deps.llm, [{ role: "system", content: system }, { role: "user", content: user }], timeout, 200);
+    const answer = await chat(deps.fetch, deps.llm, [{ role: "system", content: system }, { role: "user", content: user }], timeout, 200);
     const planned = parseModelQueries(answer.content, req.query, req.tier);
     return { subQueries: planned.length ? planned : fallback, tokens: answer.tokens };
   } catch {
@@ -83,7 +85,7 @@ async function write(
   if (!deps.llm || evidence.length === 0) return { report: extractive(), synthesis: "extractive", tokens: 0 };
   let tokens = 0;
   try {
-    const answer = await chat(deps.ports.fetch, deps.llm, synthesisMessages(req.query, evidence, titles, tier.findings), deps.llmTimeoutMs ?? 20_000);
+    const answer = await chat(deps.fetch, deps.llm, synthesisMessages(req.query, evidence, titles, tier.findings), deps.llmTimeoutMs ?? 20_000);
     tokens = answer.tokens;
     const { report } = verifyReport(parseModelReport(answer.content), supportIndex(texts), tier.findings);
     if (!report.summary && report.findings.length === 0) throw new LlmError("no sentence of the model's report was supported by its cited sources");
