@@ -7,5 +7,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Suites that share PostgreSQL/Redis or spawn servers isolate themselves by name; files run in parallel.
     pool: "forks",
+    // Removes each file's temp folders and stops its private servers, passed or failed.
+    setupFiles: ["tests/setup.ts"],
   },
 });

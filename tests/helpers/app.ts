@@ -1,13 +1,12 @@
 /** In-process Quarry for route tests: real storage (memory or SQLite in a temp dir), a controllable clock. */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { createQuarry, type AppOptions } from "../../core/app.ts";
 import { parseConfig, type Env } from "../../core/config.ts";
 import { createKey, ensureAccount } from "../../core/keys/service.ts";
 import type { Clock, FetchPort, Logger, PagePort, Ports } from "../../core/ports.ts";
 import { buildPorts, memoryPorts } from "../../adapters/shared/bootstrap.ts";
 import { nodeRuntime } from "../../adapters/node/server.ts";
+import { tempDir } from "./temp.ts";
 
 export class FakeClock implements Clock {
   constructor(public t = Date.UTC(2026, 10, 22, 12, 0, 0)) {}
@@ -56,7 +55,7 @@ export async function makeApp(opts: { storage?: StorageKind; env?: Env; clock?: 
   if ((opts.storage ?? "memory") === "memory") {
     ports = memoryPorts(logger, clock);
   } else {
-    const dir = mkdtempSync(join(tmpdir(), "quarry-test-"));
+    const dir = tempDir("quarry-test-");
     const built = await buildPorts({ ...config, dataDir: dir }, nodeRuntime, logger, clock);
     ports = built.ports;
     closeStorage = async () => {
