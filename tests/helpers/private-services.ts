@@ -93,7 +93,7 @@ export class PrivateRedis {
   /** Stops Redis without saving: it comes back empty, as a restarted cache-only Redis does. */
   async down() {
     const p = this.proc;
-    if (!p || p.exitCode !== null) return;
+    if (!p || p.exitCode !== null || p.signalCode !== null) return; // already gone (a kill leaves exitCode null)
     await new Promise<void>((res) => {
       p.once("exit", () => res());
       p.kill("SIGKILL");

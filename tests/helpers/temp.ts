@@ -24,11 +24,15 @@ export function tempDir(prefix: string): string {
 export async function cleanUp(): Promise<void> {
   while (cleanups.length) {
     const fn = cleanups.pop()!;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      await fn();
+      // A hung undo (a process that never reports its exit) must not keep the folders around.
+      await Promise.race([fn(), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error("timed out after 15 s")), 15_000)))]);
     } catch (err) {
       // One failed undo must not keep the others from running.
       console.warn(`test cleanup failed: ${(err as Error).message}`);
+    } finally {
+      clearTimeout(timer);
     }
   }
 }
