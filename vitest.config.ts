@@ -7,6 +7,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Suites that share PostgreSQL/Redis or spawn servers isolate themselves by name; files run in parallel.
     pool: "forks",
-    setupFiles: ["tests/helpers/setup.ts"],
+    // Loads the lazily loaded libraries; removes each file's temp folders and stops its private servers, passed or failed.
+    setupFiles: ["tests/helpers/setup.ts", "tests/setup.ts"],
   },
 });

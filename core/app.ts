@@ -1,13 +1,15 @@
 /**
  * createApp(ports, config) → the Hono app: the one thing an embedding service needs.
  * Every route passes the gateway in the same order:
- *   request id + headers + log line → per-IP bucket → auth + scope → body → admission → handler.
+ *   request id + headers + log line → CORS (if configured; preflights stop here) → per-IP bucket →
+ *   auth + scope → body → admission → handler.
  */
 import { Hono, type Context, type MiddlewareHandler } from "hono";
 import type { Config } from "./config.ts";
 import { ApiError, errorBody, REFUSALS, toApiError } from "./errors.ts";
 import type { AppDeps, AppEnv } from "./gateway/context.ts";
 import { admit, guard, jsonBody } from "./gateway/guard.ts";
+import { corsGate } from "./gateway/cors.ts";
 import { gatewayHeaders } from "./gateway/headers.ts";
 import { ipLimit } from "./gateway/ip-limit.ts";
 import { Authenticator } from "./keys/authenticate.ts";
@@ -58,6 +60,7 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
   const app = new Hono<AppEnv>({ strict: false });
 
   app.use("*", gatewayHeaders(clock, logger, config.plans, ports.metrics));
+  if (config.corsOrigins.length) app.use("*", corsGate(config.corsOrigins)); // preflights end here, uncounted
   if (config.ipRate) app.use("*", ipLimit(config.ipRate, clock, ports, config.trustProxy));
 
   const health = {

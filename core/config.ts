@@ -28,6 +28,8 @@ export interface Config {
   plans: PlanTable;
   ipRate: BucketConfig | null;
   trustProxy: boolean;
+  /** Origins browsers may call from (QUARRY_CORS_ORIGINS); empty = no CORS, `["*"]` = any. */
+  corsOrigins: string[];
   logLevel: string;
   backends: Record<string, BackendSettings>;
   llm: { url: string; model: string | null; key: string | null } | null;
@@ -102,6 +104,24 @@ function parseCount(env: Env, name: string, fallback: number, min: number, max: 
   const n = Number(raw);
   if (!/^\d+$/.test(raw) || n < min || n > max) throw new ConfigError(name, `"${raw}" is not a whole number from ${min} to ${max}`);
   return n;
+}
+
+/** A comma-separated list of origins (scheme://host[:port], nothing after) or `*`. */
+function parseCorsOrigins(env: Env): string[] {
+  const items = (str(env, "QUARRY_CORS_ORIGINS") ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  if (items.includes("*")) return ["*"];
+  return items.map((item) => {
+    let u: URL | null = null;
+    try {
+      u = new URL(item);
+    } catch {
+      // reported below
+    }
+    if (!u || !["http:", "https:"].includes(u.protocol) || u.pathname !== "/" || u.search || u.hash || u.username || u.password || item.endsWith("?") || item.endsWith("#")) {
+      throw new ConfigError("QUARRY_CORS_ORIGINS", `"${item}" is not an origin such as https://app.example.com (scheme, host and port only) or *`);
+    }
+    return u.origin;
+  });
 }
 
 function isCount(v: unknown): v is number {
@@ -181,6 +201,7 @@ export function parseConfig(env: Env, version = "0.0.0"): Config {
     plans: parsePlans(env),
     ipRate: parseIpRate(env),
     trustProxy: parseBool(env, "QUARRY_TRUST_PROXY"),
+    corsOrigins: parseCorsOrigins(env),
     logLevel,
     backends: parseBackends(env),
     llm: llmUrl ? { url: llmUrl, model: str(env, "QUARRY_LLM_MODEL") ?? null, key: str(env, "QUARRY_LLM_KEY") ?? null } : null,

@@ -3,10 +3,13 @@
  * - One Lua script decides each admission atomically for every instance, on Redis's own clock:
  *   the window is a sorted set of admissions, the month's use a hash.
  * - A metered admission is a lease in Redis (a sorted set scored by expiry) that counts toward
- *   the quota at once; committing it (the answer is ready) turns it into use, written through
- *   to PostgreSQL before the answer leaves (concurrent commits share one statement). So usage
- *   reaches PostgreSQL exactly once, and an instance killed mid-flight leaves leases that
- *   expire: requests it never answered are never counted.
+ *   the quota at once. Committing it (the answer is ready) first writes the unit to PostgreSQL
+ *   (concurrent commits share one statement) and only then turns the lease into use in Redis,
+ *   just before the answer leaves. Redis must not count first: the write-through waits for a
+ *   batch, so at any moment many answers sit in it, and an instance killed then used to leave
+ *   all of them counted in Redis (10 of 19 in flight in #19) though none reached its client
+ *   nor PostgreSQL. Now the lease keeps holding the unit until both are done, and a lease the
+ *   dead instance leaves expires: requests it never answered are not counted in Redis.
  * - A key whose state Redis lacks (first use, expiry, a Redis restart) is seeded from
  *   PostgreSQL: the month's usage and the last minute's window, so limits stay exact.
  * - While Redis is unreachable, admissions fail (503 service_unavailable): never unlimited.
@@ -44,7 +47,10 @@ end
 return {'ok', tostring(now), tostring(used)}
 `;
 
-/** Lease → use. -1 when Redis lost the key's month meanwhile (the caller seeds, then retries). */
+/**
+ * Lease → use, after PostgreSQL has the unit. -1 when Redis lost the key's month meanwhile: the
+ * caller seeds it from PostgreSQL, which already holds this unit, so it is not added again.
+ */
 const COMMIT = `
 redis.call('ZREM', KEYS[3], ARGV[2])
 if redis.call('EXISTS', KEYS[2]) == 0 then return -1 end
@@ -148,19 +154,18 @@ export class RedisCounters implements Counters {
   async commit(ticket: string): Promise<number> {
     const t = parseTicket(ticket);
     const keys = this.keys(t.keyId, t.period);
-    let used = Number(await this.call(COMMIT, keys, [t.group, ticket]));
-    if (used < 0) {
-      await this.seed(t.keyId, t.period, Date.now(), 60_000);
-      used = Number(await this.call(COMMIT, keys, [t.group, ticket]));
-    }
     try {
+      // Durable first; until the Redis step below, the lease still holds the unit for the quota.
       await this.write({ keyId: t.keyId, ms: 0, period: t.period, group: t.group, sign: 1, window: false });
     } catch (err) {
-      // Not durable, so not counted: give the unit back in Redis too (the caller answers 503).
-      await this.call(GIVE_BACK, keys, [t.group]).catch(() => {});
+      // Not durable, so not counted anywhere: free the lease now (the caller answers 503).
+      await this.release(ticket).catch(() => {});
       throw err;
     }
-    return used;
+    const used = Number(await this.call(COMMIT, keys, [t.group, ticket]));
+    if (used >= 0) return used;
+    await this.seed(t.keyId, t.period, Date.now(), 60_000);
+    return (await this.usage(t.keyId, t.period)).used;
   }
 
   async release(ticket: string): Promise<void> {

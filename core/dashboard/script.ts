@@ -303,7 +303,8 @@ async function loadKeys() {
 }
 
 function renderKeys() {
-  ui.keysCount.textContent = keys.length === 1 ? "1 active key" : keys.length + " active keys";
+  // The API lists only keys within the signed-in key's scopes (stronger ones are hidden), so say so.
+  ui.keysCount.textContent = (keys.length === 1 ? "1 active key" : keys.length + " active keys") + " within this key's scopes";
   ui.keysBody.replaceChildren(...keys.map((k) => h("tr", {},
     h("td", { "data-label": "Name" }, h("span", {}, h("span", { class: "name", text: k.name }),
       k.id === ownId ? h("span", { class: "tag", text: "signed in" }) : null)),

@@ -4,6 +4,7 @@ import { keyId } from "../ids.ts";
 import { isoSeconds } from "../limits/period.ts";
 import { LOWEST_PLAN, type PlanTable } from "../limits/plans.ts";
 import type { Account, KeyRecord, KeyStore } from "../ports.ts";
+import { canManage } from "./scopes.ts";
 import { generateSecret, hashSecret, maskSecret } from "./secret.ts";
 
 /** The key record as the API shows it (spec: API key record). */
@@ -62,21 +63,28 @@ export async function createKey(
   return { ...publicKey(record, null), key: secret };
 }
 
-/** Active keys of the account, newest first (ids are ULIDs, so they sort by creation). */
-export async function listKeys(store: KeyStore, account: string): Promise<PublicKey[]> {
-  const active = (await store.listKeys(account)).filter((k) => !k.revoked_at);
+/**
+ * Active keys of the account, newest first (ids are ULIDs, so they sort by creation). With
+ * `viewer` (the calling key's scopes) only the keys it may manage are listed; the operator's CLI
+ * passes none and sees all.
+ */
+export async function listKeys(store: KeyStore, account: string, viewer?: readonly string[]): Promise<PublicKey[]> {
+  const active = (await store.listKeys(account)).filter((k) => !k.revoked_at && (!viewer || canManage(viewer, k.scopes)));
   active.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
   const used = await store.lastUsed(active.map((k) => k.id));
   return active.map((k) => publicKey(k, used[k.id] ?? null));
 }
 
 /**
- * Revokes a key of `account`. Another account's key, an unknown key and an already revoked
- * one all answer the same 404, so nothing reveals what exists elsewhere.
+ * Revokes a key of `account`. Another account's key, an unknown key, an already revoked one and,
+ * when `manager` (the calling key's scopes) is given, a key with a scope the caller lacks all
+ * answer the same 404: the caller cannot list such a key either, so nothing reveals that it exists.
+ * The CLI (the operator) passes `account` null and no `manager`, and may revoke any key.
  */
-export async function revokeKey(store: KeyStore, account: string | null, id: string, now: number) {
+export async function revokeKey(store: KeyStore, account: string | null, id: string, now: number, manager?: readonly string[]) {
   const key = await store.getKey(id);
-  if (!key || key.revoked_at || (account !== null && key.account !== account)) {
+  const hidden = !key || key.revoked_at || (account !== null && key.account !== account) || (manager && !canManage(manager, key.scopes));
+  if (!key || hidden) {
     throw new ApiError("not_found", `No active key "${id}" in this account.`);
   }
   const revoked = await store.revokeKey(id, isoSeconds(now));

@@ -29,14 +29,18 @@ export function keyRoutes({ ports }: AppDeps): RouteDef[] {
       method: "GET",
       path: "/v1/keys",
       operationId: "listKeys",
-      summary: "List the active keys of the caller's account, newest first",
+      summary: "List the active keys of the caller's account that it may manage (scopes within its own), newest first",
       auth: true,
       scope: "keys",
       group: null,
       status: 200,
       response: v.object({ keys: v.array(KeyRecordSchema) }),
       errors: [],
-      handler: async (c) => c.json({ keys: await listKeys(store, c.get("auth")!.account.name) }),
+      handler: async (c) => {
+        // Only keys the caller could also create or revoke (scopes ⊆ its own), see keys/scopes.ts.
+        const auth = c.get("auth")!;
+        return c.json({ keys: await listKeys(store, auth.account.name, auth.key.scopes) });
+      },
     },
     {
       method: "POST",
@@ -67,7 +71,7 @@ export function keyRoutes({ ports }: AppDeps): RouteDef[] {
       method: "DELETE",
       path: "/v1/keys/:key_id",
       operationId: "revokeKey",
-      summary: "Revoke a key of the caller's account",
+      summary: "Revoke a key of the caller's account whose scopes are all among the caller's own",
       auth: true,
       scope: "keys",
       group: null,
@@ -77,7 +81,7 @@ export function keyRoutes({ ports }: AppDeps): RouteDef[] {
       errors: ["not_found"],
       handler: async (c) => {
         const auth = c.get("auth")!;
-        return c.json(await revokeKey(store, auth.account.name, c.req.param("key_id") ?? "", clock.now()));
+        return c.json(await revokeKey(store, auth.account.name, c.req.param("key_id") ?? "", clock.now(), auth.key.scopes));
       },
     },
   ];

@@ -48,6 +48,24 @@ describe("PostgreSQL specifics", () => {
   });
 
 
+  it("expired reservations are swept for every key, also keys never admitted again", async () => {
+    const dead = new PgCounters(h.pool, { databaseClock: false });
+    const live = new PgCounters(h.pool, { databaseClock: false });
+    const t0 = Date.UTC(2026, 10, 22, 12);
+    const stamp = Date.now().toString(36);
+    const req = (keyId: string, now: number) => ({ keyId, now, perMinute: 1000, windowMs: 60_000, period: "2026-11", group: "scrape", quota: null });
+    // An instance admits on two keys and dies before answering: its tickets are never settled.
+    for (const k of [`key_sweep_a_${stamp}`, `key_sweep_b_${stamp}`]) for (let i = 0; i < 3; i++) expect((await dead.admit(req(k, t0))).ok).toBe(true);
+    const left = async () =>
+      Number((await h.pool.query("SELECT count(*) FROM quarry_reservations WHERE key_id LIKE $1", [`key_sweep_%_${stamp}`])).rows[0].count);
+    expect(await left()).toBe(6);
+    // Traffic on another key only, before and after the leases expire (RESERVATION_TTL_MS).
+    await live.admit({ ...req(`key_sweep_c_${stamp}`, t0 + 1000), group: null });
+    expect(await left()).toBe(6);
+    await live.admit({ ...req(`key_sweep_c_${stamp}`, t0 + 121_000), group: null });
+    expect(await left()).toBe(0);
+  });
+
   it("admissions from separate pools (instances) on one key stay exact", async () => {
     const pools = Array.from({ length: 3 }, () => new pg.Pool({ connectionString: db.url, max: 5 }));
     const counters = pools.map((p) => new PgCounters(p));

@@ -32,6 +32,64 @@ countersContract("Redis + PostgreSQL write-through", async () => new RedisCounte
 
 describe("Redis specifics", () => {
 
+  it("a commit counts in Redis only once PostgreSQL holds it; until then its lease holds the quota", async () => {
+    // While the write-through waits (here: on a lock), the answer has not left. If the instance
+    // died now, nothing may stay counted: no other instance may see the unit as used.
+    const a = new RedisCounters(redis, h.pool);
+    const b = new RedisCounters(redis, h.pool);
+    const keyId = `key_redis_held_${Date.now()}`;
+    const req = { keyId, now: 0, perMinute: 1000, windowMs: 60_000, period: "2026-11", group: "scrape", quota: 1 };
+    const r = await a.admit(req);
+    if (!r.ok) throw new Error("not admitted");
+    const locker = await h.pool.connect();
+    let pending: Promise<number> | null = null;
+    try {
+      await locker.query("BEGIN");
+      await locker.query("LOCK TABLE quarry_usage IN EXCLUSIVE MODE");
+      pending = a.commit(r.ticket!);
+      for (let i = 0; i < 100; i++) {
+        const waiting = await h.pool.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()");
+        if (waiting.rows[0].n > 0) break;
+        await new Promise((res) => setTimeout(res, 20));
+      }
+      expect((await b.usage(keyId, "2026-11")).used).toBe(0);
+      const second = await b.admit(req);
+      expect(second.ok).toBe(false); // the lease still holds the only unit
+    } finally {
+      await locker.query("ROLLBACK");
+      locker.release();
+    }
+    expect(await pending).toBe(1);
+    expect((await b.usage(keyId, "2026-11")).used).toBe(1);
+    expect((await b.admit(req)).ok).toBe(false);
+  });
+
+  it("a commit whose write-through fails counts nowhere and frees its lease at once", async () => {
+    const c = new RedisCounters(redis, h.pool);
+    const keyId = `key_redis_fail_${Date.now()}`;
+    const req = { keyId, now: 0, perMinute: 1000, windowMs: 60_000, period: "2026-11", group: "scrape", quota: 1 };
+    const r = await c.admit(req);
+    if (!r.ok) throw new Error("not admitted");
+    const locker = await h.pool.connect();
+    try {
+      await locker.query("BEGIN");
+      await locker.query("LOCK TABLE quarry_usage IN EXCLUSIVE MODE");
+      const pending = c.commit(r.ticket!).then(() => "committed", (e: Error) => e.name);
+      // Cancel every write waiting on the lock (the admission's window log may wait there too).
+      for (let i = 0; i < 100; i++) {
+        const w = await h.pool.query("SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()");
+        if (w.rowCount) break;
+        await new Promise((res) => setTimeout(res, 20));
+      }
+      expect(await pending).toBe("StorageError");
+    } finally {
+      await locker.query("ROLLBACK");
+      locker.release();
+    }
+    expect((await c.usage(keyId, "2026-11")).used).toBe(0);
+    expect((await c.admit(req)).ok).toBe(true);
+  });
+
   it("every admitted unit reaches PostgreSQL exactly once", async () => {
     const c = new RedisCounters(redis, h.pool);
     const keyId = `key_redis_${Date.now()}`;

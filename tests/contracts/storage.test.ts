@@ -1,7 +1,4 @@
 /** Runs the port contracts against every storage implementation available here. */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { createStorage } from "unstorage";
 import memoryDriver from "unstorage/drivers/memory";
 import { KvKeyStore } from "../../adapters/storage/kv-key-store.ts";
@@ -10,12 +7,14 @@ import { buildPorts } from "../../adapters/shared/bootstrap.ts";
 import { nodeRuntime } from "../../adapters/node/server.ts";
 import { parseConfig } from "../../core/config.ts";
 import { MemoryLogger } from "../helpers/app.ts";
+import { onCleanup, tempDir } from "../helpers/temp.ts";
 import { countersContract } from "./counters-contract.ts";
 import { keyStoreContract } from "./key-store-contract.ts";
 
 const sqlite = async () => {
-  const dir = mkdtempSync(join(tmpdir(), "quarry-contract-"));
-  return (await buildPorts({ ...parseConfig({}), dataDir: dir }, nodeRuntime, new MemoryLogger())).ports;
+  const built = await buildPorts({ ...parseConfig({}), dataDir: tempDir("quarry-contract-") }, nodeRuntime, new MemoryLogger());
+  onCleanup(() => built.close()); // runs before its folder is removed
+  return built.ports;
 };
 
 keyStoreContract("memory (unstorage memory driver)", async () => new KvKeyStore(createStorage({ driver: memoryDriver() })));

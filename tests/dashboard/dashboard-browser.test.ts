@@ -331,7 +331,11 @@ describe.skipIf(!haveChromium)("dashboard in Chromium", () => {
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
     await page.goto(`${server.url}/dashboard#/keys`);
     await signIn(page, narrow.key);
-    await expect.poll(() => page.locator("#keys-body tr").count()).toBe(2);
+    // Only keys within its own scopes are listed: the full-scope admin key is not, so it cannot be revoked from here.
+    await expect.poll(() => page.locator("#keys-body tr").count()).toBe(1);
+    expect(await page.locator("#keys-body").innerText()).toContain(mask(narrow.key));
+    expect(await page.locator("#keys-body").innerText()).not.toContain(mask(admin.key));
+    expect(await page.locator("#keys-count").innerText()).toBe("1 active key within this key's scopes");
     expect(await page.locator("#create-scopes input").evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value)))
       .toEqual(["search", "keys"]);
     // Someone else revokes it; the next call signs the tab out with the message.

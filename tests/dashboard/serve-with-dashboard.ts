@@ -15,6 +15,7 @@ import { parseConfig, type Env } from "../../core/config.ts";
 import { buildPorts } from "../../adapters/shared/bootstrap.ts";
 import { nodeRuntime } from "../../adapters/node/server.ts";
 import { MemoryLogger } from "../helpers/app.ts";
+import { onCleanup } from "../helpers/temp.ts";
 import { echoOperation } from "../helpers/test-operation.ts";
 
 export interface DashboardServer {
@@ -28,6 +29,8 @@ export interface DashboardServer {
 export async function startDashboardServer(extraEnv: Env = {}): Promise<DashboardServer> {
   const ownDir = !extraEnv.QUARRY_DATA_DIR;
   const dataDir = extraEnv.QUARRY_DATA_DIR ?? mkdtempSync(join(tmpdir(), "quarry-dashboard-"));
+  // Also removed if the suite fails before stop() (tests/helpers/temp.ts).
+  if (ownDir) onCleanup(() => rmSync(dataDir, { recursive: true, force: true }));
   const env: Record<string, string> = { QUARRY_DATA_DIR: dataDir, QUARRY_LOG_LEVEL: "warn" };
   const config = parseConfig({ ...env, ...extraEnv, QUARRY_HOST: "127.0.0.1", QUARRY_PORT: "0" }, "0.0.0-test");
   const logger = new MemoryLogger();

@@ -4,7 +4,7 @@
  * fetch reached nothing at all. Plain node:http, so Deno and Bun can run it too (runtime-smoke.ts).
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import * as http from "node:http";
 import * as https from "node:https";
 import * as net from "node:net";
@@ -150,18 +150,23 @@ export const HAS_OPENSSL = spawnSync("openssl", ["version"]).status === 0;
 
 /** A throwaway CA and a leaf for allowed.test, pinned.test and 127.0.0.1 (needs openssl). */
 export function makeCertificates(): { ca: string; key: string; cert: string } {
+  // Only the PEM text is needed afterwards, so the folder goes at once.
   const dir = mkdtempSync(join(tmpdir(), "quarry-tls-"));
-  const run = (args: string[]) => {
-    const r = spawnSync("openssl", args, { cwd: dir });
-    if (r.status !== 0) throw new Error(`openssl ${args[0]} failed: ${r.stderr}`);
-  };
-  run(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=Quarry Test CA"]);
-  run(["req", "-newkey", "rsa:2048", "-nodes", "-keyout", "leaf.key", "-out", "leaf.csr", "-subj", "/CN=allowed.test"]);
-  writeFileSync(
-    join(dir, "ext.cnf"),
-    "subjectAltName=DNS:allowed.test,DNS:pinned.test,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
-  );
-  run(["x509", "-req", "-in", "leaf.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "leaf.pem", "-days", "2", "-extfile", "ext.cnf"]);
-  const read = (f: string) => readFileSync(join(dir, f), "utf8");
-  return { ca: read("ca.pem"), key: read("leaf.key"), cert: read("leaf.pem") };
+  try {
+    const run = (args: string[]) => {
+      const r = spawnSync("openssl", args, { cwd: dir });
+      if (r.status !== 0) throw new Error(`openssl ${args[0]} failed: ${r.stderr}`);
+    };
+    run(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=Quarry Test CA"]);
+    run(["req", "-newkey", "rsa:2048", "-nodes", "-keyout", "leaf.key", "-out", "leaf.csr", "-subj", "/CN=allowed.test"]);
+    writeFileSync(
+      join(dir, "ext.cnf"),
+      "subjectAltName=DNS:allowed.test,DNS:pinned.test,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
+    );
+    run(["x509", "-req", "-in", "leaf.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "leaf.pem", "-days", "2", "-extfile", "ext.cnf"]);
+    const read = (f: string) => readFileSync(join(dir, f), "utf8");
+    return { ca: read("ca.pem"), key: read("leaf.key"), cert: read("leaf.pem") };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

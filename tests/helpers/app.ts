@@ -1,7 +1,5 @@
 /** In-process Quarry for route tests: real storage (memory or SQLite in a temp dir), a controllable clock. */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { createQuarry, type AppOptions } from "../../core/app.ts";
 import { parseConfig, type Env } from "../../core/config.ts";
 import { createKey, ensureAccount } from "../../core/keys/service.ts";
@@ -11,6 +9,7 @@ import { FakeClock } from "./clock.ts";
 export { FakeClock };
 import { buildPorts, memoryPorts } from "../../adapters/shared/bootstrap.ts";
 import { nodeRuntime } from "../../adapters/node/server.ts";
+import { tempDir } from "./temp.ts";
 
 /** Collects log lines so tests can assert nothing secret was logged. */
 export class MemoryLogger implements Logger {
@@ -49,7 +48,7 @@ export async function makeApp(opts: { storage?: StorageKind; env?: Env; clock?: 
   if ((opts.storage ?? "memory") === "memory") {
     ports = memoryPorts(logger, clock);
   } else {
-    const dir = mkdtempSync(join(tmpdir(), "quarry-test-"));
+    const dir = tempDir("quarry-test-");
     const built = await buildPorts({ ...config, dataDir: dir }, nodeRuntime, logger, clock);
     ports = built.ports;
     closeStorage = async () => {

@@ -3,10 +3,10 @@
  * servers other suites use in parallel are never touched. Both listen on 127.0.0.1 only.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { chownSync, mkdtempSync, readdirSync } from "node:fs";
+import { chownSync, readdirSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { onCleanup, tempDir } from "./temp.ts";
 
 export async function freePort(): Promise<number> {
   return new Promise((res, rej) => {
@@ -30,11 +30,13 @@ export class PrivatePostgres {
   }
 
   static async start(): Promise<PrivatePostgres> {
-    const dir = mkdtempSync(join(tmpdir(), "quarry-pg-"));
+    // Its data folder (~40 MB) goes after the file, once the server is surely stopped.
+    const dir = tempDir("quarry-pg-");
     if (process.getuid?.() === 0) chownSync(dir, Number(execFileSync("id", ["-u", "postgres"]).toString().trim()), Number(execFileSync("id", ["-g", "postgres"]).toString().trim()));
     const [cmd, args] = asPostgres([pgBin("initdb"), "-D", join(dir, "data"), "-A", "trust", "-U", "postgres", "--no-sync"]);
     execFileSync(cmd, args, { stdio: "ignore" });
     const pg = new PrivatePostgres(dir, await freePort());
+    onCleanup(() => pg.stopIfRunning());
     pg.up();
     return pg;
   }
@@ -48,6 +50,16 @@ export class PrivatePostgres {
     const [cmd, args] = asPostgres([pgBin("pg_ctl"), "-D", join(this.dir, "data"), "-w", "-m", "fast", "stop"]);
     execFileSync(cmd, args, { stdio: "ignore" });
   }
+
+  /** For cleanup: an immediate stop whatever state the suite left it in. */
+  stopIfRunning() {
+    const [cmd, args] = asPostgres([pgBin("pg_ctl"), "-D", join(this.dir, "data"), "-w", "-m", "immediate", "stop"]);
+    try {
+      execFileSync(cmd, args, { stdio: "ignore" });
+    } catch {
+      // not running
+    }
+  }
 }
 
 export class PrivateRedis {
@@ -60,6 +72,7 @@ export class PrivateRedis {
 
   static async start(): Promise<PrivateRedis> {
     const r = new PrivateRedis(await freePort());
+    onCleanup(() => r.down());
     await r.up();
     return r;
   }
@@ -80,7 +93,7 @@ export class PrivateRedis {
   /** Stops Redis without saving: it comes back empty, as a restarted cache-only Redis does. */
   async down() {
     const p = this.proc;
-    if (!p || p.exitCode !== null) return;
+    if (!p || p.exitCode !== null || p.signalCode !== null) return; // already gone (a kill leaves exitCode null)
     await new Promise<void>((res) => {
       p.once("exit", () => res());
       p.kill("SIGKILL");

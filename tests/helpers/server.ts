@@ -1,8 +1,7 @@
 /** Starts real `quarry` server processes (Node, Deno or Bun) and runs the real CLI, for black-box tests. */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { onCleanup, tempDir } from "./temp.ts";
 
 export const ROOT = resolve(new URL("../..", import.meta.url).pathname);
 export type Runtime = "node" | "deno" | "bun";
@@ -29,13 +28,15 @@ export interface Server {
 }
 
 export function tempDataDir(): string {
-  return mkdtempSync(join(tmpdir(), "quarry-e2e-"));
+  return tempDir("quarry-e2e-");
 }
 
 export async function startServer(runtime: Runtime, env: Record<string, string>): Promise<Server> {
   const [cmd, args] = command(runtime);
   const fullEnv = { ...process.env, QUARRY_HOST: "127.0.0.1", QUARRY_PORT: "0", QUARRY_LOG_LEVEL: "info", ...env } as Record<string, string>;
   const proc = spawn(cmd, args, { cwd: ROOT, env: fullEnv, stdio: ["ignore", "pipe", "pipe"] });
+  // A test that fails before stopping its server must not leave it running.
+  onCleanup(() => void (proc.exitCode === null && proc.signalCode === null && proc.kill("SIGKILL")));
   let out = "";
   proc.stdout!.on("data", (d) => (out += d));
   proc.stderr!.on("data", (d) => (out += d));
@@ -61,7 +62,9 @@ export async function startServer(runtime: Runtime, env: Record<string, string>)
     output: () => out,
     stop: (signal = "SIGTERM") =>
       new Promise((res) => {
-        if (proc.exitCode !== null) return res(proc.exitCode);
+        // A process killed by a signal has exitCode null: without the signalCode check, stopping
+        // a server a test had SIGKILLed waited for an exit that had already happened.
+        if (proc.exitCode !== null || proc.signalCode !== null) return res(proc.exitCode);
         proc.once("exit", (code) => res(code));
         proc.kill(signal);
       }),

@@ -98,6 +98,35 @@ describe.each(["memory", "sqlite"] as const)("key endpoints (%s)", (storage) => 
     expect(otherMsg.replace(other.id, "ID")).toBe((await again.json()).error.message.replace(mine.id, "ID"));
   });
 
+  it("a lesser key neither sees nor revokes a stronger key of its account (same 404 as a key that does not exist)", async () => {
+    // admin holds search,keys; the operator's full-scope key is stronger.
+    const full = await t.key("acme", ["search", "research", "scrape", "keys"]);
+    const peer = await (await t.request("/v1/keys", { method: "POST", key: admin, json: { name: "peer", scopes: ["keys", "search"] } })).json();
+    const lesser = await (await t.request("/v1/keys", { method: "POST", key: admin, json: { name: "lesser", scopes: ["search"] } })).json();
+
+    const listed = (await (await t.request("/v1/keys", { key: admin })).json()).keys.map((k: { id: string }) => k.id);
+    expect(listed).toContain(peer.id);
+    expect(listed).toContain(lesser.id);
+    expect(listed).not.toContain(full.id);
+
+    const res = await t.request(`/v1/keys/${full.id}`, { method: "DELETE", key: admin });
+    expect(res.status).toBe(404);
+    const body = await res.json();
+    expect(body.error.code).toBe("not_found");
+    const unknown = await (await t.request("/v1/keys/key_01M80PV8HSHJYE6R796TQJ2580", { method: "DELETE", key: admin })).json();
+    expect(body.error.message.replace(full.id, "ID")).toBe(unknown.error.message.replace("key_01M80PV8HSHJYE6R796TQJ2580", "ID"));
+    // The stronger key still works and still sees everything, including the lesser keys.
+    const fullList = await t.request("/v1/keys", { key: full.secret });
+    expect(fullList.status).toBe(200);
+    expect((await fullList.json()).keys.map((k: { id: string }) => k.id)).toEqual(expect.arrayContaining([full.id, peer.id, lesser.id]));
+
+    // Equal scopes (in another order) and fewer scopes may be revoked; the stronger key may revoke the lesser.
+    expect((await t.request(`/v1/keys/${peer.id}`, { method: "DELETE", key: admin })).status).toBe(200);
+    expect((await t.request(`/v1/keys/${lesser.id}`, { method: "DELETE", key: admin })).status).toBe(200);
+    const weaker = await t.key("acme", ["search", "keys"]);
+    expect((await t.request(`/v1/keys/${weaker.id}`, { method: "DELETE", key: full.secret })).status).toBe(200);
+  });
+
   it("a key may revoke itself (rotation's last step)", async () => {
     const self = await t.key("acme", ["keys"]);
     expect((await t.request(`/v1/keys/${self.id}`, { method: "DELETE", key: self.secret })).status).toBe(200);

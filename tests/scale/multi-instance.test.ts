@@ -2,6 +2,7 @@
  * Several `quarry serve` processes behind no balancer but the test's own round robin, sharing
  * a private PostgreSQL (and, in one run, a private Redis): they must behave as one service.
  */
+import pgLib from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { send, startPageServer, type PageServer } from "../helpers/page-server.ts";
 import { PrivatePostgres, PrivateRedis } from "../helpers/private-services.ts";
@@ -104,6 +105,37 @@ describe.each(modes)("three instances on $name", ({ redis: withRedis }) => {
     expect(used - ok).toBeLessThanOrEqual(maxInFlightOnVictim);
     servers[2] = await startServer("node", env);
   }, 90_000);
+
+  it("answers held up in their commit when their instance is killed are not counted before PostgreSQL has them", async () => {
+    // #19: with Redis, a SIGKILL under load counted units whose answers never left: Redis counted
+    // them before the write-through to PostgreSQL (which batches, so many answers wait in it).
+    // A lock on quarry_usage holds every commit at that point, deterministically.
+    const k = createKeyCli(env, `held-${withRedis}`, "scrape", "enterprise");
+    const locker = new pgLib.Client({ connectionString: pg.url });
+    await locker.connect();
+    let inFlight: Promise<Response | null>[] = [];
+    try {
+      await locker.query("BEGIN");
+      await locker.query("LOCK TABLE quarry_usage IN EXCLUSIVE MODE");
+      inFlight = [2, 5, 8, 11].map((i) => scrape(i, k.key).catch(() => null));
+      const waiting = async () => Number((await locker.query("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'")).rows[0].count);
+      for (let i = 0; i < 100 && (await waiting()) < (withRedis ? 1 : 4); i++) await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, 300)); // every answer is ready and waiting on its commit
+      await servers[2].stop("SIGKILL");
+      expect((await Promise.all(inFlight)).every((r) => r === null)).toBe(true);
+      // Nothing reached a client, and nothing may be counted while the lock still holds them.
+      const during = await (await call(0, "/v1/usage", k.key)).json();
+      expect(during.used).toBe(0);
+    } finally {
+      await locker.query("ROLLBACK").catch(() => {});
+      await locker.end();
+    }
+    // A statement PostgreSQL already had may still complete (as with PostgreSQL alone): at most the 4 in flight.
+    await new Promise((r) => setTimeout(r, 300));
+    const after = await (await call(1, "/v1/usage", k.key)).json();
+    expect(after.used).toBeLessThanOrEqual(4);
+    servers[2] = await startServer("node", env);
+  }, 60_000);
 
   it("requests still being worked on when their instance is killed are never counted (their leases expire)", async () => {
     const k = createKeyCli(env, `lease-${withRedis}`, "scrape", "enterprise");

@@ -42,11 +42,22 @@ describe("configuration", () => {
     [{ QUARRY_REDIS_URL: "not a url" }, "QUARRY_REDIS_URL"],
     [{ QUARRY_SEARXNG_URL: "ftp://x" }, "QUARRY_SEARXNG_URL"],
     [{ QUARRY_LOG_LEVEL: "loud" }, "QUARRY_LOG_LEVEL"],
+    [{ QUARRY_CORS_ORIGINS: "app.example.com" }, "QUARRY_CORS_ORIGINS"],
+    [{ QUARRY_CORS_ORIGINS: "https://app.example.com/path" }, "QUARRY_CORS_ORIGINS"],
+    [{ QUARRY_CORS_ORIGINS: "https://ok.example, ftp://files.example" }, "QUARRY_CORS_ORIGINS"],
+    [{ QUARRY_CORS_ORIGINS: "https://app.example.com?x=1" }, "QUARRY_CORS_ORIGINS"],
   ])("refuses %o naming %s", (env, variable) => {
     const err = errorOf(env);
     expect(err).toBeInstanceOf(ConfigError);
     expect(err.variable).toBe(variable);
     expect(err.message.startsWith(variable)).toBe(true);
+  });
+
+  it("reads QUARRY_CORS_ORIGINS as normalised origins, none by default", () => {
+    expect(parseConfig({}).corsOrigins).toEqual([]);
+    expect(parseConfig({ QUARRY_CORS_ORIGINS: " https://App.Example.com/ , http://127.0.0.1:5173 " }).corsOrigins)
+      .toEqual(["https://app.example.com", "http://127.0.0.1:5173"]);
+    expect(parseConfig({ QUARRY_CORS_ORIGINS: "https://a.example,*" }).corsOrigins).toEqual(["*"]);
   });
 
   it("reads backend URLs and credentials by id", () => {
