@@ -86,7 +86,7 @@ async function postgresStores(config: Config, logger: Logger, clock: Clock): Pro
   const pgh = await openPostgres(config.databaseUrl!, logger);
   const kv = createStorage({ driver: dbDriver({ database: pgh.db, tableName: KV_TABLE }) });
   const redis = config.redisUrl ? await openRedis(config.redisUrl, logger) : null;
-  const cache = redis ? new RedisCache(config.redisUrl!, redis) : null;
+  const cache = redis ? new RedisCache(redis) : null;
   return {
     keys: new KvKeyStore(kv, () => pgh.keysVersion()),
     counters: redis ? new RedisCounters(redis, pgh.pool) : new PgCounters(pgh.pool),

@@ -4,12 +4,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createStorage } from "unstorage";
 import memoryDriver from "unstorage/drivers/memory";
+import { describe, expect, it } from "vitest";
 import { KvKeyStore } from "../../adapters/storage/kv-key-store.ts";
+import { LruCache } from "../../adapters/storage/lru-cache.ts";
 import { MemoryCounters } from "../../adapters/storage/memory-counters.ts";
 import { buildPorts } from "../../adapters/shared/bootstrap.ts";
 import { nodeRuntime } from "../../adapters/node/server.ts";
 import { parseConfig } from "../../core/config.ts";
 import { MemoryLogger } from "../helpers/app.ts";
+import { cacheContract } from "./cache-contract.ts";
 import { countersContract } from "./counters-contract.ts";
 import { keyStoreContract } from "./key-store-contract.ts";
 
@@ -22,3 +25,45 @@ keyStoreContract("memory (unstorage memory driver)", async () => new KvKeyStore(
 keyStoreContract("SQLite (unstorage db0 driver)", async () => (await sqlite()).keys);
 countersContract("memory", async () => new MemoryCounters());
 countersContract("SQLite", async () => (await sqlite()).counters);
+
+/** The in-process cache on a clock the test moves. */
+function lruOnFakeClock(limits: ConstructorParameters<typeof LruCache>[1] = {}) {
+  let now = Date.UTC(2026, 10, 23);
+  const cache = new LruCache(() => now, limits);
+  return { cache, pass: async (ms: number) => void (now += ms) };
+}
+cacheContract("in process (LRU)", async (limits) => lruOnFakeClock(limits));
+
+describe("in-process cache bounds", () => {
+  it("keeps the bytes it holds under maxBytes, dropping the least recently used first", async () => {
+    const { cache } = lruOnFakeClock({ maxBytes: 100_000, maxEntryBytes: 20_000 });
+    for (let i = 0; i < 30; i++) {
+      await cache.set(`page:${i}`, "p".repeat(10_000), 60);
+      if (i >= 1) await cache.get("page:0"); // page 0 stays in use
+      expect((await cache.stats()).bytes).toBeLessThanOrEqual(100_000);
+    }
+    expect(await cache.get("page:0")).not.toBeNull();
+    expect(await cache.get("page:1")).toBeNull();
+    expect(await cache.get("page:29")).not.toBeNull();
+    expect((await cache.stats()).entries).toBeLessThan(10);
+  });
+
+  it("counts text outside Latin-1 at two bytes a character, as the runtime stores it", async () => {
+    const latin = lruOnFakeClock();
+    const cjk = lruOnFakeClock();
+    await latin.cache.set("k", "a".repeat(10_000), 60);
+    await cjk.cache.set("k", "日".repeat(10_000), 60);
+    const a = (await latin.cache.stats()).bytes;
+    const b = (await cjk.cache.stats()).bytes;
+    expect(a).toBeGreaterThanOrEqual(10_000);
+    expect(b).toBeGreaterThanOrEqual(20_000);
+  });
+
+  it("keeps at most maxEntries entries", async () => {
+    const { cache } = lruOnFakeClock({ maxEntries: 5 });
+    for (let i = 0; i < 20; i++) await cache.set(`e:${i}`, i, 60);
+    expect((await cache.stats()).entries).toBe(5);
+    expect(await cache.get("e:19")).toBe(19);
+    expect(await cache.get("e:0")).toBeNull();
+  });
+});
