@@ -6,6 +6,7 @@ import { createStorage } from "unstorage";
 import memoryDriver from "unstorage/drivers/memory";
 import { describe, expect, it } from "vitest";
 import { KvKeyStore } from "../../adapters/storage/kv-key-store.ts";
+import { KvSources } from "../../adapters/storage/kv-sources.ts";
 import { LruCache } from "../../adapters/storage/lru-cache.ts";
 import { MemoryCounters } from "../../adapters/storage/memory-counters.ts";
 import { buildPorts } from "../../adapters/shared/bootstrap.ts";
@@ -15,16 +16,19 @@ import { MemoryLogger } from "../helpers/app.ts";
 import { cacheContract } from "./cache-contract.ts";
 import { countersContract } from "./counters-contract.ts";
 import { keyStoreContract } from "./key-store-contract.ts";
+import { sourcesContract } from "./sources-contract.ts";
 
-const sqlite = async () => {
+const sqlite = async (now: () => number = Date.now) => {
   const dir = mkdtempSync(join(tmpdir(), "quarry-contract-"));
-  return (await buildPorts({ ...parseConfig({}), dataDir: dir }, nodeRuntime, new MemoryLogger())).ports;
+  return (await buildPorts({ ...parseConfig({}), dataDir: dir }, nodeRuntime, new MemoryLogger(), { now })).ports;
 };
 
 keyStoreContract("memory (unstorage memory driver)", async () => new KvKeyStore(createStorage({ driver: memoryDriver() })));
 keyStoreContract("SQLite (unstorage db0 driver)", async () => (await sqlite()).keys);
 countersContract("memory", async () => new MemoryCounters());
 countersContract("SQLite", async () => (await sqlite()).counters);
+sourcesContract("memory (unstorage memory driver)", async (now) => new KvSources(createStorage({ driver: memoryDriver() }), now));
+sourcesContract("SQLite (unstorage db0 driver)", async (now) => (await sqlite(now)).sources);
 
 /** The in-process cache on a clock the test moves. */
 function lruOnFakeClock(limits: ConstructorParameters<typeof LruCache>[1] = {}) {
