@@ -23,12 +23,3 @@ export interface CacheEntry {
 export function entryFor(key: string, e: unknown): CacheEntry | null {
   return e && typeof e === "object" && (e as CacheEntry).k === key && "v" in e ? (e as CacheEntry) : null;
 }
-
-/**
- * Memory a JS string of this JSON takes: one byte per character when all are Latin-1, two
- * otherwise (V8 and JavaScriptCore keep such strings in UTF-16).
- */
-export function stringBytes(s: string): number {
-  // deno-lint-ignore no-control-regex
-  return /[^\u0000-\u00ff]/.test(s) ? s.length * 2 : s.length;
-}

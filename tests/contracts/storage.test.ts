@@ -52,7 +52,7 @@ describe("in-process cache bounds", () => {
     expect((await cache.stats()).entries).toBeLessThan(10);
   });
 
-  it("counts text outside Latin-1 at two bytes a character, as the runtime stores it", async () => {
+  it("counts the bytes it keeps (UTF-8 of the entry): three a character for CJK text, one for ASCII", async () => {
     const latin = lruOnFakeClock();
     const cjk = lruOnFakeClock();
     await latin.cache.set("k", "a".repeat(10_000), 60);
@@ -60,7 +60,16 @@ describe("in-process cache bounds", () => {
     const a = (await latin.cache.stats()).bytes;
     const b = (await cjk.cache.stats()).bytes;
     expect(a).toBeGreaterThanOrEqual(10_000);
-    expect(b).toBeGreaterThanOrEqual(20_000);
+    expect(a).toBeLessThan(10_200);
+    expect(b).toBeGreaterThanOrEqual(30_000);
+    expect(b).toBeLessThan(30_200);
+  });
+
+  it("keeps nothing with maxBytes 0 (QUARRY_CACHE_MAX_BYTES=0 turns it off)", async () => {
+    const { cache } = lruOnFakeClock({ maxBytes: 0 });
+    await cache.set("k", "v", 60);
+    expect(await cache.get("k")).toBeNull();
+    expect((await cache.stats()).entries).toBe(0);
   });
 
   it("keeps at most maxEntries entries", async () => {

@@ -42,11 +42,22 @@ describe("configuration", () => {
     [{ QUARRY_REDIS_URL: "not a url" }, "QUARRY_REDIS_URL"],
     [{ QUARRY_SEARXNG_URL: "ftp://x" }, "QUARRY_SEARXNG_URL"],
     [{ QUARRY_LOG_LEVEL: "loud" }, "QUARRY_LOG_LEVEL"],
+    [{ QUARRY_CACHE_MAX_BYTES: "lots" }, "QUARRY_CACHE_MAX_BYTES"],
+    [{ QUARRY_CACHE_MAX_BYTES: "-5MB" }, "QUARRY_CACHE_MAX_BYTES"],
+    [{ QUARRY_CACHE_MAX_ENTRY_BYTES: "2 TB" }, "QUARRY_CACHE_MAX_ENTRY_BYTES"],
   ])("refuses %o naming %s", (env, variable) => {
     const err = errorOf(env);
     expect(err).toBeInstanceOf(ConfigError);
     expect(err.variable).toBe(variable);
     expect(err.message.startsWith(variable)).toBe(true);
+  });
+
+  it("reads the cache bounds as sizes with binary units", () => {
+    expect(parseConfig({}).cache).toEqual({ maxBytes: 32 * 2 ** 20, maxEntryBytes: 2 * 2 ** 20 });
+    expect(parseConfig({ QUARRY_CACHE_MAX_BYTES: "64MB", QUARRY_CACHE_MAX_ENTRY_BYTES: "512k" }).cache).toEqual({ maxBytes: 64 * 2 ** 20, maxEntryBytes: 512 * 1024 });
+    expect(parseConfig({ QUARRY_CACHE_MAX_BYTES: "1048576" }).cache.maxBytes).toBe(2 ** 20);
+    expect(parseConfig({ QUARRY_CACHE_MAX_BYTES: "1.5 GiB" }).cache.maxBytes).toBe(1.5 * 2 ** 30);
+    expect(parseConfig({ QUARRY_CACHE_MAX_BYTES: "0" }).cache.maxBytes).toBe(0);
   });
 
   it("reads backend URLs and credentials by id", () => {
