@@ -72,6 +72,17 @@ describe("in-process cache bounds", () => {
     expect((await cache.stats()).entries).toBe(0);
   });
 
+  it("takes its bounds from QUARRY_CACHE_MAX_BYTES and QUARRY_CACHE_MAX_ENTRY_BYTES at start-up", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "quarry-contract-"));
+    const { ports, close } = await buildPorts({ ...parseConfig({ QUARRY_CACHE_MAX_BYTES: "8KB", QUARRY_CACHE_MAX_ENTRY_BYTES: "2KB" }), dataDir: dir }, nodeRuntime, new MemoryLogger());
+    await ports.cache.set("big", "b".repeat(3_000), 60);
+    expect(await ports.cache.get("big")).toBeNull();
+    for (let i = 0; i < 20; i++) await ports.cache.set(`small:${i}`, "s".repeat(1_000), 60);
+    expect((await ports.cache.stats()).bytes).toBeLessThanOrEqual(8 * 1024);
+    expect(await ports.cache.get("small:19")).toBe("s".repeat(1_000));
+    await close();
+  });
+
   it("keeps at most maxEntries entries", async () => {
     const { cache } = lruOnFakeClock({ maxEntries: 5 });
     for (let i = 0; i < 20; i++) await cache.set(`e:${i}`, i, 60);
