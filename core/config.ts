@@ -38,6 +38,8 @@ export interface Config {
   metrics: { token: string | null } | null;
   /** Rendering: QUARRY_CHROMIUM_PATH (null = look in the usual places), QUARRY_BROWSER_PAGES. */
   browser: { path: string | null; pages: number };
+  /** The response cache's bounds, in bytes (QUARRY_CACHE_MAX_BYTES, QUARRY_CACHE_MAX_ENTRY_BYTES). */
+  cache: { maxBytes: number; maxEntryBytes: number };
   version: string;
 }
 
@@ -89,6 +91,18 @@ function parseIpRate(env: Env): BucketConfig | null {
     throw new ConfigError("QUARRY_IP_RATE", `"${raw}" is not "<per second>/<burst>" (e.g. 100/200) or "off"`);
   }
   return { ratePerSecond: rate, burst };
+}
+
+const SIZE_UNITS: Record<string, number> = { "": 1, b: 1, k: 2 ** 10, kb: 2 ** 10, kib: 2 ** 10, m: 2 ** 20, mb: 2 ** 20, mib: 2 ** 20, g: 2 ** 30, gb: 2 ** 30, gib: 2 ** 30 };
+
+/** A size in bytes: `67108864`, `64MB`, `512k` (units are binary: 1 MB = 1024 KB). */
+function parseSize(env: Env, name: string, fallback: number): number {
+  const raw = str(env, name);
+  if (raw === undefined) return fallback;
+  const m = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i.exec(raw);
+  const unit = m ? SIZE_UNITS[m[2]!.toLowerCase()] : undefined;
+  if (!m || unit === undefined) throw new ConfigError(name, `"${raw}" is not a size such as 64MB, 512KB or 1048576`);
+  return Math.floor(Number(m[1]) * unit);
 }
 
 function parseBool(env: Env, name: string): boolean {
@@ -208,6 +222,10 @@ export function parseConfig(env: Env, version = "0.0.0"): Config {
     egressAllow,
     metrics: parseBool(env, "QUARRY_METRICS") ? { token: str(env, "QUARRY_METRICS_TOKEN") ?? null } : null,
     browser: { path: str(env, "QUARRY_CHROMIUM_PATH") ?? null, pages: parseCount(env, "QUARRY_BROWSER_PAGES", 4, 1, 64) },
+    cache: {
+      maxBytes: parseSize(env, "QUARRY_CACHE_MAX_BYTES", 32 * 2 ** 20),
+      maxEntryBytes: parseSize(env, "QUARRY_CACHE_MAX_ENTRY_BYTES", 2 * 2 ** 20),
+    },
     version,
   };
 }

@@ -130,7 +130,11 @@ export interface CachePort {
   stats(): Promise<{ entries: number; bytes: number }>;
 }
 
-/** The source registry ("intelligence"): one row per hostname seen in results. */
+/**
+ * The source registry ("intelligence"): one row per site seen in results. A site is its bare
+ * host (`bareHost`: lowercase, no `www.`, no trailing dot); record and get both take any raw
+ * hostname and normalise it, so `www.Example.com` and `example.com` share one history.
+ */
 export interface SourceRegistry {
   record(hostname: string, update: { backend?: string; fetched?: boolean; ok?: boolean }): Promise<void>;
   get(hostname: string): Promise<SourceStats | null>;

@@ -10,7 +10,7 @@ import { ConfigError, type Config } from "../../core/config.ts";
 import type { CachePort, Clock, Counters, KeyStore, Logger, PagePort, Ports, SourceRegistry } from "../../core/ports.ts";
 import { KvKeyStore } from "../storage/kv-key-store.ts";
 import { KvSources } from "../storage/kv-sources.ts";
-import { LruCache } from "../storage/lru-cache.ts";
+import { LruCache, type CacheLimits } from "../storage/lru-cache.ts";
 import { MemoryCounters } from "../storage/memory-counters.ts";
 import { SqliteCounters } from "../storage/sqlite-counters.ts";
 import { openSqlite, type SqliteConnectorFactory } from "./sqlite.ts";
@@ -67,12 +67,12 @@ const noPages: PagePort = {
   },
 };
 
-function memoryStores(clock: Clock): Stores {
+function memoryStores(clock: Clock, limits: CacheLimits = {}): Stores {
   const kv = createStorage({ driver: memoryDriver() });
   return {
     keys: new KvKeyStore(kv),
     counters: new MemoryCounters(),
-    cache: new LruCache(() => clock.now()),
+    cache: new LruCache(() => clock.now(), limits),
     sources: new KvSources(kv, () => clock.now()),
     describe: "memory (nothing is kept)",
     close: async () => {},
@@ -91,11 +91,11 @@ async function postgresStores(config: Config, logger: Logger, clock: Clock): Pro
   const pgh = await openPostgres(config.databaseUrl!, logger);
   const kv = createStorage({ driver: dbDriver({ database: pgh.db, tableName: KV_TABLE }) });
   const redis = config.redisUrl ? await openRedis(config.redisUrl, logger) : null;
-  const cache = redis ? new RedisCache(config.redisUrl!, redis) : null;
+  const cache = redis ? new RedisCache(redis, { maxEntryBytes: config.cache.maxEntryBytes }) : null;
   return {
     keys: new KvKeyStore(kv, () => pgh.keysVersion()),
     counters: redis ? new RedisCounters(redis, pgh.pool) : new PgCounters(pgh.pool),
-    cache: cache ?? new LruCache(() => clock.now()),
+    cache: cache ?? new LruCache(() => clock.now(), config.cache),
     sources: new KvSources(kv, () => clock.now()),
     describe: `PostgreSQL at ${redactUrl(config.databaseUrl!)}${redis ? ` with Redis at ${redactUrl(config.redisUrl!)}` : ""}`,
     close: async () => {
@@ -117,7 +117,7 @@ async function sqliteStores(config: Config, runtime: RuntimeParts, clock: Clock)
   return {
     keys: new KvKeyStore(kv, () => Number(dataVersion.get()?.data_version)),
     counters: new SqliteCounters(sqlite.sync),
-    cache: new LruCache(() => clock.now()),
+    cache: new LruCache(() => clock.now(), config.cache),
     sources: new KvSources(kv, () => clock.now()),
     describe: `SQLite at ${sqlite.path}`,
     close: () => sqlite.close(),
@@ -170,7 +170,7 @@ export async function buildPorts(config: Config, runtime: RuntimeParts, logger: 
   const stores = config.databaseUrl
     ? await postgresStores(config, logger, clock)
     : config.dataDir === ":memory:"
-      ? memoryStores(clock)
+      ? memoryStores(clock, config.cache)
       : await sqliteStores(config, runtime, clock);
   const built = assemble(stores, config, runtime, logger, clock);
   // prom-client is loaded only when metrics are on.

@@ -19,9 +19,12 @@ async function wrap<T>(what: string, fn: () => Promise<T>): Promise<T> {
   }
 }
 
-// unstorage treats ':' and '/' as key separators; account names are limited to
-// ACCOUNT_NAME (no separators) and ids are ULIDs, so both go into keys as they are.
-const enc = (s: string) => s;
+// unstorage rewrites keys: it drops everything after a `?` and treats ':', '/' and '\' as
+// separators, so "a?x" would be account "a" (issue #17). Those characters, and '%' to keep the
+// encoding one-to-one, are percent-encoded; names the CLI accepts (ACCOUNT_NAME) hold none of
+// them, so every existing item keeps its key. Key ids must be ULID ids (ID) to reach a key at all.
+const enc = (s: string) => s.replace(/[%?:/\\]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`);
+const ID = /^key_[0-9A-Z]{26}$/;
 
 export class KvKeyStore implements KeyStore {
   private localWrites = 0;
@@ -55,6 +58,7 @@ export class KvKeyStore implements KeyStore {
   }
 
   getKeyByHash(hash: string) {
+    if (!/^[0-9a-f]{64}$/.test(hash)) return Promise.resolve(null);
     return wrap("read", async () => {
       const id = await this.kv.getItem<string>(`keyhash:${hash}`);
       return id ? this.kv.getItem<KeyRecord>(`key:${id}`) : null;
@@ -62,7 +66,7 @@ export class KvKeyStore implements KeyStore {
   }
 
   getKey(id: string) {
-    if (!/^key_[0-9A-Z]{26}$/.test(id)) return Promise.resolve(null);
+    if (!ID.test(id)) return Promise.resolve(null);
     return wrap("read", () => this.kv.getItem<KeyRecord>(`key:${id}`));
   }
 
@@ -86,6 +90,7 @@ export class KvKeyStore implements KeyStore {
   }
 
   revokeKey(id: string, revokedAt: string) {
+    if (!ID.test(id)) return Promise.resolve(null);
     this.localWrites++;
     return wrap("write", async () => {
       const key = await this.kv.getItem<KeyRecord>(`key:${id}`);

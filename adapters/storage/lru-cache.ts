@@ -1,42 +1,83 @@
-/** The response cache in process: unstorage's LRU driver, bounded by entries and bytes. */
-import { createStorage, type Storage } from "unstorage";
+/**
+ * The response cache in process, bounded by entries and by bytes.
+ *
+ * Keys are hashed (cache-key.ts), so any caller key, `?` and all, is its own entry. Each entry
+ * is kept as UTF-8 bytes of its JSON, outside the JS heap: the bytes counted against maxBytes
+ * are then exactly the bytes kept (JS strings may take two bytes a character, objects more),
+ * and long-lived entries do not sit between the short-lived garbage of page extraction in the
+ * heap's pages, which kept the heap from giving those pages back (issue #19, bench/footprint).
+ */
 import lruCacheDriver from "unstorage/drivers/lru-cache";
 import type { CachePort } from "../../core/ports.ts";
+import { cacheSlot, entryFor } from "./cache-key.ts";
 
-interface Entry {
-  v: unknown;
-  exp: number;
+export interface CacheLimits {
+  /** Entries kept at most. */
+  maxEntries?: number;
+  /** Bytes kept at most (the least recently used go first); 0 keeps nothing. */
+  maxBytes?: number;
+  /** A larger entry is not kept at all (so one huge page cannot flush the rest). */
+  maxEntryBytes?: number;
 }
 
+/** The same defaults as the configuration's (QUARRY_CACHE_MAX_BYTES, QUARRY_CACHE_MAX_ENTRY_BYTES). */
+export const CACHE_DEFAULTS = { maxEntries: 10_000, maxBytes: 32 * 1024 * 1024, maxEntryBytes: 2 * 1024 * 1024 };
+
+/** The part of lru-cache's LRUCache this adapter uses (unstorage's driver hands it out). */
+interface Lru {
+  get(key: string): Uint8Array | undefined;
+  set(key: string, value: Uint8Array): unknown;
+  delete(key: string): boolean;
+  size: number;
+  calculatedSize: number;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
 export class LruCache implements CachePort {
-  private readonly kv: Storage;
-  private readonly lru: { size: number; calculatedSize: number };
+  private readonly lru: Lru;
+  private readonly off: boolean;
+  private readonly maxEntryBytes: number;
 
   constructor(
     private readonly now: () => number,
-    opts: { maxEntries?: number; maxBytes?: number } = {},
+    opts: CacheLimits = {},
   ) {
+    this.off = opts.maxBytes === 0;
+    const maxBytes = Math.max(1, opts.maxBytes ?? CACHE_DEFAULTS.maxBytes);
+    this.maxEntryBytes = Math.min(maxBytes, opts.maxEntryBytes ?? CACHE_DEFAULTS.maxEntryBytes);
     const driver = lruCacheDriver({
-      max: opts.maxEntries ?? 10_000,
-      maxSize: opts.maxBytes ?? 64 * 1024 * 1024,
-      sizeCalculation: (value: unknown) => Math.max(1, JSON.stringify(value ?? null).length),
+      max: opts.maxEntries ?? CACHE_DEFAULTS.maxEntries,
+      maxSize: maxBytes,
+      maxEntrySize: this.maxEntryBytes,
+      // The slot (64 hex characters) plus the stored bytes.
+      sizeCalculation: (value: unknown, key: string) => key.length + ((value as Uint8Array).byteLength ?? 0),
     });
-    this.kv = createStorage({ driver });
-    this.lru = driver.getInstance!() as unknown as { size: number; calculatedSize: number };
+    // The LRU itself, not unstorage's Storage over it: Storage would turn the bytes into a string.
+    this.lru = driver.getInstance!() as unknown as Lru;
   }
 
   async get<T>(key: string): Promise<T | null> {
-    const e = await this.kv.getItem<Entry>(key);
+    const slot = cacheSlot(key);
+    const bytes = this.lru.get(slot);
+    if (!bytes) return null;
+    const e = entryFor(key, JSON.parse(decoder.decode(bytes)));
     if (!e) return null;
-    if (e.exp <= this.now()) {
-      await this.kv.removeItem(key);
+    if ((e.exp ?? 0) <= this.now()) {
+      this.lru.delete(slot);
       return null;
     }
     return e.v as T;
   }
 
   async set(key: string, value: unknown, ttlSeconds: number): Promise<void> {
-    await this.kv.setItem(key, { v: value, exp: this.now() + ttlSeconds * 1000 });
+    if (this.off) return;
+    const slot = cacheSlot(key);
+    const bytes = encoder.encode(JSON.stringify({ k: key, v: value, exp: this.now() + ttlSeconds * 1000 }));
+    // Too large to keep: also forget an older value under this key, so it is not served stale.
+    if (bytes.byteLength + slot.length > this.maxEntryBytes) this.lru.delete(slot);
+    else this.lru.set(slot, bytes);
   }
 
   async stats() {

@@ -1,32 +1,50 @@
-/** The response cache in Redis (unstorage's Redis driver), shared by every instance. */
-import { createStorage, type Storage } from "unstorage";
-import redisDriver from "unstorage/drivers/redis";
+/**
+ * The response cache in Redis, shared by every instance. It speaks to Redis on the service's
+ * own connection (no offline queue: while Redis is down a get is a miss at once, not a hang).
+ * Keys are hashed (cache-key.ts) so that no caller key collides with another, and the entry
+ * keeps its key so a get answers only the exact key. Redis expires entries itself (EX), and
+ * its maxmemory policy bounds the total.
+ */
 import type { Redis } from "ioredis";
 import { StorageError } from "../../core/errors.ts";
 import type { CachePort } from "../../core/ports.ts";
+import { cacheSlot, entryFor } from "./cache-key.ts";
+import { CACHE_DEFAULTS } from "./lru-cache.ts";
 
 const BASE = "quarry:cache";
 
 export class RedisCache implements CachePort {
-  private readonly kv: Storage;
+  private readonly base: string;
+  private readonly maxEntryBytes: number;
 
+  /** `opts.base` keeps tests apart from each other and from a running service. */
   constructor(
-    url: string,
     private readonly redis: Redis,
+    opts: { base?: string; maxEntryBytes?: number } = {},
   ) {
-    this.kv = createStorage({ driver: redisDriver({ url, base: BASE, maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2_000 }) });
+    this.base = opts.base ?? BASE;
+    this.maxEntryBytes = opts.maxEntryBytes ?? CACHE_DEFAULTS.maxEntryBytes;
+  }
+
+  private at(key: string): string {
+    return `${this.base}:${cacheSlot(key)}`;
   }
 
   async get<T>(key: string): Promise<T | null> {
     try {
-      return await this.kv.getItem<T>(key);
+      const raw = await this.redis.get(this.at(key));
+      return raw === null ? null : ((entryFor(key, JSON.parse(raw))?.v as T | undefined) ?? null);
     } catch {
-      return null; // a cache that cannot answer is a miss, not an error
+      return null; // a cache that cannot answer (or an unreadable entry) is a miss, not an error
     }
   }
 
   async set(key: string, value: unknown, ttlSeconds: number): Promise<void> {
-    await this.kv.setItem(key, value as string, { ttl: ttlSeconds }).catch(() => {});
+    const json = JSON.stringify({ k: key, v: value });
+    // Same rule as in process: an entry too large to be worth keeping is not kept.
+    if (json.length > this.maxEntryBytes) return;
+    // Whole seconds for EX; a TTL under one second still lives one second rather than forever.
+    await this.redis.set(this.at(key), json, "EX", Math.max(1, Math.ceil(ttlSeconds))).catch(() => {});
   }
 
   /** Entries by SCAN (bounded); size from MEMORY USAGE of a sample, scaled. */
@@ -37,7 +55,7 @@ export class RedisCache implements CachePort {
       const sample: string[] = [];
       let rounds = 0;
       do {
-        const [next, keys] = await this.redis.scan(cursor, "MATCH", `${BASE}:*`, "COUNT", 1000);
+        const [next, keys] = await this.redis.scan(cursor, "MATCH", `${this.base}:*`, "COUNT", 1000);
         cursor = next;
         entries += keys.length;
         if (sample.length < 100) sample.push(...keys.slice(0, 100 - sample.length));
@@ -50,7 +68,6 @@ export class RedisCache implements CachePort {
     }
   }
 
-  async close(): Promise<void> {
-    await this.kv.dispose().catch(() => {});
-  }
+  /** The connection belongs to whoever opened it (bootstrap closes it). */
+  async close(): Promise<void> {}
 }

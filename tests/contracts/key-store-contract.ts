@@ -68,6 +68,26 @@ export function keyStoreContract(name: string, make: () => Promise<KeyStore>) {
       expect((await s.getKey(a.id))?.revoked_at).toBe("2026-11-22T13:00:00Z");
     });
 
+    it("keeps accounts apart whatever their names hold (unstorage would fold `?`, `:`, `/`)", async () => {
+      const names = [account, `${account}?x`, `${account}:x`, `${account}/x`, `${account}\\x`, `${account}%3Fx`, `${account}::x`];
+      for (const [i, name] of names.entries()) await s.putAccount({ name, plan: `plan${i}`, created_at: "2026-11-22T12:00:00Z" });
+      for (const [i, name] of names.entries()) expect((await s.getAccount(name))?.plan, name).toBe(`plan${i}`);
+      const k = record(`${account}:x`);
+      await s.createKey(k);
+      expect((await s.listKeys(`${account}:x`)).map((x) => x.id)).toEqual([k.id]);
+      expect(await s.listKeys(account)).toEqual([]);
+      expect(await s.listKeys(`${account}?y`)).toEqual([]);
+    });
+
+    it("an id or hash with anything after a `?` finds nothing", async () => {
+      const k = record(account);
+      await s.createKey(k);
+      expect(await s.getKey(`${k.id}?x`)).toBeNull();
+      expect(await s.getKeyByHash(`${k.hash}?x`)).toBeNull();
+      expect(await s.revokeKey(`${k.id}?x`, "2026-11-22T13:00:00Z")).toBeNull();
+      expect((await s.getKey(k.id))?.revoked_at).toBeNull();
+    });
+
     it("answers ping", async () => {
       await expect(s.ping()).resolves.toBeUndefined();
     });

@@ -4,12 +4,14 @@ import { createStorage } from "unstorage";
 import dbDriver from "unstorage/drivers/db0";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KvKeyStore } from "../../adapters/storage/kv-key-store.ts";
+import { KvSources } from "../../adapters/storage/kv-sources.ts";
 import { PgCounters } from "../../adapters/storage/pg-counters.ts";
 import { migrate, openPostgres, type PgHandle } from "../../adapters/storage/postgres.ts";
 import { MemoryLogger } from "../helpers/app.ts";
 import { tempDatabase } from "../helpers/pg.ts";
 import { countersContract } from "./counters-contract.ts";
 import { keyStoreContract } from "./key-store-contract.ts";
+import { sourcesContract } from "./sources-contract.ts";
 
 let h: PgHandle;
 let db: { url: string; drop(): Promise<void> };
@@ -24,6 +26,8 @@ afterAll(async () => {
 
 keyStoreContract("PostgreSQL (unstorage db0 driver over a pool)", async () =>
   new KvKeyStore(createStorage({ driver: dbDriver({ database: h.db, tableName: "quarry_kv" }) }), () => h.keysVersion()));
+sourcesContract("PostgreSQL (unstorage db0 driver over a pool)", async (now) =>
+  new KvSources(createStorage({ driver: dbDriver({ database: h.db, tableName: "quarry_kv" }) }), now));
 countersContract("PostgreSQL (quarry_admit)", async () => new PgCounters(h.pool, { databaseClock: false }), { shared: true });
 
 describe("PostgreSQL specifics", () => {

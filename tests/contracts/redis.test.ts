@@ -2,15 +2,19 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedisCounters } from "../../adapters/storage/redis-counters.ts";
+import { RedisCache } from "../../adapters/storage/redis-cache.ts";
 import { openPostgres, type PgHandle } from "../../adapters/storage/postgres.ts";
 import { MemoryLogger } from "../helpers/app.ts";
 import { tempDatabase } from "../helpers/pg.ts";
+import { cacheContract } from "./cache-contract.ts";
 import { countersContract } from "./counters-contract.ts";
 
 const REDIS_URL = process.env.QUARRY_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 let h: PgHandle;
 let db: { url: string; drop(): Promise<void> };
 let redis: Redis;
+const caches: RedisCache[] = [];
+const CACHE_BASE = `quarry:test-cache-${process.pid}`;
 const prefixKeys = async () => redis.keys("quarry:{key_contract_*");
 
 beforeAll(async () => {
@@ -23,9 +27,20 @@ afterAll(async () => {
   if (left.length) await redis.del(...left);
   const own = await redis.keys("quarry:{key_redis_*");
   if (own.length) await redis.del(...own);
+  const cached = await redis.keys(`${CACHE_BASE}*`);
+  if (cached.length) await redis.del(...cached);
+  await Promise.all(caches.map((c) => c.close()));
   redis.disconnect();
   await h?.close();
   await db?.drop();
+});
+
+let cacheSeq = 0;
+// Redis keeps time itself (EX in whole seconds), so the TTL case waits for real.
+cacheContract("Redis", async (limits) => {
+  const cache = new RedisCache(redis, { base: `${CACHE_BASE}-${cacheSeq++}`, ...limits });
+  caches.push(cache);
+  return { cache, pass: (ms) => new Promise((r) => setTimeout(r, ms)) };
 });
 
 countersContract("Redis + PostgreSQL write-through", async () => new RedisCounters(redis, h.pool, { redisClock: false }), { shared: true });

@@ -46,6 +46,9 @@ describe("configuration", () => {
     [{ QUARRY_CORS_ORIGINS: "https://app.example.com/path" }, "QUARRY_CORS_ORIGINS"],
     [{ QUARRY_CORS_ORIGINS: "https://ok.example, ftp://files.example" }, "QUARRY_CORS_ORIGINS"],
     [{ QUARRY_CORS_ORIGINS: "https://app.example.com?x=1" }, "QUARRY_CORS_ORIGINS"],
+    [{ QUARRY_CACHE_MAX_BYTES: "lots" }, "QUARRY_CACHE_MAX_BYTES"],
+    [{ QUARRY_CACHE_MAX_BYTES: "-5MB" }, "QUARRY_CACHE_MAX_BYTES"],
+    [{ QUARRY_CACHE_MAX_ENTRY_BYTES: "2 TB" }, "QUARRY_CACHE_MAX_ENTRY_BYTES"],
   ])("refuses %o naming %s", (env, variable) => {
     const err = errorOf(env);
     expect(err).toBeInstanceOf(ConfigError);
@@ -58,6 +61,14 @@ describe("configuration", () => {
     expect(parseConfig({ QUARRY_CORS_ORIGINS: " https://App.Example.com/ , http://127.0.0.1:5173 " }).corsOrigins)
       .toEqual(["https://app.example.com", "http://127.0.0.1:5173"]);
     expect(parseConfig({ QUARRY_CORS_ORIGINS: "https://a.example,*" }).corsOrigins).toEqual(["*"]);
+  });
+
+  it("reads the cache bounds as sizes with binary units", () => {
+    expect(parseConfig({}).cache).toEqual({ maxBytes: 32 * 2 ** 20, maxEntryBytes: 2 * 2 ** 20 });
+    expect(parseConfig({ QUARRY_CACHE_MAX_BYTES: "64MB", QUARRY_CACHE_MAX_ENTRY_BYTES: "512k" }).cache).toEqual({ maxBytes: 64 * 2 ** 20, maxEntryBytes: 512 * 1024 });
+    expect(parseConfig({ QUARRY_CACHE_MAX_BYTES: "1048576" }).cache.maxBytes).toBe(2 ** 20);
+    expect(parseConfig({ QUARRY_CACHE_MAX_BYTES: "1.5 GiB" }).cache.maxBytes).toBe(1.5 * 2 ** 30);
+    expect(parseConfig({ QUARRY_CACHE_MAX_BYTES: "0" }).cache.maxBytes).toBe(0);
   });
 
   it("reads backend URLs and credentials by id", () => {
