@@ -7,6 +7,7 @@
 import { Hono, type Context, type MiddlewareHandler } from "hono";
 import type { Config } from "./config.ts";
 import { ApiError, errorBody, REFUSALS, toApiError } from "./errors.ts";
+import { PageFetchError } from "./net/fetch-errors.ts";
 import type { AppDeps, AppEnv } from "./gateway/context.ts";
 import { admit, guard, jsonBody } from "./gateway/guard.ts";
 import { corsGate } from "./gateway/cors.ts";
@@ -110,6 +111,9 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
     }
     if (apiErr.status >= 500) {
       logger.error({ req_id: requestId, err: err instanceof Error ? { message: err.message, stack: err.stack, cause: String(err.cause ?? "") } : String(err) }, apiErr.code);
+    } else if (err instanceof PageFetchError) {
+      // Why a fetch was refused (a resolved address, say) is for the operator only.
+      logger.debug({ req_id: requestId, reason: err.internal }, apiErr.code);
     }
     for (const [k, val] of Object.entries(apiErr.extra.headers ?? {})) c.header(k, val);
     return c.json(errorBody(apiErr, requestId), apiErr.status as 400);

@@ -14,7 +14,7 @@ import * as tls from "node:tls";
 import { formatIp, parseIp } from "../../core/net/address-policy.ts";
 import type { AllowList } from "../../core/net/allow-list.ts";
 import { EgressRefused, UpstreamNetworkError } from "../../core/net/fetch-errors.ts";
-import { checkResolved } from "../../core/net/url-policy.ts";
+import { checkResolved, unresolvable } from "../../core/net/url-policy.ts";
 import { readNodeBody } from "./node-body.ts";
 import { raceAbort, type Hop, type HopRequest, type HopResponse } from "./page-loop.ts";
 import type { ResolvedProxy } from "./proxy.ts";
@@ -60,7 +60,15 @@ export function networkError(err: unknown, host: string, via = ""): unknown {
   const code = e?.code ?? "";
   const internal = `${code} ${e?.message ?? String(err)}`.trim();
   const say = (msg: string) => new UpstreamNetworkError(msg + via, internal, { cause: err });
-  if (code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "EAI_NODATA") return say(`Could not resolve ${host}.`);
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "EAI_NODATA") {
+    // A target that does not resolve answers like a private one, so callers cannot probe
+    // internal names; a proxy that does not resolve is the operator's problem and says so.
+    if (!via) {
+      const refusal = unresolvable(host, internal);
+      return new EgressRefused(refusal.message, refusal.reason, refusal.internal);
+    }
+    return say(`Could not resolve ${host}.`);
+  }
   if (code === "ECONNREFUSED") return say(`${host} refused the connection.`);
   if (code === "ECONNRESET" || code === "EPIPE") return say(`The connection to ${host} was reset.`);
   if (code === "ETIMEDOUT" || code === "ENETUNREACH" || code === "EHOSTUNREACH") return say(`${host} could not be reached.`);

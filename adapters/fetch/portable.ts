@@ -22,11 +22,17 @@
  */
 import { formatIp, parseIp } from "../../core/net/address-policy.ts";
 import { EgressRefused, UpstreamNetworkError } from "../../core/net/fetch-errors.ts";
-import { checkResolved } from "../../core/net/url-policy.ts";
+import { checkResolved, unresolvable } from "../../core/net/url-policy.ts";
 import { asFetchPort, loopSettings, raceAbort, readCapped, runPageFetch, type Hop, type HopResponse } from "./page-loop.ts";
 import type { Resolver, SafeFetch, SafeFetchOptions } from "./types.ts";
 
 export type PinMode = "bun" | "deno" | "none";
+
+/** Same public answer as a private target (core/net/url-policy.ts). */
+function refusedUnresolved(host: string, detail: string): EgressRefused {
+  const refusal = unresolvable(host, detail);
+  return new EgressRefused(refusal.message, refusal.reason, refusal.internal);
+}
 
 export interface PortableOptions extends SafeFetchOptions {
   /** The fetch to wrap; default `globalThis.fetch`. */
@@ -115,9 +121,9 @@ export function createSafeFetchPortable(options: PortableOptions): SafeFetch {
         });
       } catch (err) {
         if (signal.aborted) throw err;
-        throw new UpstreamNetworkError(`Could not resolve ${target.url.host}.`, String(err), { cause: err });
+        throw refusedUnresolved(target.url.host, String(err));
       }
-      if (addresses.length === 0) throw new UpstreamNetworkError(`Could not resolve ${target.url.host}.`);
+      if (addresses.length === 0) throw refusedUnresolved(target.url.host, "no addresses");
       const verdict = checkResolved(target.hostname, addresses, settings.allow);
       if (!verdict.ok) throw new EgressRefused(verdict.message, verdict.reason, verdict.internal);
     }

@@ -3,14 +3,19 @@
  * credentials, the host as written, and every address the host resolves to. Verdicts are values;
  * the adapters turn a refusal into an `EgressRefused` error.
  *
- * Public messages name what the caller wrote (the URL, its host) but never the address a name
- * resolved to: that would let callers map the operator's internal DNS. The address goes into
- * `internal`, for the log.
+ * Every refused target (a private literal, `localhost`, a name resolving to a private address, a
+ * name that does not resolve) gets the same public message, `REFUSED_TARGET`: telling them apart
+ * would let callers probe the operator's internal DNS (issue #19). Which one it was goes into
+ * `internal`, for the debug log. Refusals of the URL's shape (scheme, credentials) say what to fix.
  */
-import { classifyAddress, describeKind, formatIp, parseIp, type AddressKind, type IpAddress } from "./address-policy.ts";
+import { classifyAddress, describeKind, parseIp, type AddressKind, type IpAddress } from "./address-policy.ts";
 import { allowsAddress, allowsHost, EMPTY_ALLOW_LIST, type AllowList } from "./allow-list.ts";
 
-export type RefusalReason = "invalid_url" | "scheme" | "credentials" | "local_hostname" | "non_public_address";
+export type RefusalReason = "invalid_url" | "scheme" | "credentials" | "local_hostname" | "non_public_address" | "unresolvable";
+
+/** The one public answer for every target Quarry will not reach. */
+export const REFUSED_TARGET =
+  "Quarry does not fetch this URL: its host does not resolve to a public address. Operators can allow private hosts with QUARRY_EGRESS_ALLOW.";
 
 export interface Refusal {
   ok: false;
@@ -34,8 +39,6 @@ export interface UrlAccepted {
 }
 
 export type UrlCheck = UrlAccepted | Refusal;
-
-const ALLOW_HINT = "Operators can allow it with QUARRY_EGRESS_ALLOW.";
 
 function refuse(reason: RefusalReason, message: string, internal = message, kind?: AddressKind): Refusal {
   return { ok: false, reason, message, internal, ...(kind ? { kind } : {}) };
@@ -67,22 +70,12 @@ export function checkUrl(input: string | URL, allow: AllowList = EMPTY_ALLOW_LIS
   if (literal && !allowedByName) {
     const verdict = checkAddress(literal, allow);
     if (verdict) {
-      return refuse(
-        "non_public_address",
-        `The URL's host ${formatIp(literal)} is ${describeKind(verdict)}; Quarry does not fetch private or non-public addresses. ${ALLOW_HINT}`,
-        `literal host ${url.hostname} is ${verdict}`,
-        verdict,
-      );
+      return refuse("non_public_address", REFUSED_TARGET, `literal host ${url.hostname} is ${describeKind(verdict)}`, verdict);
     }
   }
   const name = hostname.toLowerCase().replace(/\.$/, "");
   if (!literal && !allowedByName && (name === "localhost" || name.endsWith(".localhost"))) {
-    return refuse(
-      "local_hostname",
-      `"${url.hostname}" names this machine; Quarry does not fetch local addresses. ${ALLOW_HINT}`,
-      `localhost name ${url.hostname}`,
-      "loopback",
-    );
+    return refuse("local_hostname", REFUSED_TARGET, `localhost name ${url.hostname}`, "loopback");
   }
   return { ok: true, url, hostname, literal, allowedByName };
 }
@@ -109,11 +102,16 @@ export function checkResolved(
     if (kind) {
       return refuse(
         "non_public_address",
-        `The URL's host ${hostname} resolves to ${describeKind(kind)}; Quarry does not fetch private or non-public addresses. ${ALLOW_HINT}`,
+        REFUSED_TARGET,
         `${hostname} resolved to ${address} (${kind}); all answers: ${addresses.join(", ")}`,
         kind,
       );
     }
   }
   return { ok: true };
+}
+
+/** A name that did not resolve: refused with the same answer as a private one (see above). */
+export function unresolvable(hostname: string, detail: string): Refusal {
+  return refuse("unresolvable", REFUSED_TARGET, `${hostname} did not resolve: ${detail}`);
 }

@@ -261,11 +261,17 @@ describe("checkUrl", () => {
     }
   });
 
-  it("explains a refusal publicly", () => {
-    const check = checkUrl("http://0x7f.1:8080/x");
-    expect(!check.ok && check.message).toBe(
-      "The URL's host 127.0.0.1 is a loopback address; Quarry does not fetch private or non-public addresses. Operators can allow it with QUARRY_EGRESS_ALLOW.",
-    );
+  it("answers every refused target with one public message; the detail is internal only", () => {
+    const literal = checkUrl("http://0x7f.1:8080/x");
+    const local = checkUrl("http://localhost/");
+    const resolved = checkResolved("db.internal", ["10.0.0.7"]);
+    for (const check of [literal, local, resolved]) {
+      expect(!check.ok && check.message).toBe(
+        "Quarry does not fetch this URL: its host does not resolve to a public address. Operators can allow private hosts with QUARRY_EGRESS_ALLOW.",
+      );
+    }
+    expect(!literal.ok && literal.internal).toContain("loopback");
+    expect(!resolved.ok && resolved.internal).toContain("10.0.0.7");
   });
 
   it.each(["http://example.com/", "https://8.8.8.8/", "http://[2606:4700:4700::1111]/", "HTTP://Example.COM:8080/a?b#c"])("accepts %s", (url) =>
@@ -286,7 +292,7 @@ describe("checkUrl", () => {
     const mixed = checkResolved("mixed.test", ["8.8.8.8", "10.1.2.3"]);
     expect(mixed.ok).toBe(false);
     if (!mixed.ok) {
-      expect(mixed.message).toContain("mixed.test resolves to a private address");
+      expect(mixed.message).toContain("does not resolve to a public address");
       expect(mixed.message).not.toContain("10.1.2.3");
       expect(mixed.internal).toContain("10.1.2.3");
     }

@@ -8,7 +8,7 @@ import { createSafeFetchPortable } from "../../adapters/fetch/portable.ts";
 import { createSafeFetch, fetchPage } from "../../adapters/fetch/safe-fetch.ts";
 import { quarryUserAgent, type SafeFetch, type SafeFetchOptions } from "../../adapters/fetch/types.ts";
 import { parseAllowList } from "../../core/net/allow-list.ts";
-import { BodyTooLarge, FetchTimeout, UpstreamNetworkError } from "../../core/net/fetch-errors.ts";
+import { BodyTooLarge, EgressRefused, FetchTimeout, UpstreamNetworkError } from "../../core/net/fetch-errors.ts";
 import { mapResolver, rejection, startServer, type TestServer } from "./helpers.ts";
 
 const HTML = Buffer.from("<!doctype html><title>héllo</title><p>wörld ".repeat(200) + "</p>", "utf8");
@@ -195,8 +195,11 @@ describe.each(VARIANTS)("$name fetcher, allowed server", ({ name, make }) => {
     const err = await rejection(() => safe().fetchPage(`http://127.0.0.1:${port}/`));
     expect(err).toBeInstanceOf(UpstreamNetworkError);
     expect(err.status).toBe(502);
+    // A name that does not resolve answers exactly like a private one (#19: no probing internal DNS).
     const unknown = await rejection(() => safe({ resolver: mapResolver({}) }).fetchPage("http://nowhere.test/"));
-    expect(unknown).toBeInstanceOf(UpstreamNetworkError);
+    expect(unknown).toBeInstanceOf(EgressRefused);
+    const private_ = await rejection(() => safe({ resolver: mapResolver({ "db.test": ["10.0.0.7"] }) }).fetchPage("http://db.test/"));
+    expect([unknown.status, unknown.code, unknown.message]).toEqual([private_.status, private_.code, private_.message]);
   });
 
   it.runIf(name === "node")("reports a corrupt compressed body", async () => {
