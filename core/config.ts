@@ -40,7 +40,22 @@ export interface Config {
   browser: { path: string | null; pages: number };
   /** The response cache's bounds, in bytes (QUARRY_CACHE_MAX_BYTES, QUARRY_CACHE_MAX_ENTRY_BYTES). */
   cache: { maxBytes: number; maxEntryBytes: number };
+  /** HTTP(S)_PROXY / NO_PROXY for page fetches, from the env handed to start-up (never the process's own). */
+  proxy: ProxySettings | null;
   version: string;
+}
+
+export interface ProxySettings {
+  http?: string;
+  https?: string;
+  noProxy?: string;
+}
+
+/** The proxy settings an environment asks for; lowercase names win, as curl does. */
+export function parseProxyEnv(env: Env): ProxySettings | null {
+  const pick = (name: string) => env[name.toLowerCase()]?.trim() || env[name.toUpperCase()]?.trim() || undefined;
+  const proxy: ProxySettings = { http: pick("http_proxy"), https: pick("https_proxy"), noProxy: pick("no_proxy") };
+  return proxy.http || proxy.https ? proxy : null;
 }
 
 export class ConfigError extends Error {
@@ -226,6 +241,7 @@ export function parseConfig(env: Env, version = "0.0.0"): Config {
       maxBytes: parseSize(env, "QUARRY_CACHE_MAX_BYTES", 32 * 2 ** 20),
       maxEntryBytes: parseSize(env, "QUARRY_CACHE_MAX_ENTRY_BYTES", 2 * 2 ** 20),
     },
+    proxy: parseProxyEnv(env),
     version,
   };
 }

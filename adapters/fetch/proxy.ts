@@ -4,15 +4,12 @@
  * proxy the connect-time address check cannot see where the proxy connects, so the fetcher
  * resolves and checks the target before sending (see safe-fetch.ts, "Proxies").
  */
+import { parseProxyEnv, type Env } from "../../core/config.ts";
 import type { ProxyConfig } from "./types.ts";
-
-type Env = Record<string, string | undefined>;
 
 /** The proxy settings the environment asks for (lowercase names win, as curl does). */
 export function proxyFromEnv(env: Env): ProxyConfig | undefined {
-  const pick = (name: string) => env[name.toLowerCase()]?.trim() || env[name.toUpperCase()]?.trim() || undefined;
-  const config: ProxyConfig = { http: pick("http_proxy"), https: pick("https_proxy"), noProxy: pick("no_proxy") };
-  return config.http || config.https ? config : undefined;
+  return parseProxyEnv(env) ?? undefined;
 }
 
 export interface ResolvedProxy {

@@ -14,7 +14,7 @@ import { LruCache, type CacheLimits } from "../storage/lru-cache.ts";
 import { MemoryCounters } from "../storage/memory-counters.ts";
 import { SqliteCounters } from "../storage/sqlite-counters.ts";
 import { openSqlite, type SqliteConnectorFactory } from "./sqlite.ts";
-import { createSafeFetch, parseAllowList, proxyFromEnv, quarryUserAgent, systemResolver } from "../fetch/mod.ts";
+import { createSafeFetch, parseAllowList, quarryUserAgent, systemResolver } from "../fetch/mod.ts";
 import { createBrowserPool, findChromium, type BrowserPool } from "../browser/pool.ts";
 import { packageVersion } from "./version.ts";
 import { docsAssets } from "./docs-assets.ts";
@@ -56,7 +56,8 @@ export function guardedPages(config: Config): PagePort {
   return createSafeFetch({
     allow: parseAllowList(config.egressAllow),
     userAgent: quarryUserAgent(packageVersion()),
-    proxy: proxyFromEnv(process.env),
+    // From the env handed to start-up (Deno passes its own), like every other setting.
+    proxy: config.proxy ?? undefined,
   });
 }
 
