@@ -1,10 +1,11 @@
 /**
- * The JSON/API client for backends (SearXNG, Brave, Wikipedia, …): ofetch with retries OFF (the
- * backend runner owns retries, suspension and the shared deadline), a per-request timeout and the
- * honest User-Agent. Backend base URLs come from the operator (QUARRY_<BACKEND>_URL, often a
- * local SearXNG), so this client has no SSRF guard; page URLs never go through it. To use ofetch's
- * conveniences on page fetches, give it the guarded port:
- * `createApiFetch({ fetch: createSafeFetch(options) })`.
+ * The upstream-API client: ofetch with retries OFF (the backend runner owns retries, suspension
+ * and the shared deadline), a per-request timeout when the caller gives no signal, and the honest
+ * User-Agent where a backend sets none. `createApiFetchPort` is the upstream transport
+ * (`Ports.fetch`) that adapters/shared/bootstrap.ts hands the core. Backend base URLs come from
+ * the operator (QUARRY_<BACKEND>_URL, often a local SearXNG), so this client has no SSRF guard:
+ * the core's egress policy (core/net/egress.ts) sends it only requests on a configured upstream's
+ * own origin, with redirects handled by hand; everything else goes through the guarded page fetcher.
  */
 import { createFetch, type $Fetch } from "ofetch";
 import type { FetchPort } from "../../core/ports.ts";
@@ -15,7 +16,11 @@ export interface ApiFetchOptions {
   userAgent?: string;
   /** The fetch underneath; default the runtime's global fetch. */
   fetch?: FetchPort;
+  /** Accept sent when a request has none; `null` sends none (default `application/json`). */
+  accept?: string | null;
 }
+
+const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
 export function createApiFetch(options: ApiFetchOptions = {}): $Fetch {
   const base = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
@@ -24,7 +29,10 @@ export function createApiFetch(options: ApiFetchOptions = {}): $Fetch {
     defaults: {
       retry: 0,
       timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      headers: { "user-agent": options.userAgent ?? quarryUserAgent(), accept: "application/json" },
+      headers: {
+        "user-agent": options.userAgent ?? quarryUserAgent(),
+        ...(options.accept === null ? {} : { accept: options.accept ?? "application/json" }),
+      },
     },
   });
 }
@@ -38,6 +46,6 @@ export function createApiFetchPort(options: ApiFetchOptions = {}): FetchPort {
       responseType: "stream",
       ignoreResponseError: true,
     });
-    return new Response(res.body, { status: res.status, statusText: res.statusText, headers: res.headers });
+    return new Response(NULL_BODY.has(res.status) ? null : res.body, { status: res.status, statusText: res.statusText, headers: res.headers });
   };
 }

@@ -7,14 +7,14 @@ import { createStorage, type Storage } from "unstorage";
 import dbDriver from "unstorage/drivers/db0";
 import memoryDriver from "unstorage/drivers/memory";
 import { ConfigError, type Config } from "../../core/config.ts";
-import type { CachePort, Clock, Counters, KeyStore, Logger, PagePort, Ports, SourceRegistry } from "../../core/ports.ts";
+import type { CachePort, Clock, Counters, FetchPort, KeyStore, Logger, PagePort, Ports, SourceRegistry } from "../../core/ports.ts";
 import { KvKeyStore } from "../storage/kv-key-store.ts";
 import { KvSources } from "../storage/kv-sources.ts";
 import { LruCache, type CacheLimits } from "../storage/lru-cache.ts";
 import { MemoryCounters } from "../storage/memory-counters.ts";
 import { SqliteCounters } from "../storage/sqlite-counters.ts";
 import { openSqlite, type SqliteConnectorFactory } from "./sqlite.ts";
-import { createSafeFetch, parseAllowList, quarryUserAgent, systemResolver } from "../fetch/mod.ts";
+import { createApiFetchPort, createSafeFetch, parseAllowList, quarryUserAgent, systemResolver } from "../fetch/mod.ts";
 import { createBrowserPool, findChromium, type BrowserPool } from "../browser/pool.ts";
 import { packageVersion } from "./version.ts";
 import { docsAssets } from "./docs-assets.ts";
@@ -67,6 +67,14 @@ const noPages: PagePort = {
     throw new Error("no page fetcher configured for this process");
   },
 };
+
+/**
+ * The upstream transport (ofetch, no retries): the core reaches it only through its egress
+ * policy. No default Accept: each backend asks for what it parses (HTML, JSON).
+ */
+export function upstreamTransport(): FetchPort {
+  return createApiFetchPort({ userAgent: quarryUserAgent(packageVersion()), accept: null });
+}
 
 function memoryStores(clock: Clock, limits: CacheLimits = {}): Stores {
   const kv = createStorage({ driver: memoryDriver() });
@@ -145,7 +153,7 @@ function assemble(stores: Stores, config: Config, runtime: RuntimeParts, logger:
       ...storage,
       clock,
       logger,
-      fetch: (input, init) => fetch(input, init),
+      fetch: upstreamTransport(),
       pages: runtime.pages?.(config) ?? guardedPages(config),
       remoteAddress: runtime.remoteAddress,
       docsAssets: docsAssets(),
@@ -161,7 +169,7 @@ function assemble(stores: Stores, config: Config, runtime: RuntimeParts, logger:
 
 export function memoryPorts(logger: Logger, clock: Clock = systemClock, pages: PagePort = noPages): Ports {
   const { describe: _d, close: _c, ...storage } = memoryStores(clock);
-  return { ...storage, clock, logger, fetch: (input, init) => fetch(input, init), pages, docsAssets: docsAssets() };
+  return { ...storage, clock, logger, fetch: upstreamTransport(), pages, docsAssets: docsAssets() };
 }
 
 export async function buildPorts(config: Config, runtime: RuntimeParts, logger: Logger, clock: Clock = systemClock): Promise<Built> {

@@ -13,6 +13,7 @@ beforeAll(async () => {
       return res.end('{"error":"down"}');
     }
     if (req.url === "/slow") return; // never answers
+    if (req.url === "/moved") return res.writeHead(302, { location: "/ok" }).end();
     res.writeHead(200, { "content-type": "application/json" });
     res.end(JSON.stringify({ ua: req.headers["user-agent"], accept: req.headers.accept }));
   });
@@ -43,5 +44,13 @@ describe("createApiFetch", () => {
     const res = await port(`${api.origin}/fail`);
     expect(res.status).toBe(503);
     expect(await res.json()).toEqual({ error: "down" });
+  });
+
+  it("as the upstream transport: the request's own headers win, and manual redirects come back as they are", async () => {
+    const port = createApiFetchPort({ accept: null });
+    const own = await (await port(`${api.origin}/ok`, { headers: { "user-agent": "com.google.android.youtube/19" } })).json();
+    expect(own).toEqual({ ua: "com.google.android.youtube/19", accept: "*/*" }); // no JSON Accept forced on HTML upstreams
+    const moved = await port(`${api.origin}/moved`, { redirect: "manual" });
+    expect([moved.status, moved.headers.get("location")]).toEqual([302, "/ok"]);
   });
 });
