@@ -10,7 +10,8 @@ import { ApiError } from "../../errors.ts";
 import type { Ports } from "../../ports.ts";
 import { mergeResults } from "../../ranking/merge.ts";
 import { queryExcerpt } from "../search/excerpt.ts";
-import { rankPassages, type Passage, type SourceText } from "./evidence.ts";
+import { modelOf, rankPassages, type Passage, type SourceText } from "./evidence.ts";
+import type { QuestionModel } from "./relevance.ts";
 import { chat, LlmError, parseModelReport, supportIndex, synthesisMessages, verifyReport, type LlmConfig } from "./llm.ts";
 import { parseModelQueries, planPrompt, planSubQueries } from "./plan.ts";
 import { readPages, type PageOutcome } from "./read.ts";
@@ -76,9 +77,9 @@ async function plan(deps: ResearchDeps, req: ResearchRequest, deadline: number):
 }
 
 async function write(
-  deps: ResearchDeps, req: ResearchRequest, evidence: Passage[], texts: SourceText[], titles: Map<string, string>, tier: TierPlan,
+  deps: ResearchDeps, req: ResearchRequest, evidence: Passage[], texts: SourceText[], titles: Map<string, string>, tier: TierPlan, model: QuestionModel,
 ): Promise<{ report: Report; synthesis: "extractive" | "llm"; tokens: number; llmError?: string }> {
-  const extractive = () => extractiveReport(evidence, req.query, { findings: tier.findings, summarySentences: tier.summarySentences });
+  const extractive = () => extractiveReport(evidence, req.query, { findings: tier.findings, summarySentences: tier.summarySentences, model });
   if (!deps.llm || evidence.length === 0) return { report: extractive(), synthesis: "extractive", tokens: 0 };
   let tokens = 0;
   try {
@@ -137,7 +138,6 @@ export async function research(deps: ResearchDeps, req: ResearchRequest, onProgr
   });
   if (merged.length === 0) throw new ApiError("upstream_error", `The search backends returned no usable results for this question: ${describeStatuses(statuses)}.`);
 
-  const ids = merged.map((_, i) => `S${i + 1}`);
   let pages: PageOutcome[] = merged.map(() => ({ status: "skipped", reason: "tier basic reads no pages" }) as const);
   if (tier.readPages) {
     await onProgress({ stage: "reading", message: `reading ${merged.length} pages`, i: 0, n: merged.length });
@@ -147,19 +147,31 @@ export async function research(deps: ResearchDeps, req: ResearchRequest, onProgr
       void onProgress({ stage: "reading", message: `reading ${done} of ${n} pages`, i: done, n });
     });
   }
-  const texts: SourceText[] = merged.flatMap((r, i): SourceText[] => {
+
+  await onProgress({ stage: "ranking", message: `ranking the ${merged.length} sources by what they say` });
+  // Once read, sources rank by what they say about the question, not by the engines' order.
+  const textOf = (i: number, id: string): SourceText | null => {
+    const r = merged[i]!;
     const page = pages[i]!;
     const host = siteOf(r.url);
-    if (page.status === "read") return [{ id: ids[i]!, host, text: page.text, fromPage: true }];
-    return r.content.trim() ? [{ id: ids[i]!, host, text: r.content, fromPage: false }] : [];
-  });
-
-  await onProgress({ stage: "ranking", message: `ranking passages of ${texts.length} sources` });
-  const evidence = rankPassages(texts, req.query, planned.subQueries, { limit: tier.passages, perHost: tier.perHost });
+    if (page.status === "read") return { id, host, text: page.text, fromPage: true, title: page.title ?? r.title };
+    return r.content.trim() ? { id, host, text: r.content, fromPage: false, title: r.title } : null;
+  };
+  const firstPass = merged.map((_, i) => textOf(i, `R${i}`)).filter((t): t is SourceText => t !== null);
+  const relevanceOf = modelOf(firstPass, req.query).documents;
+  const order = merged
+    .map((_, i) => ({ i, relevance: relevanceOf.get(`R${i}`) ?? 0 }))
+    .sort((a, b) => b.relevance - a.relevance || a.i - b.i);
+  const ranked = order.map(({ i }) => merged[i]!);
+  const rankedPages = order.map(({ i }) => pages[i]!);
+  const ids = ranked.map((_, i) => `S${i + 1}`);
+  const texts = order.map(({ i }, k) => textOf(i, ids[k]!)).filter((t): t is SourceText => t !== null);
+  const model = modelOf(texts, req.query);
+  const evidence = rankPassages(texts, req.query, planned.subQueries, { limit: tier.passages, perHost: tier.perHost, model });
 
   await onProgress({ stage: "writing", message: deps.llm ? "writing the report with the model" : "writing the report" });
-  const titles = new Map(merged.map((r, i) => [ids[i]!, r.title]));
-  const written = await write(deps, req, evidence, texts, titles, tier);
+  const titles = new Map(ranked.map((r, i) => [ids[i]!, r.title]));
+  const written = await write(deps, req, evidence, texts, titles, tier, model);
   const report = written.report;
   const read = pages.filter((p) => p.status === "read").length;
   let notice: string | undefined;
@@ -170,14 +182,16 @@ export async function research(deps: ResearchDeps, req: ResearchRequest, onProgr
     notice = "No page could be read; the report rests on the search engines' snippets.";
   }
 
-  const sources = merged.map((r, i) => {
-    const page = pages[i]!;
+  const sources = ranked.map((r, i) => {
+    const page = rankedPages[i]!;
     let excerpt: string | null;
     if (page.status === "read") excerpt = req.tier === "full" ? truncateToTokens(page.text, tier.excerptTokens) : queryExcerpt(page.text, req.query, tier.excerptTokens) || null;
     else excerpt = r.content ? truncateToTokens(r.content, tier.excerptTokens) : null;
     const title = r.title || (page.status === "read" ? page.title ?? "" : "");
     const published = r.published_at ?? (page.status === "read" ? page.published_at : null);
-    return { id: ids[i]!, title, url: r.url, score: r.score, excerpt, published_at: published };
+    // The score is what the page says about the question once read (the engines' score before that).
+    const score = texts.length ? model.documents.get(ids[i]!) ?? 0 : r.score;
+    return { id: ids[i]!, title, url: r.url, score, excerpt, published_at: published };
   });
   const tokens =
     written.tokens + planned.tokens + countTokens(report.summary) +
