@@ -31,6 +31,8 @@ export interface Config {
   logLevel: string;
   backends: Record<string, BackendSettings>;
   llm: { url: string; model: string | null; key: string | null } | null;
+  /** Optional OpenAI-compatible embeddings endpoint for research's passage ranking. */
+  embeddings: { url: string; model: string | null; key: string | null } | null;
   egressAllow: string[];
   version: string;
 }
@@ -153,6 +155,7 @@ export function parseConfig(env: Env, version = "0.0.0"): Config {
     throw new ConfigError("QUARRY_LOG_LEVEL", `"${logLevel}" is not one of ${LOG_LEVELS.join(", ")}`);
   }
   const llmUrl = parseUrl(env, "QUARRY_LLM_URL", ["http:", "https:"]);
+  const embeddingsUrl = parseUrl(env, "QUARRY_EMBEDDINGS_URL", ["http:", "https:"]);
   const egressAllow = (str(env, "QUARRY_EGRESS_ALLOW") ?? "").split(",").map((s) => s.trim()).filter(Boolean);
   try {
     parseAllowList(egressAllow);
@@ -172,6 +175,7 @@ export function parseConfig(env: Env, version = "0.0.0"): Config {
     logLevel,
     backends: parseBackends(env),
     llm: llmUrl ? { url: llmUrl, model: str(env, "QUARRY_LLM_MODEL") ?? null, key: str(env, "QUARRY_LLM_KEY") ?? null } : null,
+    embeddings: embeddingsUrl ? { url: embeddingsUrl, model: str(env, "QUARRY_EMBEDDINGS_MODEL") ?? null, key: str(env, "QUARRY_EMBEDDINGS_KEY") ?? null } : null,
     egressAllow,
     version,
   };

@@ -62,6 +62,7 @@ export function createServices(ports: Ports, config: Config, options: ServiceOpt
       ports,
       runner,
       llm: config.llm,
+      embeddings: config.embeddings,
       ...(options.llmTimeoutMs ? { llmTimeoutMs: options.llmTimeoutMs } : {}),
       ...(deadlines.research ? { deadlineMs: deadlines.research } : {}),
     },

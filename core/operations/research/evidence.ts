@@ -8,7 +8,7 @@
  */
 import { lexicalScores, tokenize } from "../../ranking/lexical.ts";
 import { passages as splitPassages } from "../search/excerpt.ts";
-import { buildQuestionModel, sentenceRelevance, type QuestionModel } from "./relevance.ts";
+import { buildQuestionModel, sentenceRelevance, type QuestionModel, type Semantic } from "./relevance.ts";
 import { splitSentences } from "./sentences.ts";
 
 export interface SourceText {
@@ -84,8 +84,8 @@ export interface RankOptions {
 }
 
 /** The question model over sources. */
-export function modelOf(sources: readonly SourceText[], question: string): QuestionModel {
-  return buildQuestionModel(question, sources.map((s) => ({ id: s.id, host: s.host, title: s.title ?? "", text: s.text, fromPage: s.fromPage })));
+export function modelOf(sources: readonly SourceText[], question: string, semantic: Semantic | null = null): QuestionModel {
+  return buildQuestionModel(question, sources.map((s) => ({ id: s.id, host: s.host, title: s.title ?? "", text: s.text, fromPage: s.fromPage })), semantic);
 }
 
 /** Ranked evidence, best first; deterministic for the same input. */

@@ -162,7 +162,8 @@ export function buildQuestionModel(question: string, docs: readonly DocumentInpu
       // The model's view of the page: the mean of its three sentences closest to the question.
       const sims = docSentences(d.text).map((s) => semantic.get(s) ?? 0).sort((a, b) => b - a).slice(0, 3);
       const sem = sims.length ? sims.reduce((a, b) => a + b, 0) / sims.length : 0;
-      score = 0.5 * score + 0.5 * Math.max(0, sem);
+      // A model that reads meaning is a better judge of what a page is about than shared words.
+      score = 0.3 * score + 0.7 * Math.max(0, sem);
     }
     return anyPage && !d.fromPage ? score * SNIPPET_WEIGHT : score;
   });
@@ -200,11 +201,13 @@ export function sentenceRelevance(sentence: string, sourceId: string, model: Que
   let topicMass = 0;
   for (const t of s) topicMass += model.topic.get(t) ?? 0;
   const topical = 1 - Math.exp(-topicMass / 1.5);
-  // On the question: it names what was asked, or it speaks the relevant pages' shared vocabulary.
-  if (q === 0 && topicMass < 1) return 0;
+  // On the question: it names what was asked, or it speaks the relevant pages' shared vocabulary,
+  // or (with an embeddings model) it means something close to the question in other words.
+  const meaning = model.semantic?.get(sentence) ?? 0;
+  if (q === 0 && topicMass < 1 && meaning < 0.6) return 0;
   // What a sentence adds beyond the question's own words carries it: naming the subject alone
   // ("a jar of honey holds the work of bees") does not answer anything.
   let score = topical * (0.5 + 0.5 * q) + (CUES[model.kind].test(sentence) ? 0.1 : 0);
-  if (model.semantic) score = 0.5 * score + 0.5 * Math.max(0, model.semantic.get(sentence) ?? 0);
+  if (model.semantic) score = 0.5 * score + 0.5 * meaning;
   return Math.min(1, score) * doc;
 }

@@ -11,7 +11,8 @@ import type { Ports } from "../../ports.ts";
 import { mergeResults } from "../../ranking/merge.ts";
 import { queryExcerpt } from "../search/excerpt.ts";
 import { modelOf, rankPassages, type Passage, type SourceText } from "./evidence.ts";
-import type { QuestionModel } from "./relevance.ts";
+import { docSentences, type QuestionModel, type Semantic } from "./relevance.ts";
+import { EmbeddingsError, questionSimilarity, type EmbeddingsConfig } from "./embeddings.ts";
 import { chat, LlmError, parseModelReport, supportIndex, synthesisMessages, verifyReport, type LlmConfig } from "./llm.ts";
 import { parseModelQueries, planPrompt, planSubQueries } from "./plan.ts";
 import { readPages, type PageOutcome } from "./read.ts";
@@ -24,6 +25,10 @@ export interface ResearchDeps {
   /** The shared web runner (circuit breakers see research's searches too). */
   runner: BackendRunner;
   llm: LlmConfig | null;
+  /** Optional embeddings model for ranking sentences by meaning (QUARRY_EMBEDDINGS_URL). */
+  embeddings?: EmbeddingsConfig | null;
+  /** Longest the embeddings model may take (default 5 s). */
+  embeddingsTimeoutMs?: number;
   /** Longest the model may take to write the report (default 20 s). */
   llmTimeoutMs?: number;
   /** Overrides the tier's deadline (tests). */
@@ -73,6 +78,21 @@ async function plan(deps: ResearchDeps, req: ResearchRequest, deadline: number):
     return { subQueries: planned.length ? planned : fallback, tokens: answer.tokens };
   } catch {
     return { subQueries: fallback, tokens: 0 };
+  }
+}
+
+/** Most sentences sent to the embeddings model per question (the pages' first ones, in engine order). */
+const MAX_EMBEDDED = 600;
+
+/** The sentences' similarity to the question by the embeddings model, or null (none configured, or it failed). */
+async function similarity(deps: ResearchDeps, question: string, texts: readonly SourceText[], deadline: number): Promise<{ map: Semantic | null; error?: string }> {
+  if (!deps.embeddings || texts.length === 0) return { map: null };
+  const sentences = texts.flatMap((t) => docSentences(t.text)).slice(0, MAX_EMBEDDED);
+  const timeout = Math.min(deps.embeddingsTimeoutMs ?? 5_000, Math.max(0, (deadline - deps.ports.clock.now()) / 4));
+  try {
+    return { map: await questionSimilarity(deps.ports.fetch, deps.embeddings, question, sentences, timeout) };
+  } catch (err) {
+    return { map: null, error: err instanceof EmbeddingsError ? err.message : "embeddings answer could not be used" };
   }
 }
 
@@ -158,7 +178,8 @@ export async function research(deps: ResearchDeps, req: ResearchRequest, onProgr
     return r.content.trim() ? { id, host, text: r.content, fromPage: false, title: r.title } : null;
   };
   const firstPass = merged.map((_, i) => textOf(i, `R${i}`)).filter((t): t is SourceText => t !== null);
-  const relevanceOf = modelOf(firstPass, req.query).documents;
+  const semantic = await similarity(deps, req.query, firstPass, deadline);
+  const relevanceOf = modelOf(firstPass, req.query, semantic.map).documents;
   const order = merged
     .map((_, i) => ({ i, relevance: relevanceOf.get(`R${i}`) ?? 0 }))
     .sort((a, b) => b.relevance - a.relevance || a.i - b.i);
@@ -166,7 +187,7 @@ export async function research(deps: ResearchDeps, req: ResearchRequest, onProgr
   const rankedPages = order.map(({ i }) => pages[i]!);
   const ids = ranked.map((_, i) => `S${i + 1}`);
   const texts = order.map(({ i }, k) => textOf(i, ids[k]!)).filter((t): t is SourceText => t !== null);
-  const model = modelOf(texts, req.query);
+  const model = modelOf(texts, req.query, semantic.map);
   const evidence = rankPassages(texts, req.query, planned.subQueries, { limit: tier.passages, perHost: tier.perHost, model });
 
   await onProgress({ stage: "writing", message: deps.llm ? "writing the report with the model" : "writing the report" });
@@ -207,6 +228,8 @@ export async function research(deps: ResearchDeps, req: ResearchRequest, onProgr
       sub_queries: planned.subQueries,
       sources_count: sources.length,
       synthesis: written.synthesis,
+      ranking: semantic.map ? "embeddings" : "lexical",
+      ...(semantic.error ? { embeddings_error: semantic.error } : {}),
       ...(written.llmError ? { llm_error: written.llmError } : {}),
       ...(notice ? { notice } : {}),
       backends: statuses,
