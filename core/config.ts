@@ -33,6 +33,8 @@ export interface Config {
   logLevel: string;
   backends: Record<string, BackendSettings>;
   llm: { url: string; model: string | null; key: string | null } | null;
+  /** Optional OpenAI-compatible embeddings endpoint for research's passage ranking. */
+  embeddings: { url: string; model: string | null; key: string | null } | null;
   egressAllow: string[];
   /** GET /metrics (QUARRY_METRICS), behind a bearer token when QUARRY_METRICS_TOKEN is set. */
   metrics: { token: string | null } | null;
@@ -214,6 +216,7 @@ export function parseConfig(env: Env, version = "0.0.0"): Config {
     throw new ConfigError("QUARRY_LOG_LEVEL", `"${logLevel}" is not one of ${LOG_LEVELS.join(", ")}`);
   }
   const llmUrl = parseUrl(env, "QUARRY_LLM_URL", ["http:", "https:"]);
+  const embeddingsUrl = parseUrl(env, "QUARRY_EMBEDDINGS_URL", ["http:", "https:"]);
   const egressAllow = (str(env, "QUARRY_EGRESS_ALLOW") ?? "").split(",").map((s) => s.trim()).filter(Boolean);
   try {
     parseAllowList(egressAllow);
@@ -234,6 +237,7 @@ export function parseConfig(env: Env, version = "0.0.0"): Config {
     logLevel,
     backends: parseBackends(env),
     llm: llmUrl ? { url: llmUrl, model: str(env, "QUARRY_LLM_MODEL") ?? null, key: str(env, "QUARRY_LLM_KEY") ?? null } : null,
+    embeddings: embeddingsUrl ? { url: embeddingsUrl, model: str(env, "QUARRY_EMBEDDINGS_MODEL") ?? null, key: str(env, "QUARRY_EMBEDDINGS_KEY") ?? null } : null,
     egressAllow,
     metrics: parseBool(env, "QUARRY_METRICS") ? { token: str(env, "QUARRY_METRICS_TOKEN") ?? null } : null,
     browser: { path: str(env, "QUARRY_CHROMIUM_PATH") ?? null, pages: parseCount(env, "QUARRY_BROWSER_PAGES", 4, 1, 64) },

@@ -30,6 +30,7 @@ export interface ServiceOptions {
 export function configuredUpstreams(config: Config): string[] {
   const bases = CATALOGUE.map((e) => resolveBackend(e.backend, config.backends[e.backend.about.id])).flatMap((e) => (e.enabled ? [e.config.baseUrl] : []));
   if (config.llm) bases.push(config.llm.url);
+  if (config.embeddings) bases.push(config.embeddings.url);
   if (config.backends.youtube?.key) bases.push(DATA_API_BASE);
   return bases;
 }
@@ -81,6 +82,7 @@ export function createServices(ports: Ports, config: Config, options: ServiceOpt
       runner,
       fetch,
       llm: config.llm,
+      embeddings: config.embeddings,
       ...(options.llmTimeoutMs ? { llmTimeoutMs: options.llmTimeoutMs } : {}),
       ...(deadlines.research ? { deadlineMs: deadlines.research } : {}),
     },

@@ -1,112 +1,128 @@
 /**
- * Research evidence bench: passage ranking + extractive synthesis (core/operations/research)
- * over 20 real pages of the article-extraction benchmark, against a naive baseline in the same
- * run (every sentence scored by its raw count of query terms, top five, no dedup).
+ * Research quality bench: the real POST /v1/research, end to end, over the question set of
+ * bench/research/set (33 questions, each with on-topic pages, off-topic pages that share the
+ * question's words and one result whose page answers 500).
  *
- * Each report gets one target page (its question is the page's URL slug) and four other
- * pages, so a report must find the page that answers and leave the others out. Measured:
- * time per report, on-target share of findings, redundancy among findings (pairs where one
- * holds ≥ 60 % of the other's words), distinct sources cited.
+ * The pages are served on 127.0.0.1 (one local server per result slot, so each result is its
+ * own site), and the search results come from a replayed SearXNG answer that lists them in
+ * the set's order, off-topic pages included. Two versions answer in the same run:
  *
- *   npx tsx bench/research/run.ts
+ * - baseline: the research operation as it was on `main` at BASELINE (the commit this work
+ *   started from), run from a `git archive` of that commit extracted to a temporary directory;
+ * - current: this tree.
+ *
+ * Both are scored by bench/research/metric.ts on the dev and held-out splits apart.
+ *
+ *   npx tsx bench/research/run.ts [--tier summary] [--split dev|holdout|all] [--verbose]
  */
-import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { extractContent } from "../../core/extract/extract-content.ts";
-import { containment, contentTokens, rankPassages, type SourceText } from "../../core/operations/research/evidence.ts";
-import { planSubQueries } from "../../core/operations/research/plan.ts";
-import { extractiveReport, splitSentences, type Finding } from "../../core/operations/research/synthesis.ts";
-import { TIER_PLAN } from "../../core/operations/research/tiers.ts";
-import { queryTerms, tokenize } from "../../core/ranking/lexical.ts";
-import { benchmarkPage, SHARED } from "../../tests/helpers/page-server.ts";
-import { loadLibraries } from "../../core/lazy.ts";
+import { execSync } from "node:child_process";
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { startPageServer, send, type PageServer } from "../../tests/helpers/page-server.ts";
+import { replayEnv, startReplayServer } from "../../tests/helpers/replay-server.ts";
+import { localPages, searxngBody } from "../../tests/research/fixtures.ts";
+import { makeApp, type TestApp } from "../../tests/helpers/app.ts";
+import { loadQuestions, pageHtml, type BenchPage } from "./dataset.ts";
+import { score, type Answer, type Scored } from "./metric.ts";
 
-await loadLibraries();
+const BASELINE = "36a19fd4163e009f11332805d3cfb4a3d158e0a1";
+const ROOT = resolve(new URL("../..", import.meta.url).pathname);
+const arg = (name: string, fallback: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1]! : fallback;
+};
+const tier = arg("tier", "summary");
+const split = arg("split", "all");
+const verbose = process.argv.includes("--verbose");
 
-const truth = JSON.parse(readFileSync(join(SHARED, "bench/article-extraction/ground-truth.json"), "utf8")) as Record<string, { url: string }>;
-const slugWords = (url: string) => (new URL(url).pathname.split("/").filter((s) => /[a-z]-[a-z]/i.test(s)).pop() ?? "").replace(/\.[a-z]+$/i, "").replace(/[-_]+/g, " ").replace(/\b[0-9a-f]{6,}\b|\b\d+\b/gi, "").trim();
-// Pages whose URL slug makes a question of at least four words.
-const ids = Object.keys(truth).sort().filter((id) => slugWords(truth[id]!.url).split(" ").length >= 4).slice(0, 20);
-const pages = ids.map((id, i) => {
-  const p = benchmarkPage(id);
-  const text = extractContent(p.html, p.truth.url, { onlyMainContent: true }).text;
-  return { id: `S${i + 1}`, host: new URL(p.truth.url).host, text, fromPage: true, question: slugWords(p.truth.url) };
-});
-
-function naive(sources: SourceText[], question: string, n: number): Finding[] {
-  const terms = new Set(queryTerms(question));
-  const all = sources.flatMap((s) => s.text.split(/\n\s*\n/).flatMap(splitSentences).map((text) => ({ text, id: s.id })));
-  return all
-    .map((s, i) => ({ ...s, i, score: tokenize(s.text).filter((t) => terms.has(t)).length }))
-    .sort((a, b) => b.score - a.score || a.i - b.i)
-    .slice(0, n)
-    .map((s) => ({ text: s.text, citations: [s.id] }));
-}
-
-interface Row { ms: number; onTarget: number; redundant: number; sources: number; findings: number }
-const stats = { ours: [] as Row[], naive: [] as Row[] };
-const tier = TIER_PLAN.summary;
-
-function measure(findings: Finding[], target: string, ms: number): Row {
-  const toks = findings.map((f) => contentTokens(f.text));
-  let pairs = 0;
-  let dup = 0;
-  for (let i = 0; i < toks.length; i++) for (let j = i + 1; j < toks.length; j++) {
-    pairs++;
-    if (Math.max(containment(toks[i]!, toks[j]!), containment(toks[j]!, toks[i]!)) >= 0.6) dup++;
+/** The baseline's tree, extracted once per commit; node_modules is this checkout's. */
+function baselineTree(): string {
+  const dir = join(tmpdir(), `quarry-research-baseline-${BASELINE.slice(0, 12)}`);
+  if (!existsSync(join(dir, "tests/helpers/app.ts"))) {
+    mkdirSync(dir, { recursive: true });
+    execSync(`git archive ${BASELINE} core adapters tests/helpers package.json tsconfig.json | tar -x -C ${dir}`, { cwd: ROOT });
+    symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"));
   }
-  return {
-    ms,
-    onTarget: findings.length ? findings.filter((f) => f.citations.includes(target)).length / findings.length : 0,
-    redundant: pairs ? dup / pairs : 0,
-    sources: new Set(findings.flatMap((f) => f.citations)).size,
-    findings: findings.length,
-  };
+  return dir;
 }
 
-const REPEAT = 5;
-for (let r = 0; r < pages.length; r++) {
-  const target = pages[r]!;
-  const corpus = [0, 1, 2, 3, 4].map((k) => pages[(r + k * 3) % pages.length]!);
-  // The target page plus its near-duplicate (the same page again under another site), as a real result list often holds.
-  const sources: SourceText[] = [...corpus, { ...target, id: "S99", host: "mirror.example" }];
-  const subs = planSubQueries(target.question, "summary");
-  let report = extractiveReport([], "", { findings: 0, summarySentences: 0 });
+type MakeApp = typeof makeApp;
+const questions = loadQuestions().filter((q) => split === "all" || q.split === split);
+const slots = Math.max(...questions.map((q) => q.pages.length));
+const replay = await startReplayServer();
+const sites: PageServer[] = await Promise.all(Array.from({ length: slots }, () => startPageServer()));
+const pages = new Map<string, BenchPage>();
+for (const q of questions) {
+  q.pages.forEach((p, i) => {
+    const site = sites[i]!;
+    const path = `/${q.id}/${i + 1}`;
+    pages.set(`${site.url}${path}`, p);
+    site.route(path, p.broken ? send("text/html", "<h1>Internal error</h1>", 500) : send("text/html; charset=utf-8", pageHtml(p, `site${i + 1}.example`)));
+  });
+}
+
+async function start(make: MakeApp): Promise<{ app: TestApp; key: string }> {
+  // Only SearXNG answers: the other engines' recorded links are public addresses.
+  Object.assign(replay.faults, { duckduckgo: "500", wikipedia: "500", brave: "500" });
+  const app = await make({ env: replayEnv(replay.url), pages: localPages() });
+  app.clock.now = () => Date.now();
+  return { app, key: (await app.key("bench", ["research"], "enterprise")).secret };
+}
+
+async function ask(t: { app: TestApp; key: string }, question: string): Promise<Answer & { meta: { sub_queries: string[] } }> {
+  const res = await t.app.request("/v1/research", { method: "POST", key: t.key, json: { query: question, tier } });
+  if (res.status !== 200) throw new Error(`research answered ${res.status}: ${await res.text()}`);
+  return res.json();
+}
+
+const base = await start((await import(join(baselineTree(), "tests/helpers/app.ts"))).makeApp as MakeApp);
+const ours = await start(makeApp);
+const rows: { id: string; split: string; base: Scored; ours: Scored; deterministic: boolean; ms: [number, number] }[] = [];
+for (const q of questions) {
+  replay.bodies.searxng = searxngBody(q.question, q.pages.map((p, i) => ({ url: `${sites[i]!.url}/${q.id}/${i + 1}`, title: p.title, content: p.sentences[0]!.text })));
   let t0 = performance.now();
-  for (let k = 0; k < REPEAT; k++) {
-    const evidence = rankPassages(sources, target.question, subs, { limit: tier.passages, perHost: tier.perHost });
-    report = extractiveReport(evidence, target.question, { findings: tier.findings, summarySentences: tier.summarySentences });
-  }
-  const oursMs = (performance.now() - t0) / REPEAT;
-  let base: Finding[] = [];
+  const b = await ask(base, q.question);
+  const bMs = performance.now() - t0;
   t0 = performance.now();
-  for (let k = 0; k < REPEAT; k++) base = naive(sources, target.question, tier.findings);
-  const naiveMs = (performance.now() - t0) / REPEAT;
-  const norm = (f: Finding[]) => f.map((x) => ({ ...x, citations: x.citations.map((c) => (c === "S99" ? target.id : c)) }));
-  stats.ours.push(measure(norm(report.findings), target.id, oursMs));
-  stats.naive.push(measure(norm(base), target.id, naiveMs));
+  const o = await ask(ours, q.question);
+  const oMs = performance.now() - t0;
+  const again = await ask(ours, q.question);
+  const deterministic = JSON.stringify(again.report) === JSON.stringify(o.report) && JSON.stringify(again.sources) === JSON.stringify(o.sources);
+  const row = { id: q.id, split: q.split, base: score(q, b, (u) => pages.get(u)), ours: score(q, o, (u) => pages.get(u)), deterministic, ms: [bMs, oMs] as [number, number] };
+  rows.push(row);
+  if (verbose) {
+    console.log(`\n${q.id} ${q.question}  sub-queries: base ${JSON.stringify(b.meta.sub_queries)} ours ${JSON.stringify(o.meta.sub_queries)}`);
+    console.log(`  base: precision ${row.base.correct}/${row.base.citations}, facts ${row.base.factsFound}/${row.base.facts}; ours: precision ${row.ours.correct}/${row.ours.citations}, facts ${row.ours.factsFound}/${row.ours.facts}${deterministic ? "" : "  NOT DETERMINISTIC"}`);
+    console.log(`  sources: ${(o as unknown as { sources: { url: string; score: number }[] }).sources.map((s) => `${pages.get(s.url)?.on ? "on" : "OFF"}:${s.score.toFixed(2)}`).join(" ")}`);
+    for (const w of row.ours.wrong) console.log(`  ours wrong: ${w}`);
+    const missing = q.facts.filter((re) => !re.test(o.report.findings.map((f) => f.text).join("\n")));
+    if (missing.length) console.log(`  ours missing facts: ${missing.map(String).join(", ")}`);
+  }
 }
+await base.app.close();
+await ours.app.close();
+await replay.close();
+await Promise.all(sites.map((s) => s.close()));
 
-const avg = (rows: Row[], k: keyof Row) => rows.reduce((s, r) => s + r[k], 0) / rows.length;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const line = (name: string, rows: Row[]) =>
-  `| ${name} | ${median(rows.map((r) => r.ms)).toFixed(2)} | ${Math.max(...rows.map((r) => r.ms)).toFixed(2)} | ${(100 * avg(rows, "onTarget")).toFixed(0)} % | ${(100 * avg(rows, "redundant")).toFixed(1)} % | ${avg(rows, "sources").toFixed(2)} | ${avg(rows, "findings").toFixed(1)} |`;
-const table = [
-  "| method | median ms / report | max ms | findings citing the target page | redundant finding pairs | distinct sources cited | findings |",
-  "|---|---|---|---|---|---|---|",
-  line("research (BM25 passages + agreement + dedup)", stats.ours),
-  line("naive (raw query-term count, top 5)", stats.naive),
-].join("\n");
-console.log(table);
-const md = `## Research evidence bench (bench/research/run.ts)
-
-${pages.length} real pages from the article-extraction benchmark; each report has a target page (question = its URL slug),
-four other pages and a copy of the target under another host (a mirror), tier \`summary\` (≤ 16 passages, ≤ 3 per site,
-5 findings). Page extraction is done before timing; times are the mean of ${REPEAT} runs per report, Node ${process.version}.
-
-${table}
-
-Redundant pairs: two findings where one holds ≥ 60 % of the other's content words (the mirror makes the naive list repeat
-itself; the research synthesis merges such sentences into one finding citing both). Citations of the mirror count as the target.
-`;
-writeFileSync(new URL("./RESULTS.part.md", import.meta.url), md);
+const sum = (xs: Scored[], k: keyof Omit<Scored, "wrong">) => xs.reduce((a, s) => a + s[k], 0);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+function line(name: string, sel: typeof rows, pick: "base" | "ours") {
+  const s = sel.map((r) => r[pick]);
+  const precision = sum(s, "correct") / (sum(s, "citations") || 1);
+  const recall = sum(s, "factsFound") / (sum(s, "facts") || 1);
+  const top3 = sum(s, "onTopicTop3") / (3 * sel.length || 1);
+  const ms = median(sel.map((r) => r.ms[pick === "base" ? 0 : 1]));
+  return `| ${name} | ${sel.length} | ${precision.toFixed(3)} (${sum(s, "correct")}/${sum(s, "citations")}) | ${recall.toFixed(3)} (${sum(s, "factsFound")}/${sum(s, "facts")}) | ${(sum(s, "findings") / (sel.length || 1)).toFixed(1)} | ${top3.toFixed(2)} | ${Math.round(ms)} |`;
+}
+const table = ["| version, split | questions | citation precision | key-fact recall | findings / report | on-topic share of the top 3 sources | median ms |", "|---|---:|---:|---:|---:|---:|---:|"];
+for (const sp of ["dev", "holdout"]) {
+  const sel = rows.filter((r) => r.split === sp);
+  if (!sel.length) continue;
+  table.push(line(`baseline (main ${BASELINE.slice(0, 7)}), ${sp}`, sel, "base"), line(`current, ${sp}`, sel, "ours"));
+}
+table.push(line("baseline, all", rows, "base"), line("current, all", rows, "ours"));
+const deterministic = rows.every((r) => r.deterministic);
+console.log(`\ntier ${tier}; same output on a second run for every question: ${deterministic ? "yes" : `NO (${rows.filter((r) => !r.deterministic).map((r) => r.id).join(", ")})`}`);
+console.log(table.join("\n"));
+writeFileSync(new URL("./RESULTS.part.md", import.meta.url), `${table.join("\n")}\n`);

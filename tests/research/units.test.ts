@@ -22,6 +22,31 @@ describe("research core", () => {
     ]);
   });
 
+  it("plans sub-queries that each ask something the question does not: no bare repeat, no repeated word", () => {
+    // The issue's defect: "What causes earthquakes?" planned "causes earthquakes" and "causes earthquakes causes".
+    expect(planSubQueries("What causes earthquakes?", "summary")).toEqual(["earthquakes reasons explained", "earthquakes main factors"]);
+    expect(planSubQueries("When did the Berlin Wall fall?", "summary")).toEqual(["Berlin Wall fall date", "Berlin Wall fall timeline"]);
+    expect(planSubQueries("Who was Ada Lovelace?", "summary")).toEqual(["Ada Lovelace biography", "Ada Lovelace known for"]);
+    expect(planSubQueries("What is the difference between weather and climate?", "summary")).toEqual(["weather definition", "climate definition"]);
+    const questions = [
+      "What causes earthquakes?", "Why is the sky blue?", "How do bees make honey?", "How to brew green tea properly?", "What is photosynthesis?",
+      "Is coffee or tea higher in caffeine?", "Where do monarch butterflies migrate?", "a b c", "causes causes", "What is a definition?",
+    ];
+    const set = (q: string) => [...new Set(q.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])].sort().join(" ");
+    for (const q of questions) {
+      const planned = planSubQueries(q, "full");
+      expect(planned.length, q).toBeGreaterThan(0);
+      const core = set(q.replace(/^(what|why|how|when|who|where|is|are|does|do|to|the|a)\b\s*/gi, ""));
+      for (const sub of planned) {
+        const words = sub.toLowerCase().split(" ");
+        expect(new Set(words).size, sub).toBe(words.length);
+        expect(set(sub), `${q} → ${sub}`).not.toBe(set(q));
+        expect(set(sub), `${q} → ${sub}`).not.toBe(core);
+      }
+      expect(new Set(planned.map(set)).size, q).toBe(planned.length);
+    }
+  });
+
   it("ranks passages by relevance and agreement and caps them per site", () => {
     const filler = "Unrelated words about gardening tomatoes and watering schedules in the summer months here.";
     const sources = [

@@ -1,11 +1,15 @@
 /**
- * Evidence: the sources' text split into passages, ranked against the question and its
- * sub-queries (BM25, core/ranking/lexical.ts) blended with agreement — how well the other
+ * Evidence: the sources' text split into passages, ranked by what their sentences say about
+ * the question (relevance.ts: a passage of a page that is not on the question scores 0, however
+ * many of the question's words it holds), with BM25 against the question and its sub-queries
+ * (core/ranking/lexical.ts) as a smaller share, blended with agreement — how well the other
  * hostnames' passages say the same thing — and selected with a cap per hostname, so no
  * report rests on one site.
  */
 import { lexicalScores, tokenize } from "../../ranking/lexical.ts";
 import { passages as splitPassages } from "../search/excerpt.ts";
+import { buildQuestionModel, sentenceRelevance, type QuestionModel, type Semantic } from "./relevance.ts";
+import { splitSentences } from "./sentences.ts";
 
 export interface SourceText {
   id: string;
@@ -13,6 +17,8 @@ export interface SourceText {
   /** Page text (paragraphs separated by blank lines), or the engine's snippet. */
   text: string;
   fromPage: boolean;
+  /** The page's (or result's) title, a hint of what the page is about. */
+  title?: string;
 }
 
 export interface Passage {
@@ -73,6 +79,13 @@ export interface RankOptions {
   agreementWeight?: number;
   /** Relevance-ranked passages considered for agreement (bounds the pairwise work). */
   shortlist?: number;
+  /** The question model built over these sources (built here when absent). */
+  model?: QuestionModel;
+}
+
+/** The question model over sources. */
+export function modelOf(sources: readonly SourceText[], question: string, semantic: Semantic | null = null): QuestionModel {
+  return buildQuestionModel(question, sources.map((s) => ({ id: s.id, host: s.host, title: s.title ?? "", text: s.text, fromPage: s.fromPage })), semantic);
 }
 
 /** Ranked evidence, best first; deterministic for the same input. */
@@ -85,7 +98,14 @@ export function rankPassages(sources: readonly SourceText[], question: string, s
   const docs = all.map((p) => ({ title: "", content: p.text }));
   const main = lexicalScores(question, docs);
   const subs = subQueries.map((q) => lexicalScores(q, docs));
-  const relevance = main.map((m, i) => (subs.length ? (2 * m + subs.reduce((sum, s) => sum + s[i]!, 0) / subs.length) / 3 : m));
+  const lexical = main.map((m, i) => (subs.length ? (2 * m + subs.reduce((sum, s) => sum + s[i]!, 0) / subs.length) / 3 : m));
+  const maxLex = Math.max(...lexical) || 1;
+  const model = opts.model ?? modelOf(sources, question);
+  // A passage counts by its best sentence on the question; its words' BM25 only within a relevant page.
+  const relevance = all.map((p, i) => {
+    const best = Math.max(0, ...splitSentences(p.text).map((s) => sentenceRelevance(s, p.sourceId, model)));
+    return best > 0 ? 0.75 * best + 0.25 * (lexical[i]! / maxLex) * (model.documents.get(p.sourceId) ?? 0) : 0;
+  });
   // A snippet is a weaker witness than the page it stands for: it counts for less once any page was read.
   const anyPage = sources.some((s) => s.fromPage);
   all.forEach((p, i) => {

@@ -1,8 +1,9 @@
 /**
  * Research planning: the question plus a few sub-queries that cover its facets. The default
- * expansion is deterministic (the question's content words, then facet templates chosen by
- * the kind of question); with an LLM configured, the model proposes the sub-queries and the
- * deterministic plan stands in whenever it fails.
+ * expansion is deterministic: the question's subject plus facet words chosen by the kind of
+ * question (a sub-query that only repeats the question's words would find the same pages), or
+ * each side of a comparison; with an LLM configured, the model proposes the sub-queries and
+ * the deterministic plan stands in whenever it fails.
  */
 import type { Tier } from "../fields.ts";
 import { TIER_PLAN } from "./tiers.ts";
@@ -20,21 +21,27 @@ export function coreTerms(question: string): string {
   return (kept.length ? kept : words).join(" ");
 }
 
-/** Facet templates by question kind; `{}` is the core terms. */
-function facets(question: string): string[] {
+/**
+ * Facets by kind of question: words each sub-query adds to the question's subject, so every
+ * sub-query asks the engines something the question alone does not. `strip` are the words of
+ * the question that only say what kind of answer is wanted ("causes" in "what causes X").
+ */
+function facets(question: string): { add: string[]; strip: RegExp | null } {
   const q = question.toLowerCase().trim();
-  if (/^(why|what (causes|caused|led))\b/.test(q)) return ["{} causes", "{} reasons explained", "{} consequences", "{} evidence"];
-  if (/^how (to|do i|can i|should)\b/.test(q)) return ["{} guide", "{} steps", "{} common mistakes", "{} best practices"];
-  if (/^how (does|do|did|is|are)\b/.test(q)) return ["{} how it works", "{} explained", "{} examples", "{} limitations"];
-  if (/^(when|what year)\b/.test(q)) return ["{} timeline", "{} date", "{} history", "{} latest"];
-  if (/^(who)\b/.test(q)) return ["{} people involved", "{} background", "{} role", "{} latest"];
-  if (/^(what is|what are|define)\b/.test(q)) return ["{} definition", "{} explained", "{} examples", "{} criticism"];
-  return ["{} overview", "{} analysis", "{} criticism", "{} latest developments"];
+  if (/^(why|what (causes|caused|makes|made|led))\b/.test(q)) return { add: ["causes", "reasons explained", "main factors", "evidence"], strip: /^(causes?|caused|makes?|made|led|lead)$/i };
+  if (/^how (to|do i|can i|should)\b/.test(q)) return { add: ["steps guide", "tips mistakes", "best practices", "beginners"], strip: null };
+  if (/^how (does|do|did|is|are)\b/.test(q)) return { add: ["mechanism", "process explained", "science behind", "examples"], strip: /^(work|works)$/i };
+  if (/^(when|what year|in what year)\b/.test(q)) return { add: ["date", "timeline", "events leading up", "history"], strip: null };
+  if (/^(who)\b/.test(q)) return { add: ["biography", "known for", "life achievements", "contributions"], strip: null };
+  if (/^(where)\b/.test(q)) return { add: ["location", "route map", "range region", "places"], strip: null };
+  if (/^(what is|what are|what does|define)\b/.test(q)) return { add: ["definition", "meaning explained", "examples", "how it works"], strip: /^(mean|means|meaning|definition)$/i };
+  return { add: ["overview", "explained", "analysis", "facts"], strip: null };
 }
 
 /** Sides of a comparison ("A vs B for C", "A or B", "A compared to B") and its shared context, or null. */
 function comparison(question: string): { a: string; b: string; context: string } | null {
-  const m = question.match(/^(.*?)\s+(?:vs\.?|versus|compared (?:to|with)|or)\s+(.*?)[?.!]*$/i);
+  const between = question.match(/\bdifferences? between\s+(.*?)\s+and\s+(.*?)[?.!]*$/i);
+  const m = between ? [between[0], between[1], between[2]] : question.match(/^(.*?)\s+(?:vs\.?|versus|compared (?:to|with)|or)\s+(.*?)[?.!]*$/i);
   if (!m) return null;
   const [b, context = ""] = m[2]!.split(/\s+(?:for|in|when|on|with)\s+/i);
   const sa = coreTerms(m[1]!);
@@ -42,12 +49,26 @@ function comparison(question: string): { a: string; b: string; context: string }
   return sa && sb && sa.toLowerCase() !== sb.toLowerCase() ? { a: sa, b: sb, context: coreTerms(context) } : null;
 }
 
+/** Words of a query, each once (case-insensitively), in order. */
+function uniqueWords(query: string): string {
+  const seen = new Set<string>();
+  return query.split(/\s+/).filter((w) => {
+    const k = w.toLowerCase();
+    if (!w || seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  }).join(" ");
+}
+
+const wordSet = (q: string) => [...new Set(normalise(q).split(" ").filter(Boolean))].sort().join(" ");
+
+/** Sub-queries that differ from the question and from each other as sets of words, none repeating a word. */
 function dedupe(queries: string[], question: string, limit: number): string[] {
-  const seen = new Set([normalise(question)]);
+  const seen = new Set([wordSet(question), wordSet(coreTerms(question))]);
   const out: string[] = [];
   for (const raw of queries) {
-    const q = raw.replace(/\s+/g, " ").trim().slice(0, 200);
-    const key = normalise(q);
+    const q = uniqueWords(raw.replace(/\s+/g, " ").trim()).slice(0, 200);
+    const key = wordSet(q);
     if (!q || seen.has(key)) continue;
     seen.add(key);
     out.push(q);
@@ -58,15 +79,28 @@ function dedupe(queries: string[], question: string, limit: number): string[] {
 
 const normalise = (q: string) => q.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
 
-/** Deterministic sub-queries: same question and tier, same plan. */
+/**
+ * Deterministic sub-queries: same question and tier, same plan. None is the question's own
+ * words again: each adds a facet of the kind of question (causes, timeline, definition, …) or,
+ * for a comparison, asks about one side.
+ */
 export function planSubQueries(question: string, tier: Tier): string[] {
   const n = TIER_PLAN[tier].subQueries;
-  const core = coreTerms(question);
+  const { add, strip } = facets(question);
+  const words = coreTerms(question).split(" ");
+  const subject = (strip ? words.filter((w) => !strip.test(w)) : words).join(" ") || words.join(" ");
   const candidates: string[] = [];
   const cmp = comparison(question);
-  if (cmp) candidates.push(`${cmp.a} ${cmp.context}`, `${cmp.b} ${cmp.context}`, `${cmp.a} vs ${cmp.b} ${cmp.context} differences`);
-  if (normalise(core) !== normalise(question)) candidates.push(core);
-  for (const f of facets(question)) candidates.push(f.replace("{}", core));
+  // A side alone is too broad a search without the comparison's context: ask what it is.
+  if (cmp) {
+    const context = cmp.context || "definition";
+    candidates.push(`${cmp.a} ${context}`, `${cmp.b} ${context}`, `${cmp.a} vs ${cmp.b} ${cmp.context} differences`);
+  }
+  for (const facet of add) {
+    // A facet word the question already holds adds nothing: that facet is skipped.
+    const fresh = facet.split(" ").filter((w) => !new RegExp(`\\b${w}\\b`, "i").test(question));
+    if (fresh.length) candidates.push(`${subject} ${fresh.join(" ")}`);
+  }
   return dedupe(candidates, question, n);
 }
 

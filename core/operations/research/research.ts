@@ -11,7 +11,9 @@ import { ApiError } from "../../errors.ts";
 import type { FetchPort, Ports } from "../../ports.ts";
 import { mergeResults } from "../../ranking/merge.ts";
 import { queryExcerpt } from "../search/excerpt.ts";
-import { rankPassages, type Passage, type SourceText } from "./evidence.ts";
+import { modelOf, rankPassages, type Passage, type SourceText } from "./evidence.ts";
+import { docSentences, type QuestionModel, type Semantic } from "./relevance.ts";
+import { EmbeddingsError, questionSimilarity, type EmbeddingsConfig } from "./embeddings.ts";
 import { chat, LlmError, parseModelReport, supportIndex, synthesisMessages, verifyReport, type LlmConfig } from "./llm.ts";
 import { parseModelQueries, planPrompt, planSubQueries } from "./plan.ts";
 import { readPages, type PageOutcome } from "./read.ts";
@@ -26,6 +28,10 @@ export interface ResearchDeps {
   /** The egress-policed fetch (the LLM is a configured upstream). */
   fetch: FetchPort;
   llm: LlmConfig | null;
+  /** Optional embeddings model for ranking sentences by meaning (QUARRY_EMBEDDINGS_URL). */
+  embeddings?: EmbeddingsConfig | null;
+  /** Longest the embeddings model may take (default 5 s). */
+  embeddingsTimeoutMs?: number;
   /** Longest the model may take to write the report (default 20 s). */
   llmTimeoutMs?: number;
   /** Overrides the tier's deadline (tests). */
@@ -78,10 +84,25 @@ async function plan(deps: ResearchDeps, req: ResearchRequest, deadline: number):
   }
 }
 
+/** Most sentences sent to the embeddings model per question (the pages' first ones, in engine order). */
+const MAX_EMBEDDED = 600;
+
+/** The sentences' similarity to the question by the embeddings model, or null (none configured, or it failed). */
+async function similarity(deps: ResearchDeps, question: string, texts: readonly SourceText[], deadline: number): Promise<{ map: Semantic | null; error?: string }> {
+  if (!deps.embeddings || texts.length === 0) return { map: null };
+  const sentences = texts.flatMap((t) => docSentences(t.text)).slice(0, MAX_EMBEDDED);
+  const timeout = Math.min(deps.embeddingsTimeoutMs ?? 5_000, Math.max(0, (deadline - deps.ports.clock.now()) / 4));
+  try {
+    return { map: await questionSimilarity(deps.fetch, deps.embeddings, question, sentences, timeout) };
+  } catch (err) {
+    return { map: null, error: err instanceof EmbeddingsError ? err.message : "embeddings answer could not be used" };
+  }
+}
+
 async function write(
-  deps: ResearchDeps, req: ResearchRequest, evidence: Passage[], texts: SourceText[], titles: Map<string, string>, tier: TierPlan,
+  deps: ResearchDeps, req: ResearchRequest, evidence: Passage[], texts: SourceText[], titles: Map<string, string>, tier: TierPlan, model: QuestionModel,
 ): Promise<{ report: Report; synthesis: "extractive" | "llm"; tokens: number; llmError?: string }> {
-  const extractive = () => extractiveReport(evidence, req.query, { findings: tier.findings, summarySentences: tier.summarySentences });
+  const extractive = () => extractiveReport(evidence, req.query, { findings: tier.findings, summarySentences: tier.summarySentences, model });
   if (!deps.llm || evidence.length === 0) return { report: extractive(), synthesis: "extractive", tokens: 0 };
   let tokens = 0;
   try {
@@ -141,7 +162,6 @@ export async function research(deps: ResearchDeps, req: ResearchRequest, onProgr
   });
   if (merged.length === 0) throw new ApiError("upstream_error", `The search backends returned no usable results for this question: ${describeStatuses(statuses)}.`);
 
-  const ids = merged.map((_, i) => `S${i + 1}`);
   let pages: PageOutcome[] = merged.map(() => ({ status: "skipped", reason: "tier basic reads no pages" }) as const);
   if (tier.readPages) {
     await onProgress({ stage: "reading", message: `reading ${merged.length} pages`, i: 0, n: merged.length });
@@ -151,19 +171,32 @@ export async function research(deps: ResearchDeps, req: ResearchRequest, onProgr
       void onProgress({ stage: "reading", message: `reading ${done} of ${n} pages`, i: done, n });
     });
   }
-  const texts: SourceText[] = merged.flatMap((r, i): SourceText[] => {
+
+  await onProgress({ stage: "ranking", message: `ranking the ${merged.length} sources by what they say` });
+  // Once read, sources rank by what they say about the question, not by the engines' order.
+  const textOf = (i: number, id: string): SourceText | null => {
+    const r = merged[i]!;
     const page = pages[i]!;
     const host = siteOf(r.url);
-    if (page.status === "read") return [{ id: ids[i]!, host, text: page.text, fromPage: true }];
-    return r.content.trim() ? [{ id: ids[i]!, host, text: r.content, fromPage: false }] : [];
-  });
-
-  await onProgress({ stage: "ranking", message: `ranking passages of ${texts.length} sources` });
-  const evidence = rankPassages(texts, req.query, planned.subQueries, { limit: tier.passages, perHost: tier.perHost });
+    if (page.status === "read") return { id, host, text: page.text, fromPage: true, title: page.title ?? r.title };
+    return r.content.trim() ? { id, host, text: r.content, fromPage: false, title: r.title } : null;
+  };
+  const firstPass = merged.map((_, i) => textOf(i, `R${i}`)).filter((t): t is SourceText => t !== null);
+  const semantic = await similarity(deps, req.query, firstPass, deadline);
+  const relevanceOf = modelOf(firstPass, req.query, semantic.map).documents;
+  const order = merged
+    .map((_, i) => ({ i, relevance: relevanceOf.get(`R${i}`) ?? 0 }))
+    .sort((a, b) => b.relevance - a.relevance || a.i - b.i);
+  const ranked = order.map(({ i }) => merged[i]!);
+  const rankedPages = order.map(({ i }) => pages[i]!);
+  const ids = ranked.map((_, i) => `S${i + 1}`);
+  const texts = order.map(({ i }, k) => textOf(i, ids[k]!)).filter((t): t is SourceText => t !== null);
+  const model = modelOf(texts, req.query, semantic.map);
+  const evidence = rankPassages(texts, req.query, planned.subQueries, { limit: tier.passages, perHost: tier.perHost, model });
 
   await onProgress({ stage: "writing", message: deps.llm ? "writing the report with the model" : "writing the report" });
-  const titles = new Map(merged.map((r, i) => [ids[i]!, r.title]));
-  const written = await write(deps, req, evidence, texts, titles, tier);
+  const titles = new Map(ranked.map((r, i) => [ids[i]!, r.title]));
+  const written = await write(deps, req, evidence, texts, titles, tier, model);
   const report = written.report;
   const read = pages.filter((p) => p.status === "read").length;
   let notice: string | undefined;
@@ -174,14 +207,16 @@ export async function research(deps: ResearchDeps, req: ResearchRequest, onProgr
     notice = "No page could be read; the report rests on the search engines' snippets.";
   }
 
-  const sources = merged.map((r, i) => {
-    const page = pages[i]!;
+  const sources = ranked.map((r, i) => {
+    const page = rankedPages[i]!;
     let excerpt: string | null;
     if (page.status === "read") excerpt = req.tier === "full" ? truncateToTokens(page.text, tier.excerptTokens) : queryExcerpt(page.text, req.query, tier.excerptTokens) || null;
     else excerpt = r.content ? truncateToTokens(r.content, tier.excerptTokens) : null;
     const title = r.title || (page.status === "read" ? page.title ?? "" : "");
     const published = r.published_at ?? (page.status === "read" ? page.published_at : null);
-    return { id: ids[i]!, title, url: r.url, score: r.score, excerpt, published_at: published };
+    // The score is what the page says about the question once read (the engines' score before that).
+    const score = texts.length ? model.documents.get(ids[i]!) ?? 0 : r.score;
+    return { id: ids[i]!, title, url: r.url, score, excerpt, published_at: published };
   });
   const tokens =
     written.tokens + planned.tokens + countTokens(report.summary) +
@@ -197,6 +232,8 @@ export async function research(deps: ResearchDeps, req: ResearchRequest, onProgr
       sub_queries: planned.subQueries,
       sources_count: sources.length,
       synthesis: written.synthesis,
+      ranking: semantic.map ? "embeddings" : "lexical",
+      ...(semantic.error ? { embeddings_error: semantic.error } : {}),
       ...(written.llmError ? { llm_error: written.llmError } : {}),
       ...(notice ? { notice } : {}),
       backends: statuses,

@@ -24,6 +24,9 @@ export const ResearchResponseSchema = v.object({
     sub_queries: v.array(v.string()),
     sources_count: Count,
     synthesis: v.picklist(["extractive", "llm"]),
+    /** How sentences were ranked: by words alone, or with the configured embeddings model too. */
+    ranking: v.picklist(["lexical", "embeddings"]),
+    embeddings_error: v.optional(v.string()),
     llm_error: v.optional(v.string()),
     notice: v.optional(v.string()),
     backends: v.record(v.string(), BackendStatus),

@@ -1,11 +1,15 @@
 /**
- * Extractive synthesis, deterministic: the ranked passages' sentences are scored (their
- * passage's score and their own match to the question), near-duplicates across sources are
- * merged into one finding whose citations combine, and findings that several sources agree on
- * rank higher. The summary is the strongest findings, each sentence followed by its citations.
+ * Extractive synthesis, deterministic: only sentences on the question (relevance.ts) can be
+ * findings; near-duplicates across sources are merged into one finding whose citations
+ * combine; findings are chosen by maximal marginal relevance, with agreement across sites
+ * lifting a finding. The summary is built from the findings, each sentence followed by its
+ * citations.
  */
-import { lexicalScores } from "../../ranking/lexical.ts";
 import { containment, contentTokens, type Passage } from "./evidence.ts";
+import { buildQuestionModel, sentenceRelevance, type QuestionModel } from "./relevance.ts";
+import { splitSentences } from "./sentences.ts";
+
+export { splitSentences };
 
 export interface Finding {
   text: string;
@@ -15,20 +19,6 @@ export interface Finding {
 export interface Report {
   summary: string;
   findings: Finding[];
-}
-
-const ABBREVIATIONS = /\b(?:Mr|Mrs|Ms|Dr|Prof|Sr|Jr|St|Sen|Rep|Gov|Gen|Col|Lt|Sgt|Inc|Ltd|Co|Corp|vs|etc|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|No|U\.S|U\.K|e\.g|i\.e)\.$/;
-
-/** Sentences of a passage; a period after a common abbreviation does not end one. */
-export function splitSentences(text: string): string[] {
-  const parts = text.replace(/\s+/g, " ").trim().split(/(?<=[.!?]["”’']?)\s+(?=["“‘(]?[A-Z0-9])/);
-  const out: string[] = [];
-  for (const part of parts) {
-    const prev = out[out.length - 1];
-    if (prev !== undefined && (ABBREVIATIONS.test(prev) || /\b[A-Z]\.$/.test(prev))) out[out.length - 1] = `${prev} ${part}`;
-    else out.push(part);
-  }
-  return out.map((s) => s.trim()).filter(Boolean);
 }
 
 /** Citation ids sorted S1, S2, …, S10. */
@@ -71,24 +61,40 @@ export interface ExtractiveOptions {
   summarySentences: number;
   /** Share of a sentence's words another must contain to count as the same claim (default 0.6). */
   duplicateThreshold?: number;
+  /** The question model over the sources (relevance.ts); built from the evidence when absent. */
+  model?: QuestionModel;
+  /** Weight of redundancy against relevance when choosing the next finding (MMR; default 0.3). */
+  redundancyWeight?: number;
+}
+
+/** A sentence this far below the best one's relevance does not answer the question well enough to cite. */
+const RELATIVE_FLOOR = 0.3;
+
+function cosine(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  if (a.size === 0 || b.size === 0) return 0;
+  let shared = 0;
+  for (const t of a) if (b.has(t)) shared++;
+  return shared / Math.sqrt(a.size * b.size);
 }
 
 export function extractiveReport(evidence: readonly Passage[], question: string, opts: ExtractiveOptions): Report {
-  const candidates: { text: string; sourceId: string; host: string; passageScore: number; order: number }[] = [];
+  const model = opts.model ?? modelFromEvidence(evidence, question);
+  const candidates: { text: string; sourceId: string; host: string; score: number; order: number; tokens: Set<string> }[] = [];
   evidence.forEach((p, pi) =>
     splitSentences(p.text).forEach((s, si) => {
+      if (!usable(s)) return;
+      // Only sentences on the question are findings: the document must be relevant and the sentence must say something about it.
+      const relevance = sentenceRelevance(s, p.sourceId, model);
+      if (relevance <= 0) return;
       const text = s.replace(/\[/g, "(").replace(/\]/g, ")");
-      if (usable(text)) candidates.push({ text, sourceId: p.sourceId, host: p.host, passageScore: p.score, order: pi * 1000 + si });
+      candidates.push({ text, sourceId: p.sourceId, host: p.host, score: relevance * (DANGLING.test(s) ? 0.85 : 1), order: pi * 1000 + si, tokens: contentTokens(s) });
     }),
   );
   if (candidates.length === 0) return { summary: "", findings: [] };
+  const best = Math.max(...candidates.map((c) => c.score));
+  const scored = candidates.filter((c) => c.score >= RELATIVE_FLOOR * best).sort((a, b) => b.score - a.score || a.order - b.order);
 
-  const lexical = lexicalScores(question, candidates.map((c) => ({ title: "", content: c.text })));
-  const maxLex = Math.max(...lexical) || 1;
-  const scored = candidates
-    .map((c, i) => ({ ...c, score: (0.6 * c.passageScore + 0.4 * (lexical[i]! / maxLex)) * (DANGLING.test(c.text) ? 0.85 : 1), tokens: contentTokens(c.text) }))
-    .sort((a, b) => b.score - a.score || a.order - b.order);
-
+  // Near-duplicates across sources are one claim: one finding citing each source that states it.
   const threshold = opts.duplicateThreshold ?? 0.6;
   const clusters: Cluster[] = [];
   for (const s of scored) {
@@ -103,26 +109,53 @@ export function extractiveReport(evidence: readonly Passage[], question: string,
       clusters.push({ text: s.text, tokens: s.tokens, citations: new Set([s.sourceId]), hosts: new Set([s.host]), score: s.score, order: clusters.length });
     }
   }
-  // Agreement across independent sites lifts a finding; the order stays deterministic.
-  const ranked = clusters
-    .map((c) => ({ c, score: c.score * (1 + 0.15 * (c.hosts.size - 1)) }))
-    .sort((a, b) => b.score - a.score || a.c.order - b.c.order)
-    .map(({ c }) => c);
 
-  // Findings: at most two from one site in a row of the top, so one page cannot fill the report.
-  const findings: Finding[] = [];
+  // Maximal marginal relevance: each next finding is the best trade of relevance (lifted when
+  // independent sites agree on it) against similarity to the findings already chosen, so the
+  // report covers the distinct aspects the sources offer. At most half the findings from one
+  // site unless others agree, so one page cannot fill the report.
+  const lambda = opts.redundancyWeight ?? 0.3;
+  const value = (c: Cluster) => c.score * (1 + 0.15 * (c.hosts.size - 1));
+  const top = Math.max(...clusters.map(value)) || 1;
+  const left = [...clusters];
+  const chosen: Cluster[] = [];
   const perHost = new Map<string, number>();
   const cap = Math.max(2, Math.ceil(opts.findings / 2));
-  for (const c of ranked) {
-    const lead = [...c.hosts][0]!;
-    if (c.hosts.size === 1 && (perHost.get(lead) ?? 0) >= cap) continue;
-    for (const h of c.hosts) perHost.set(h, (perHost.get(h) ?? 0) + 1);
-    findings.push({ text: c.text, citations: sortIds(c.citations) });
-    if (findings.length >= opts.findings) break;
+  while (chosen.length < opts.findings && left.length) {
+    let pick = -1;
+    let pickValue = -Infinity;
+    left.forEach((c, i) => {
+      const lead = [...c.hosts][0]!;
+      if (c.hosts.size === 1 && (perHost.get(lead) ?? 0) >= cap) return;
+      const redundancy = Math.max(0, ...chosen.map((d) => cosine(c.tokens, d.tokens)));
+      // A site already cited weighs a little against the next finding from it: the sources' other voices first.
+      const repeat = Math.min(...[...c.hosts].map((h) => perHost.get(h) ?? 0));
+      const v = (1 - lambda) * (value(c) / top) - lambda * redundancy - 0.15 * repeat;
+      if (v > pickValue || (v === pickValue && c.order < left[pick]!.order)) {
+        pick = i;
+        pickValue = v;
+      }
+    });
+    if (pick < 0) break;
+    const [c] = left.splice(pick, 1);
+    for (const h of c!.hosts) perHost.set(h, (perHost.get(h) ?? 0) + 1);
+    chosen.push(c!);
   }
+  const findings: Finding[] = chosen.map((c) => ({ text: c.text, citations: sortIds(c.citations) }));
   const summary = findings
     .slice(0, opts.summarySentences)
     .map((f) => citeSentence(f.text, f.citations))
     .join(" ");
   return { summary, findings };
+}
+
+/** A question model from the evidence alone (each source's passages as its text). */
+function modelFromEvidence(evidence: readonly Passage[], question: string): QuestionModel {
+  const bySource = new Map<string, { host: string; texts: string[] }>();
+  for (const p of evidence) {
+    const e = bySource.get(p.sourceId) ?? { host: p.host, texts: [] };
+    e.texts.push(p.text);
+    bySource.set(p.sourceId, e);
+  }
+  return buildQuestionModel(question, [...bySource].map(([id, e]) => ({ id, host: e.host, title: "", text: e.texts.join("\n\n"), fromPage: true })));
 }

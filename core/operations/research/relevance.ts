@@ -1,0 +1,213 @@
+/**
+ * What the read sources say about the question, judged per document and per sentence.
+ *
+ * A page that only shares the question's words (a recipe named after it, a history of another
+ * sense of a word, an aside) must rank low, so a document's relevance rests on three signals:
+ * - coverage: how much of the question's vocabulary (weighted by rarity) it holds;
+ * - spread: the share of its sentences that touch the question, which an aside does not raise;
+ * - agreement: how much it says the same things as the other sites, beyond the question's own
+ *   words (pseudo-relevance feedback). Pages on the question share a vocabulary (for "why is
+ *   the sky blue": scattering, wavelength, light); pages off it each talk about something else.
+ *
+ * The words the relevant documents share become the question's topic vocabulary, and a
+ * sentence is on the question when it holds the question's words or enough of that vocabulary
+ * and comes from a relevant document. With an embeddings model (embeddings.ts), its similarity
+ * to the question is blended into both levels. Everything is deterministic for the same input.
+ */
+import { tokenize } from "../../ranking/lexical.ts";
+import { splitSentences } from "./sentences.ts";
+
+export interface DocumentInput {
+  id: string;
+  host: string;
+  title: string;
+  text: string;
+  fromPage: boolean;
+}
+
+/** Cosine similarity to the question of texts an embeddings model has seen (by exact text). */
+export type Semantic = ReadonlyMap<string, number>;
+
+export interface QuestionModel {
+  kind: QuestionKind;
+  /** Question stems and their weights (sum 1). */
+  terms: ReadonlyMap<string, number>;
+  /** Topic stems shared by the relevant documents, weight in (0, 1]. */
+  topic: ReadonlyMap<string, number>;
+  /** Document relevance by source id, in [0, 1], the best document at 1. */
+  documents: ReadonlyMap<string, number>;
+  semantic: Semantic | null;
+}
+
+export type QuestionKind = "why" | "how" | "when" | "who" | "where" | "define" | "compare" | "other";
+
+export function questionKind(question: string): QuestionKind {
+  const q = question.toLowerCase().trim();
+  if (/\b(vs\.?|versus|compared? (to|with)|difference between|differ)\b/.test(q) || /^(is|are|which)\b.*\bor\b/.test(q)) return "compare";
+  if (/^(why|what (causes|caused|makes|made|led))\b/.test(q)) return "why";
+  if (/^(when|what year|in what year)\b/.test(q)) return "when";
+  if (/^(who|whom|whose)\b/.test(q)) return "who";
+  if (/^where\b/.test(q)) return "where";
+  if (/^how\b/.test(q)) return "how";
+  if (/^(what (is|are|was|were|does)|define|definition|meaning of)\b/.test(q)) return "define";
+  return "other";
+}
+
+/** Words that tend to carry the kind of answer a question asks for. */
+const CUES: Record<QuestionKind, RegExp> = {
+  why: /\b(because|cause[sd]?|due to|reason|result(s|ed)? in|leads? to|so that|therefore|as a result|which is why)\b/i,
+  how: /\b(by|through|then|when|turns?|converts?|produces?|forms?|uses?|works?|process)\b/i,
+  when: /\b(1[0-9]{3}|20[0-9]{2}|century|centuries|decades?|january|february|march|april|may|june|july|august|september|october|november|december)\b/i,
+  who: /\b(was an?|is an?|invented|wrote|written|painted|founded|discovered|credited|born)\b/i,
+  where: /\b(to|in|at|across|coast|region|mountains?|forests?|north|south|east|west)\b/i,
+  define: /\b(is an?|are|refers? to|means?|defined|known as|called|kind of|type of)\b/i,
+  compare: /\b(than|whereas|while|unlike|compared|both|more|less|higher|lower|twice|half)\b/i,
+  other: /$^/,
+};
+
+const STOP = new Set(
+  ("a about above after again against all also am an and any are as at be because been before being below between both but by can " +
+    "could did do does doing down during each few for from further had has have having he her here hers herself him himself his how i " +
+    "if in into is it its itself just me more most my myself no nor not now of off on once only or other our ours out over own same she " +
+    "should so some such than that the their theirs them themselves then there these they this those through to too under until up " +
+    "very was we were what when where which while who whom why will with would you your yours said says say one two also like get got " +
+    "new year just may might must much many well even still back make made use used often usually every thing things way happen happened happens").split(" "),
+);
+
+/** A light stemmer on top of lexical.ts's plural folding, so "scattered", "scattering" and "scatter" meet. */
+export function stem(token: string): string {
+  let t = token;
+  for (const suffix of ["ing", "ed", "ly", "es", "er"]) {
+    if (t.length - suffix.length >= 4 && t.endsWith(suffix)) {
+      t = t.slice(0, -suffix.length);
+      break;
+    }
+  }
+  if (t.length > 4 && t.endsWith("e")) t = t.slice(0, -1);
+  return t;
+}
+
+/** Distinct content stems of a text. */
+export function stems(text: string): Set<string> {
+  // lexical.ts folds a final "s" ("this" → "thi"), so stopwords are checked in both forms.
+  return new Set(tokenize(text).filter((t) => t.length > 2 && !STOP.has(t) && !STOP.has(`${t}s`)).map(stem));
+}
+
+/** A text's sentences, paragraph by paragraph (a heading never runs into the next sentence). */
+export function docSentences(text: string): string[] {
+  return text.split(/\n\s*\n/).flatMap((p) => splitSentences(p));
+}
+
+function cosine(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (const [t, w] of a) {
+    na += w * w;
+    const v = b.get(t);
+    if (v !== undefined) dot += w * v;
+  }
+  for (const w of b.values()) nb += w * w;
+  return na && nb ? dot / Math.sqrt(na * nb) : 0;
+}
+
+const SNIPPET_WEIGHT = 0.5;
+
+export function buildQuestionModel(question: string, docs: readonly DocumentInput[], semantic: Semantic | null = null): QuestionModel {
+  const kind = questionKind(question);
+  const sentences = docs.map((d) => docSentences(d.text).map(stems));
+  const docStems = docs.map((d, i) => {
+    const all = new Set(stems(d.title));
+    for (const s of sentences[i]!) for (const t of s) all.add(t);
+    return all;
+  });
+
+  // Question terms weigh the same: rarity over these few pages would punish the subject itself,
+  // which the pages on it repeat in every sentence.
+  const q = [...stems(question)];
+  const terms = new Map(q.map((t) => [t, 1 / q.length]));
+
+  // Agreement: tf-idf over the documents' words other than the question's.
+  const df = new Map<string, number>();
+  for (const s of docStems) for (const t of s) df.set(t, (df.get(t) ?? 0) + 1);
+  const n = docs.length;
+  const vectors = docs.map((_, i) => {
+    const counts = new Map<string, number>();
+    for (const s of sentences[i]!) for (const t of s) if (!terms.has(t)) counts.set(t, (counts.get(t) ?? 0) + 1);
+    const v = new Map<string, number>();
+    for (const [t, c] of counts) {
+      const idf = Math.log((n + 1) / (df.get(t)! + 0.5));
+      if (idf > 0) v.set(t, (1 + Math.log(c)) * idf);
+    }
+    return v;
+  });
+  // Once pages were read, an engine's snippet is no independent witness (it may be the snippet of an unreadable page).
+  const anyPage = docs.some((d) => d.fromPage);
+  const agreement = docs.map((d, i) => {
+    const peers = docs.flatMap((e, j) => (j !== i && e.host !== d.host && (e.fromPage || !anyPage) ? [j] : []));
+    const sims = peers.map((j) => cosine(vectors[i]!, vectors[j]!)).sort((a, b) => b - a);
+    const top = sims.slice(0, 2);
+    return top.length ? top.reduce((a, b) => a + b, 0) / top.length : 0;
+  });
+  const maxAgree = Math.max(0, ...agreement) || 1;
+
+  const raws = docs.map((d, i) => {
+    let coverage = 0;
+    for (const [t, w] of terms) if (docStems[i]!.has(t)) coverage += w;
+    const list = sentences[i]!;
+    const spread = list.length ? list.filter((s) => [...terms.keys()].some((t) => s.has(t))).length / list.length : 0;
+    // Agreement leads: sharing the question's words is easy, sharing what the other pages say about it is not.
+    let score = (0.15 + 0.85 * (agreement[i]! / maxAgree)) * (0.5 + 0.5 * coverage) * (0.8 + 0.2 * spread);
+    if (semantic) {
+      // The model's view of the page: the mean of its three sentences closest to the question.
+      const sims = docSentences(d.text).map((s) => semantic.get(s) ?? 0).sort((a, b) => b - a).slice(0, 3);
+      const sem = sims.length ? sims.reduce((a, b) => a + b, 0) / sims.length : 0;
+      // A model that reads meaning is a better judge of what a page is about than shared words.
+      score = 0.3 * score + 0.7 * Math.max(0, sem);
+    }
+    return anyPage && !d.fromPage ? score * SNIPPET_WEIGHT : score;
+  });
+  const maxDoc = Math.max(0, ...raws) || 1;
+  const documents = new Map(docs.map((d, i) => [d.id, Math.round((raws[i]! / maxDoc) * 10_000) / 10_000]));
+
+  // Topic vocabulary: words that at least two relevant sites share, weighted by those sites' relevance.
+  const relevant = docs.map((d, i) => ({ d, i, r: documents.get(d.id)! })).filter((x) => x.r >= RELEVANT);
+  const mass = relevant.reduce((a, x) => a + x.r, 0) || 1;
+  const topic = new Map<string, number>();
+  const seen = new Map<string, { w: number; hosts: Set<string> }>();
+  for (const { d, i, r } of relevant) {
+    for (const t of docStems[i]!) {
+      if (terms.has(t)) continue;
+      const e = seen.get(t) ?? { w: 0, hosts: new Set<string>() };
+      if (!e.hosts.has(d.host)) e.w += r;
+      e.hosts.add(d.host);
+      seen.set(t, e);
+    }
+  }
+  for (const [t, e] of seen) if (e.hosts.size >= 2) topic.set(t, e.w / mass);
+  return { kind, terms, topic, documents, semantic };
+}
+
+/** Documents below this share of the best one's relevance are not on the question. */
+export const RELEVANT = 0.4;
+
+/** How well a sentence answers the question, in [0, 1]; 0 when it is not on the question. */
+export function sentenceRelevance(sentence: string, sourceId: string, model: QuestionModel): number {
+  const doc = model.documents.get(sourceId) ?? 0;
+  if (doc < RELEVANT) return 0;
+  const s = stems(sentence);
+  let q = 0;
+  for (const [t, w] of model.terms) if (s.has(t)) q += w;
+  let topicMass = 0;
+  for (const t of s) topicMass += model.topic.get(t) ?? 0;
+  const topical = 1 - Math.exp(-topicMass / 1.5);
+  // On the question: it names what was asked, or it speaks the relevant pages' shared vocabulary,
+  // or (with an embeddings model) it means something close to the question in other words.
+  const meaning = model.semantic?.get(sentence) ?? 0;
+  if (q === 0 && topicMass < 1 && meaning < 0.6) return 0;
+  // What a sentence adds beyond the question's own words carries it: naming the subject alone
+  // ("a jar of honey holds the work of bees") does not answer anything.
+  let score = topical * (0.5 + 0.5 * q) + (CUES[model.kind].test(sentence) ? 0.1 : 0);
+  if (model.semantic) score = 0.5 * score + 0.5 * meaning;
+  return Math.min(1, score) * doc;
+}
