@@ -76,6 +76,24 @@ describe("pruning inside the chosen content", () => {
     expect(r.text).not.toContain("yet another story");
   });
 
+  it("removes 'read also' teasers: a label with one headline link, and a label left before a removed link list", () => {
+    const r = extract(`<article>${para(3)}
+      <p><b>YOU MAY BE INTERESTED: <a href="/other">The minister's record in office, year by year</a></b></p>
+      ${para(3, "lake")}
+      <p>The river's <a href="/gauge">gauge</a>: rising.</p>
+      <p>Account: <a href="/u/rivers">@rivers</a></p>
+      <p><strong>Read these stories too:</strong></p>
+      <ul><li><a href="/x">Why rivers flood in spring and what towns do</a></li><li><a href="/y">The lake that vanished in one summer</a></li></ul>
+    </article>`);
+    expect(r.text).toContain("Paragraph 3 about the lake");
+    expect(r.text).not.toContain("YOU MAY BE INTERESTED");
+    expect(r.text).not.toContain("record in office");
+    expect(r.text).not.toContain("Read these stories too");
+    // Prose with a link, and a short labelled value, are not teasers.
+    expect(r.text).toContain("The river's gauge: rising.");
+    expect(r.text).toContain("Account: @rivers");
+  });
+
   it("keeps only the first of several sibling articles (the page's own post)", () => {
     const r = extract(`<main><article class="post main">${para(5)}</article><article class="post next">${para(4, "mountain")}</article></main>`);
     expect(r.text).toContain("Paragraph 5 about the river");
