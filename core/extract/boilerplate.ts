@@ -32,20 +32,42 @@ const BOILERPLATE_SUBSTRINGS = new RegExp(
   "i",
 );
 
-/** Whole class/id parts (split on space, '-' and '_') that name chrome. */
+/** Whole class/id parts (split on '-' and '_') that name chrome. */
 const BOILERPLATE_WORDS = new Set([
   "ad", "ads", "adv", "advertisement", "nav", "navigation", "menu", "tags", "tag", "print", "email",
-  "header", "hidden", "meta", "date", "author", "banner", "rating", "login",
+  "header", "meta", "date", "author", "banner", "rating", "login",
   "signin", "donate", "jump", "breaking", "alert", "ticker",
 ]);
 
+/**
+ * Whole tokens that hide an element. "hidden" inside a longer token usually says something else:
+ * `overflow-hidden` clips, `hidden-xs` hides on phones only, Drupal's `field--label-hidden` hides
+ * the field's label, not the field.
+ */
+const HIDDEN_TOKENS = new Set(["hidden", "is-hidden", "u-hidden", "js-hidden"]);
+
+/**
+ * Tokens that describe what an element holds or is about rather than what it is: taxonomy terms
+ * CMSs put on posts (WordPress `tag-social-media`, `category-news`, `format-standard`,
+ * `status-publish`, `type-post`) and layout states (`has-sidebar`, `with-comments`, `no-ads`).
+ * `tag-cloud`/`tag-list` are widgets, not terms, and stay.
+ */
+const DESCRIPTIVE_TOKEN = /^(?:(?:category|tag|format|status|type)[-_](?!cloud|list|links?$)|(?:has|with|no|without)-)/;
+
 const HIDDEN_STYLE = /(display\s*:\s*none|visibility\s*:\s*hidden)/i;
 
+/** True when a class/id value names chrome; each space-separated token is judged on its own. */
 export function isBoilerplateName(name: string): boolean {
   if (!name) return false;
-  if (BOILERPLATE_SUBSTRINGS.test(name)) return true;
-  for (const part of name.toLowerCase().split(/[\s_-]+/)) {
-    if (BOILERPLATE_WORDS.has(part)) return true;
+  for (const raw of name.toLowerCase().split(/\s+/)) {
+    if (!raw || DESCRIPTIVE_TOKEN.test(raw)) continue;
+    if (HIDDEN_TOKENS.has(raw)) return true;
+    // BEM: `block--modifier` is a variant of `block`; what the element is, is the part before "--".
+    const token = raw.split("--")[0]!;
+    if (BOILERPLATE_SUBSTRINGS.test(token)) return true;
+    for (const part of token.split(/[_-]+/)) {
+      if (BOILERPLATE_WORDS.has(part)) return true;
+    }
   }
   return false;
 }

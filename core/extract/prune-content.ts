@@ -53,12 +53,10 @@ function prune(el: Element, stats: Map<Element, TextStats>, title: string | null
         if (!child.querySelector("img, picture, video, table, pre")) child.remove();
         continue;
       }
-      if (
-        isLinkBlock(tag, s.text, s.linked / s.text) ||
-        isNoticeBlock(child, s.text) ||
-        isTitleHeading(child, tag, title) ||
-        isCaptionedImage(child, s.text, stats)
-      ) {
+      const linkBlock = isLinkBlock(tag, s.text, s.linked / s.text) || isLabelledLink(child, tag, s);
+      if (linkBlock || isNoticeBlock(child, s.text) || isTitleHeading(child, tag, title) || isCaptionedImage(child, s.text, stats)) {
+        // "Read also:" before a removed link list introduces nothing any more.
+        if (linkBlock) removeLabel(child.previousElementSibling, stats);
         child.remove();
         continue;
       }
@@ -71,6 +69,35 @@ function isLinkBlock(tag: string, text: number, density: number): boolean {
   if (LISTS.has(tag)) return density > 0.8;
   if (PARAGRAPH_LIKE.has(tag)) return density > 0.8 && text < 300;
   return density > 0.5 && text < 400;
+}
+
+/** A label ending in a colon ("Read also:", "Mehr Themen:"), short enough to be no sentence. */
+const LABEL = /[:：]\s*$/;
+const LABEL_MAX = 80;
+
+/**
+ * `<p><b>Read also: <a>Another story</a></b></p>`: one headline link after a short label, nothing
+ * else. The label keeps the link density under the link-block threshold; the shape gives it away.
+ */
+function isLabelledLink(el: Element, tag: string, s: TextStats): boolean {
+  if (!PARAGRAPH_LIKE.has(tag) || s.text > 250 || s.linked < s.text * 0.5) return false;
+  const links = el.getElementsByTagName("a");
+  if (links.length !== 1) return false;
+  const t = normalizeSpace(el.textContent ?? "");
+  const linkText = normalizeSpace(links[0]!.textContent ?? "");
+  // A headline, not a handle or a short value ("Account: @name").
+  if (linkText.length < 25) return false;
+  const at = t.indexOf(linkText);
+  if (at <= 0 || t.slice(at + linkText.length).replace(/[\s.…»>)\]]+/g, "") !== "") return false;
+  const label = t.slice(0, at);
+  return label.length <= LABEL_MAX && LABEL.test(label);
+}
+
+function removeLabel(el: Element | null, stats: Map<Element, TextStats>): void {
+  if (!el || !PARAGRAPH_LIKE.has(el.tagName)) return;
+  const s = stats.get(el);
+  if (!s || s.text > LABEL_MAX) return;
+  if (LABEL.test(normalizeSpace(el.textContent ?? ""))) el.remove();
 }
 
 function isNoticeBlock(el: Element, text: number): boolean {

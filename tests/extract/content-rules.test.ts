@@ -34,6 +34,27 @@ describe("boilerplate removal", () => {
     expect(r.text).toContain("Paragraph 8 about the river");
   });
 
+  it("judges class tokens one by one: taxonomy terms, layout states, BEM modifiers and utilities are not chrome", () => {
+    // Short posts on pages with much chrome text: the keep-big-wrappers guard cannot save them.
+    const footer = ["imprint", "contact", "legal", "partners"].map((t) => `<aside>${para(3, t)}</aside>`).join("");
+    const wrappers = [
+      `<div class="post-7 post type-post status-publish format-standard hentry category-news tag-social-media tag-ads">`,
+      `<div class="clearfix text-formatted field field--name-body field--label-hidden">`,
+      `<main class="container overflow-hidden">`,
+      `<div class="layout-container has-sidebar">`,
+    ];
+    for (const open of wrappers) {
+      const close = open.startsWith("<main") ? "</main>" : "</div>";
+      const r = extract(`${open}${para(3, "harbour")}${close}${footer}`);
+      expect(r.text, open).toContain("Paragraph 3 about the harbour");
+    }
+    // Whole tokens still name chrome.
+    const r = extract(`<article>${para(5)}</article><div class="hidden">Hidden upsell text here</div><div class="tag-cloud"><span>Rivers</span> <span>Lakes</span> <span>Harbours</span></div>${footer}`);
+    expect(r.text).toContain("Paragraph 5 about the river");
+    expect(r.text).not.toContain("Hidden upsell");
+    expect(r.text).not.toContain("Harbours");
+  });
+
   it("removes a rail of three or more look-alike teaser cards", () => {
     const cards = [1, 2, 3, 4].map((i) => `<div class="card"><a href="/s${i}">Story ${i} headline</a><p>Teaser ${i} text.</p></div>`).join("");
     const r = extract(`<article>${para(6)}<div class="more">${cards}</div></article>`);
@@ -53,6 +74,24 @@ describe("pruning inside the chosen content", () => {
     expect(r.text).toContain("was published on Monday by the agency");
     expect(r.text).not.toContain("Advertisement");
     expect(r.text).not.toContain("yet another story");
+  });
+
+  it("removes 'read also' teasers: a label with one headline link, and a label left before a removed link list", () => {
+    const r = extract(`<article>${para(3)}
+      <p><b>YOU MAY BE INTERESTED: <a href="/other">The minister's record in office, year by year</a></b></p>
+      ${para(3, "lake")}
+      <p>The river's <a href="/gauge">gauge</a>: rising.</p>
+      <p>Account: <a href="/u/rivers">@rivers</a></p>
+      <p><strong>Read these stories too:</strong></p>
+      <ul><li><a href="/x">Why rivers flood in spring and what towns do</a></li><li><a href="/y">The lake that vanished in one summer</a></li></ul>
+    </article>`);
+    expect(r.text).toContain("Paragraph 3 about the lake");
+    expect(r.text).not.toContain("YOU MAY BE INTERESTED");
+    expect(r.text).not.toContain("record in office");
+    expect(r.text).not.toContain("Read these stories too");
+    // Prose with a link, and a short labelled value, are not teasers.
+    expect(r.text).toContain("The river's gauge: rising.");
+    expect(r.text).toContain("Account: @rivers");
   });
 
   it("keeps only the first of several sibling articles (the page's own post)", () => {
