@@ -6,6 +6,7 @@
 import { applyPlanOverrides, DEFAULT_PLANS, type PlanOverride, type PlanTable } from "./limits/plans.ts";
 import type { BucketConfig } from "./limits/token-bucket.ts";
 import { AllowListError, parseAllowList } from "./net/allow-list.ts";
+import { parseTrustProxy, type TrustProxy } from "./gateway/trusted-proxies.ts";
 
 export type Env = Record<string, string | undefined>;
 
@@ -29,7 +30,8 @@ export interface Config {
   redisUrl: string | null;
   plans: PlanTable;
   ipRate: BucketConfig | null;
-  trustProxy: boolean;
+  /** Whose X-Forwarded-For counts: nobody, every peer, or the listed proxies. */
+  trustProxy: TrustProxy;
   logLevel: string;
   backends: Record<string, BackendSettings>;
   llm: { url: string; model: string | null; key: string | null } | null;
@@ -87,11 +89,12 @@ function parseIpRate(env: Env): BucketConfig | null {
   return { ratePerSecond: rate, burst };
 }
 
-function parseBool(env: Env, name: string): boolean {
-  const raw = (str(env, name) ?? "false").toLowerCase();
-  if (["1", "true", "yes", "on"].includes(raw)) return true;
-  if (["0", "false", "no", "off"].includes(raw)) return false;
-  throw new ConfigError(name, `"${raw}" is not a boolean (true/false)`);
+function parseTrust(env: Env): TrustProxy {
+  try {
+    return parseTrustProxy(env.QUARRY_TRUST_PROXY);
+  } catch (e) {
+    throw new ConfigError("QUARRY_TRUST_PROXY", (e as Error).message);
+  }
 }
 
 function isCount(v: unknown): v is number {
@@ -170,7 +173,7 @@ export function parseConfig(env: Env, version = "0.0.0"): Config {
     redisUrl: parseUrl(env, "QUARRY_REDIS_URL", ["redis:", "rediss:"]),
     plans: parsePlans(env),
     ipRate: parseIpRate(env),
-    trustProxy: parseBool(env, "QUARRY_TRUST_PROXY"),
+    trustProxy: parseTrust(env),
     logLevel,
     backends: parseBackends(env),
     llm: llmUrl ? { url: llmUrl, model: str(env, "QUARRY_LLM_MODEL") ?? null, key: str(env, "QUARRY_LLM_KEY") ?? null } : null,
