@@ -1,7 +1,8 @@
 /**
  * Quarry on Bun: Bun.serve mounting the core app (`npm run start:bun`).
- * Bun.serve has one connection timer, `idleTimeout` (at most 255 s), set from
- * QUARRY_HEADER_TIMEOUT; it has no connection caps and no hook for requests its parser
+ * Bun.serve has one configurable connection timer, `idleTimeout` (at most 255 s), set from
+ * QUARRY_KEEP_ALIVE_TIMEOUT; it closes connections with unfinished headers by itself after
+ * about 10 s (measured 12 s), has no connection caps and no hook for requests its parser
  * rejects (README, "Slow clients"). Run Bun behind a reverse proxy that enforces them.
  */
 import sqliteConnector from "db0/connectors/bun-sqlite";
@@ -29,8 +30,9 @@ try {
       fetch: (req, srv) => p.quarry.app.fetch(req, srv),
       hostname: p.config.host,
       port: p.config.port,
-      // A connection silent this long is closed: it bounds slow headers and idle keep-alive alike.
-      idleTimeout: Math.min(255, Math.ceil(p.limits.headerTimeoutMs / 1000)),
+      // Bun's timer also runs while a handler works, so it must outlast a long research request;
+      // its default (10 s) would cut those off.
+      idleTimeout: Math.min(255, Math.ceil(p.limits.keepAliveTimeoutMs / 1000)),
     });
   } catch (err) {
     await abandon(p);
