@@ -7,6 +7,7 @@ import { applyPlanOverrides, DEFAULT_PLANS, type PlanOverride, type PlanTable } 
 import type { BucketConfig } from "./limits/token-bucket.ts";
 import { AllowListError, parseAllowList } from "./net/allow-list.ts";
 import { BACKEND_IDS } from "./backends/catalogue.ts";
+import { parseTrustProxy, type TrustProxy } from "./gateway/trusted-proxies.ts";
 
 export type Env = Record<string, string | undefined>;
 
@@ -27,7 +28,8 @@ export interface Config {
   redisUrl: string | null;
   plans: PlanTable;
   ipRate: BucketConfig | null;
-  trustProxy: boolean;
+  /** Whose X-Forwarded-For counts: nobody, every peer, or the listed proxies. */
+  trustProxy: TrustProxy;
   /** Origins browsers may call from (QUARRY_CORS_ORIGINS); empty = no CORS, `["*"]` = any. */
   corsOrigins: string[];
   logLevel: string;
@@ -127,6 +129,14 @@ function parseBool(env: Env, name: string): boolean {
   if (["1", "true", "yes", "on"].includes(raw)) return true;
   if (["0", "false", "no", "off"].includes(raw)) return false;
   throw new ConfigError(name, `"${raw}" is not a boolean (true/false)`);
+}
+
+function parseTrust(env: Env): TrustProxy {
+  try {
+    return parseTrustProxy(env.QUARRY_TRUST_PROXY);
+  } catch (e) {
+    throw new ConfigError("QUARRY_TRUST_PROXY", (e as Error).message);
+  }
 }
 
 function parseCount(env: Env, name: string, fallback: number, min: number, max: number): number {
@@ -232,7 +242,7 @@ export function parseConfig(env: Env, version = "0.0.0"): Config {
     redisUrl: parseUrl(env, "QUARRY_REDIS_URL", ["redis:", "rediss:"]),
     plans: parsePlans(env),
     ipRate: parseIpRate(env),
-    trustProxy: parseBool(env, "QUARRY_TRUST_PROXY"),
+    trustProxy: parseTrust(env),
     corsOrigins: parseCorsOrigins(env),
     logLevel,
     backends: parseBackends(env),

@@ -1,10 +1,16 @@
-/** Quarry on Bun: Bun.serve mounting the core app (`bun run start:bun`). */
+/**
+ * Quarry on Bun: Bun.serve mounting the core app (`npm run start:bun`).
+ * Bun.serve has one configurable connection timer, `idleTimeout` (at most 255 s), set from
+ * QUARRY_KEEP_ALIVE_TIMEOUT; it closes connections with unfinished headers by itself after
+ * about 10 s (measured 12 s), has no connection caps and no hook for requests its parser
+ * rejects (README, "Slow clients"). Run Bun behind a reverse proxy that enforces them.
+ */
 import sqliteConnector from "db0/connectors/bun-sqlite";
 import type { RuntimeParts } from "../shared/bootstrap.ts";
-import { announce, prepare, shutdown, StartupError } from "../shared/start.ts";
+import { abandon, announce, listenFailure, prepare, shutdown, StartupError } from "../shared/start.ts";
 
 declare const Bun: {
-  serve(opts: { fetch: (req: Request, server: unknown) => Response | Promise<Response>; hostname: string; port: number }): {
+  serve(opts: { fetch: (req: Request, server: unknown) => Response | Promise<Response>; hostname: string; port: number; idleTimeout?: number }): {
     port: number;
     stop(closeActive?: boolean): Promise<void>;
     requestIP(req: Request): { address: string } | null;
@@ -18,14 +24,28 @@ const runtime: RuntimeParts = {
 
 try {
   const p = await prepare(process.env, runtime);
-  const server = Bun.serve({ fetch: (req, srv) => p.quarry.app.fetch(req, srv), hostname: p.config.host, port: p.config.port });
-  await announce(p, `http://${p.config.host}:${server.port}`, `bun`);
+  let server: ReturnType<typeof Bun.serve>;
+  try {
+    server = Bun.serve({
+      fetch: (req, srv) => p.quarry.app.fetch(req, srv),
+      hostname: p.config.host,
+      port: p.config.port,
+      // Bun's timer also runs while a handler works, so it must outlast a long research request;
+      // its default (10 s) would cut those off.
+      idleTimeout: Math.min(255, Math.ceil(p.limits.keepAliveTimeoutMs / 1000)),
+    });
+  } catch (err) {
+    await abandon(p);
+    throw listenFailure(err, p.config.host, p.config.port);
+  }
   for (const sig of ["SIGINT", "SIGTERM"] as const) {
     process.once(sig, () => {
       // stop() without closeActive waits for in-flight requests.
       shutdown(p, () => server.stop(), sig).then(() => process.exit(0));
     });
   }
+  // Announced only once a signal can stop us: whoever waits for this line may signal at once.
+  await announce(p, `http://${p.config.host}:${server.port}`, "bun");
 } catch (err) {
   if (err instanceof StartupError) process.exit(1);
   throw err;

@@ -1,7 +1,12 @@
-/** Quarry on Deno: Deno.serve mounting the core app (`deno task start`). */
+/**
+ * Quarry on Deno: Deno.serve mounting the core app (`deno task start`).
+ * Deno.serve offers no header or request timeout, no connection caps and no hook for requests
+ * its parser rejects: QUARRY_HEADER_TIMEOUT and the other connection limits apply on Node only
+ * (README, "Slow clients"). Run Deno behind a reverse proxy that enforces them.
+ */
 import sqliteConnector from "db0/connectors/node-sqlite";
 import type { RuntimeParts } from "../shared/bootstrap.ts";
-import { announce, prepare, shutdown, StartupError } from "../shared/start.ts";
+import { abandon, announce, listenFailure, prepare, shutdown, StartupError } from "../shared/start.ts";
 
 declare const Deno: {
   env: { toObject(): Record<string, string> };
@@ -20,8 +25,13 @@ const runtime: RuntimeParts = {
 
 try {
   const p = await prepare(Deno.env.toObject(), runtime);
-  const server = Deno.serve({ hostname: p.config.host, port: p.config.port, onListen: () => {} }, (req, info) => p.quarry.app.fetch(req, info));
-  await announce(p, `http://${p.config.host}:${server.addr.port}`, "deno");
+  let server: ReturnType<typeof Deno.serve>;
+  try {
+    server = Deno.serve({ hostname: p.config.host, port: p.config.port, onListen: () => {} }, (req, info) => p.quarry.app.fetch(req, info));
+  } catch (err) {
+    await abandon(p);
+    throw listenFailure(err, p.config.host, p.config.port);
+  }
   let stopping = false;
   for (const sig of ["SIGINT", "SIGTERM"]) {
     Deno.addSignalListener(sig, () => {
@@ -31,6 +41,8 @@ try {
       shutdown(p, () => server.shutdown(), sig).then(() => Deno.exit(0));
     });
   }
+  // Announced only once a signal can stop us: whoever waits for this line may signal at once.
+  await announce(p, `http://${p.config.host}:${server.addr.port}`, "deno");
 } catch (err) {
   if (err instanceof StartupError) Deno.exit(1);
   throw err;

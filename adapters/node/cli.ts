@@ -13,15 +13,17 @@ import { LOWEST_PLAN } from "../../core/limits/plans.ts";
 import { periodOf, periodResetAt } from "../../core/limits/period.ts";
 import { buildPorts, systemClock } from "../shared/bootstrap.ts";
 import { createLogger } from "../shared/logger.ts";
-import { loadConfig, StartupError } from "../shared/start.ts";
+import { loadConfig, packageVersion, StartupError } from "../shared/start.ts";
 import { nodeRuntime, startNodeServer } from "./server.ts";
 
 export const ACCOUNT_NAME = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,99}$/;
 
 const HELP = `quarry — search and research API for AI agents
 
-  quarry serve                                   start the HTTP service
+  quarry serve [--host HOST] [--port PORT]       start the HTTP service
   quarry demo                                    try it offline: recorded upstreams, a throwaway key
+  quarry help | --help                           this text
+  quarry --version                               the version
   quarry keys create --account NAME --scopes a,b --name LABEL [--plan PLAN] [--json]
   quarry keys list --account NAME [--json]
   quarry keys revoke KEY_ID [--json]
@@ -30,6 +32,8 @@ const HELP = `quarry — search and research API for AI agents
 
 Scopes: ${SCOPES.join(", ")}. Configuration comes from QUARRY_* environment variables
 (and a .env file in the working directory); see README.md.`;
+
+const SUBCOMMANDS: Record<string, string[]> = { keys: ["create", "list", "revoke"], accounts: ["set-plan"] };
 
 class UsageError extends Error {}
 
@@ -67,13 +71,20 @@ export async function main(argv: string[]): Promise<number> {
       scopes: { type: "string" },
       name: { type: "string" },
       plan: { type: "string" },
+      host: { type: "string" },
+      port: { type: "string" },
+      version: { type: "boolean", short: "v", default: false },
       json: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
   });
   const [cmd, sub, ...rest] = positionals;
   const json = values.json ?? false;
-  if (values.help || !cmd) {
+  if (values.version) {
+    process.stdout.write(`${packageVersion()}\n`);
+    return 0;
+  }
+  if (values.help || !cmd || cmd === "help") {
     process.stdout.write(`${HELP}\n`);
     return cmd || values.help ? 0 : 2;
   }
@@ -85,8 +96,18 @@ export async function main(argv: string[]): Promise<number> {
     return -1; // keep running
   }
   if (cmd === "serve") {
-    await startNodeServer(process.env);
+    if (sub) fail(`serve takes no argument "${sub}"; use --host and --port`);
+    // Flags win over the environment (and .env), as an operator typing them expects.
+    const env = { ...process.env };
+    if (values.host !== undefined) env.QUARRY_HOST = values.host;
+    if (values.port !== undefined) env.QUARRY_PORT = values.port;
+    await startNodeServer(env);
     return -1; // keep running
+  }
+  for (const [group, subs] of Object.entries(SUBCOMMANDS)) {
+    if (cmd === group && !subs.includes(sub ?? "")) {
+      fail(`${sub ? `unknown subcommand "${group} ${sub}"` : `"${group}" needs a subcommand`}: ${subs.map((s) => `${group} ${s}`).join(", ")}`);
+    }
   }
   if (cmd === "keys" && sub === "create") {
     const account = accountArg(values.account);
@@ -107,6 +128,7 @@ export async function main(argv: string[]): Promise<number> {
   if (cmd === "keys" && sub === "list") {
     const account = accountArg(values.account);
     return withPorts(async (ports) => {
+      if (!(await ports.keys.getAccount(account))) fail(`no account "${account}"`);
       const keys = await listKeys(ports.keys, account);
       const lines = keys.map((k) => `${k.id}  ${k.prefix}  ${k.scopes.join(",").padEnd(28)}  created ${k.created_at}  last used ${k.last_used_at ?? "never"}  ${k.name}`);
       out(json, { keys }, lines.length ? lines.join("\n") : `No active keys for account ${account}.`);
@@ -117,7 +139,11 @@ export async function main(argv: string[]): Promise<number> {
     const id = rest[0] ?? values.name;
     if (!id) fail("usage: quarry keys revoke KEY_ID");
     return withPorts(async (ports) => {
-      const res = await revokeKey(ports.keys, null, id, now);
+      // The CLI acts for no account, so the core's "in this account" wording would name one never given.
+      const res = await revokeKey(ports.keys, null, id, now).catch((err: unknown) => {
+        if (err instanceof ApiError && err.code === "not_found") throw new ApiError("not_found", `no active key "${id}"`);
+        throw err;
+      });
       out(json, res, `Revoked ${res.id} at ${res.revoked_at}.`);
       return 0;
     });
@@ -157,7 +183,7 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     });
   }
-  fail(`unknown command "${[cmd, sub].filter(Boolean).join(" ")}"; see quarry --help`);
+  fail(`unknown command "${cmd}"; commands: serve, keys, accounts, usage, help (see quarry help)`);
 }
 
 export async function run(argv: string[]): Promise<void> {
@@ -166,8 +192,8 @@ export async function run(argv: string[]): Promise<void> {
     const code = await main(argv);
     if (code >= 0) process.exitCode = code;
   } catch (err) {
-    if (err instanceof UsageError || (err instanceof Error && "code" in err && String((err as { code: unknown }).code).startsWith("ERR_PARSE_ARGS"))) {
-      process.stderr.write(`quarry: ${err.message}\n`);
+    if (err instanceof UsageError || isParseArgsError(err)) {
+      process.stderr.write(`quarry: ${usageMessage(err as Error)}\n`);
       process.exitCode = 2;
     } else if (err instanceof ApiError) {
       process.stderr.write(`quarry: ${err.message}\n`);
@@ -179,4 +205,17 @@ export async function run(argv: string[]): Promise<void> {
       process.exitCode = 1;
     }
   }
+}
+
+function isParseArgsError(err: unknown): err is Error & { code: string } {
+  return err instanceof Error && String((err as { code?: unknown }).code ?? "").startsWith("ERR_PARSE_ARGS");
+}
+
+/** node:util's parseArgs messages are long and (for unknown options) leave a quote open; say it plainly. */
+function usageMessage(err: Error): string {
+  if (!isParseArgsError(err)) return err.message;
+  const option = /'(-[^']*)'/.exec(err.message)?.[1];
+  if (err.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && option) return `unknown option ${option}; see quarry help`;
+  if (err.code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" && option) return `option ${option.split(" ")[0]} needs a value; see quarry help`;
+  return `${err.message.replace(/\s+$/, "")}; see quarry help`;
 }

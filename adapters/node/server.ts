@@ -1,9 +1,11 @@
 /** Quarry on Node: @hono/node-server mounting the core app. */
-import { serve, type HttpBindings } from "@hono/node-server";
+import { createAdaptorServer, type HttpBindings } from "@hono/node-server";
 import sqliteConnector from "db0/connectors/better-sqlite3";
+import type { Server } from "node:http";
 import type { Env } from "../../core/config.ts";
 import type { RuntimeParts } from "../shared/bootstrap.ts";
-import { announce, prepare, shutdown } from "../shared/start.ts";
+import { abandon, announce, listenFailure, prepare, shutdown } from "../shared/start.ts";
+import { guardConnections } from "./connections.ts";
 
 export const nodeRuntime: RuntimeParts = {
   sqlite: (opts) => sqliteConnector(opts),
@@ -12,19 +14,35 @@ export const nodeRuntime: RuntimeParts = {
 
 export async function startNodeServer(env: Env = process.env): Promise<{ url: string; stop: () => Promise<void> }> {
   const p = await prepare(env, nodeRuntime);
-  const server = serve({ fetch: p.quarry.app.fetch, hostname: p.config.host, port: p.config.port });
-  // Keep idle connections longer than clients and load balancers do (undici 4 s, typical LBs 60 s),
-  // so the client always closes first: otherwise a POST sent on a socket the server is closing
-  // fails with "other side closed" and cannot be retried safely.
-  const http = server as unknown as { keepAliveTimeout: number; headersTimeout: number };
-  http.keepAliveTimeout = 65_000;
-  http.headersTimeout = 66_000;
-  await new Promise<void>((resolve) => server.once("listening", () => resolve()));
+  const { limits } = p;
+  const server = createAdaptorServer({
+    fetch: p.quarry.app.fetch,
+    hostname: p.config.host,
+    serverOptions: {
+      headersTimeout: limits.headerTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      // Node checks the two timeouts on this period (30 s by default, longer than the timeouts themselves).
+      connectionsCheckingInterval: Math.min(1000, limits.headerTimeoutMs),
+    },
+  }) as Server;
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  server.maxRequestsPerSocket = limits.keepAliveMaxRequests || null;
+  guardConnections(server, limits, p.config, p.logger);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(p.config.port, p.config.host, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+  } catch (err) {
+    await abandon(p);
+    throw listenFailure(err, p.config.host, p.config.port);
+  }
   const addr = server.address();
   const port = typeof addr === "object" && addr ? addr.port : p.config.port;
   const url = `http://${p.config.host.includes(":") ? `[${p.config.host}]` : p.config.host}:${port}`;
-  await announce(p, url, `node ${process.version}`);
-
   let stopping: Promise<void> | null = null;
   const stop = () =>
     (stopping ??= shutdown(
@@ -33,7 +51,7 @@ export async function startNodeServer(env: Env = process.env): Promise<{ url: st
         new Promise<void>((resolve) => {
           server.close(() => resolve());
           // Idle keep-alive sockets would hold close() open; busy ones finish their request first.
-          (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+          server.closeIdleConnections();
         }),
       "stop",
     ));
@@ -42,5 +60,7 @@ export async function startNodeServer(env: Env = process.env): Promise<{ url: st
       stop().then(() => process.exit(0));
     });
   }
+  // Announced only once a signal can stop us: whoever waits for this line may signal at once.
+  await announce(p, url, `node ${process.version}`);
   return { url, stop };
 }

@@ -2,26 +2,38 @@
  * Start-up shared by the Node, Deno and Bun servers: configuration, logger, storage, the app,
  * and an orderly stop (stop accepting → finish in-flight requests → flush → close storage).
  */
+import { mkdirSync } from "node:fs";
 import { createQuarry, type Quarry } from "../../core/app.ts";
 import { ConfigError, parseConfig, type Config, type Env } from "../../core/config.ts";
 import type { Logger } from "../../core/ports.ts";
 import { buildPorts, type Built, type RuntimeParts } from "./bootstrap.ts";
-import { createLogger } from "./logger.ts";
+import { createStdoutLogger } from "./logger.ts";
+import { parseServerLimits, type ServerLimits } from "./server-limits.ts";
+import { lockServer, ServerLockedError, type ServerLock } from "./server-lock.ts";
 
 export { packageVersion } from "./version.ts";
 import { packageVersion } from "./version.ts";
 
 export interface Prepared {
   config: Config;
+  limits: ServerLimits;
   logger: Logger;
+  /** Waits a bounded time for log lines to reach stdout. */
+  flushLogs(ms?: number): Promise<void>;
+  /** Held while this server owns the SQLite file (null for PostgreSQL and memory). */
+  lock: ServerLock | null;
   built: Built;
   quarry: Quarry;
 }
 
 /** Reads the configuration; a bad value stops start-up with a message naming the variable. */
 export function loadConfig(env: Env): Config {
+  return configOrExit(() => parseConfig(env, packageVersion()));
+}
+
+function configOrExit<T>(read: () => T): T {
   try {
-    return parseConfig(env, packageVersion());
+    return read();
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(`quarry: invalid configuration: ${err.message}`);
@@ -33,15 +45,63 @@ export function loadConfig(env: Env): Config {
 
 export class StartupError extends Error {}
 
+/** Stops start-up with one line on stderr (the caller exits non-zero). */
+export function startupFailure(message: string): StartupError {
+  console.error(`quarry: ${message}`);
+  return new StartupError(message);
+}
+
 export async function prepare(env: Env, runtime: RuntimeParts): Promise<Prepared> {
   const config = loadConfig(env);
-  const logger = createLogger(config.logLevel);
-  const built = await buildPorts(config, runtime, logger);
-  const quarry = createQuarry(built.ports, config);
-  return { config, logger, built, quarry };
+  const limits = configOrExit(() => parseServerLimits(env));
+  const { logger, flush } = createStdoutLogger(config.logLevel);
+  const usesSqlite = !config.databaseUrl && config.dataDir !== ":memory:";
+  let lock: ServerLock | null = null;
+  if (usesSqlite) {
+    mkdirSync(config.dataDir, { recursive: true });
+    try {
+      lock = await lockServer(config.dataDir, runtime.sqlite);
+    } catch (err) {
+      if (err instanceof ServerLockedError) throw startupFailure(err.message);
+      throw err;
+    }
+  }
+  try {
+    const built = await buildPorts(config, runtime, logger);
+    const quarry = createQuarry(built.ports, config);
+    return { config, limits, logger, flushLogs: flush, lock, built, quarry };
+  } catch (err) {
+    await lock?.release();
+    throw err;
+  }
+}
+
+/** A listen() failure as one line an operator can act on; other errors pass through. */
+export function listenFailure(err: unknown, host: string, port: number): unknown {
+  const code = (err as { code?: string } | null)?.code ?? (err as Error | null)?.name;
+  const where = `${host.includes(":") ? `[${host}]` : host}:${port}`;
+  if (code === "EADDRINUSE" || code === "AddrInUse") {
+    return startupFailure(`cannot listen on ${where}: the address is already in use (is another server running? set QUARRY_PORT or --port)`);
+  }
+  if (code === "EACCES" || code === "PermissionDenied") {
+    return startupFailure(`cannot listen on ${where}: permission denied (ports below 1024 need privileges; set QUARRY_PORT or --port)`);
+  }
+  if (code === "EADDRNOTAVAIL" || code === "AddrNotAvailable" || code === "ENOTFOUND") {
+    return startupFailure(`cannot listen on ${where}: no such address on this machine (set QUARRY_HOST or --host)`);
+  }
+  return err;
+}
+
+/** Releases what prepare() took when the server never started listening. */
+export async function abandon(p: Prepared): Promise<void> {
+  await p.quarry.drain();
+  await p.built.close();
+  await p.lock?.release();
+  await p.flushLogs(500);
 }
 
 export async function announce(p: Prepared, url: string, runtimeName: string): Promise<void> {
+  p.lock?.listening(url);
   p.logger.info({ url, runtime: runtimeName, storage: p.built.describe, version: p.config.version }, "quarry listening");
   if (await p.built.ports.keys.isEmpty().catch(() => false)) {
     p.logger.info(
@@ -61,5 +121,8 @@ export async function shutdown(p: Prepared, stopServer: () => Promise<void>, sig
   clearTimeout(timer);
   await p.quarry.drain();
   await p.built.close();
+  await p.lock?.release();
   p.logger.info({}, "quarry stopped");
+  // Bounded: a reader that went away (closed pipe) or stalled must not keep the process alive.
+  await p.flushLogs(1000);
 }

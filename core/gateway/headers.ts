@@ -25,6 +25,11 @@ export function gatewayHeaders(clock: Clock, logger: Logger, plans: PlanTable, m
     h.set("X-RateLimit-Limit", limits.quota === null ? "unlimited" : String(limits.quota));
     h.set("X-RateLimit-Remaining", limits.quota === null ? "unlimited" : String(Math.max(0, limits.quota - limits.used)));
     h.set("X-RateLimit-Reset", limits.resetAt);
+    if (c.req.method === "HEAD") {
+      // Hono answers HEAD with the GET route's response minus its body, copied from the headers
+      // that response was created with; on @hono/node-server that copy misses the ones set above.
+      c.res = new Response(null, { status: c.res.status, headers: new Headers(h) });
+    }
     const auth = c.get("auth");
     const seconds = (performance.now() - t0) / 1000;
     metrics?.request(c.get("route") ?? (c.req.path.startsWith("/dashboard") ? "/dashboard" : "unmatched"), c.req.method, c.res.status, seconds);

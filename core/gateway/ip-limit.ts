@@ -5,18 +5,13 @@ import { retryAfterSeconds } from "../limits/sliding-window.ts";
 import { TokenBuckets, type BucketConfig } from "../limits/token-bucket.ts";
 import type { Clock, Ports } from "../ports.ts";
 import type { AppEnv } from "./context.ts";
+import { clientAddress, type TrustProxy } from "./trusted-proxies.ts";
 
-export function clientIp(req: Request, env: unknown, ports: Ports, trustProxy: boolean): string {
-  if (trustProxy) {
-    // The right-most entry is the one our own proxy appended; entries left of it are client-supplied.
-    const xff = req.headers.get("x-forwarded-for");
-    const last = xff?.split(",").map((s) => s.trim()).filter(Boolean).pop();
-    if (last) return last;
-  }
-  return ports.remoteAddress?.(req, env) ?? "unknown";
+export function clientIp(req: Request, env: unknown, ports: Ports, trustProxy: TrustProxy): string {
+  return clientAddress(trustProxy, ports.remoteAddress?.(req, env), req.headers.get("x-forwarded-for")) ?? "unknown";
 }
 
-export function ipLimit(cfg: BucketConfig, clock: Clock, ports: Ports, trustProxy: boolean): MiddlewareHandler<AppEnv> {
+export function ipLimit(cfg: BucketConfig, clock: Clock, ports: Ports, trustProxy: TrustProxy): MiddlewareHandler<AppEnv> {
   const buckets = new TokenBuckets(cfg);
   return async (c, next) => {
     const waitMs = buckets.take(clientIp(c.req.raw, c.env, ports, trustProxy), clock.now());

@@ -1,8 +1,10 @@
 /** The quarry CLI end to end, against a real SQLite file and a real server process. */
-import { writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cli, createKeyCli, startServer, tempDataDir, type Server } from "../helpers/server.ts";
+import { cli, createKeyCli, ROOT, startServer, tempDataDir, type Server } from "../helpers/server.ts";
 
 describe("quarry CLI", () => {
   let env: Record<string, string>;
@@ -50,7 +52,56 @@ describe("quarry CLI", () => {
       expect(r.stderr).toMatch(/^quarry: /);
       expect(r.stdout).toBe("");
     }
-  });
+  }, 120_000);
+
+  it("--version, help, and a group without its subcommand say what exists", () => {
+    const version = cli(["--version"], env);
+    expect(version.status).toBe(0);
+    expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version);
+    const help = cli(["help"], env);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain("quarry serve [--host HOST] [--port PORT]");
+    const keys = cli(["keys"], env);
+    expect(keys.status).toBe(2);
+    expect(keys.stderr).toBe('quarry: "keys" needs a subcommand: keys create, keys list, keys revoke\n');
+  }, 60_000);
+
+  it("option errors are one plain line with balanced quotes", () => {
+    const unknown = cli(["keys", "list", "--acount", "acme"], env);
+    expect(unknown.stderr).toBe("quarry: unknown option --acount; see quarry help\n");
+    const missing = cli(["keys", "list", "--account"], env);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toBe("quarry: option --account needs a value; see quarry help\n");
+  }, 60_000);
+
+  it("messages name no account that was never given", () => {
+    const revoke = cli(["keys", "revoke", "key_01ARZ3NDEKTSV4RRFFQ69G5FAV"], env);
+    expect(revoke.status).toBe(1);
+    expect(revoke.stderr).toBe('quarry: no active key "key_01ARZ3NDEKTSV4RRFFQ69G5FAV"\n');
+    const list = cli(["keys", "list", "--account", "ghost"], env);
+    expect(list.stderr).toBe('quarry: no account "ghost"\n');
+  }, 60_000);
+
+  it("serve --host and --port override the environment", async () => {
+    const probe = createServer().listen(0, "127.0.0.1");
+    await new Promise((r) => probe.once("listening", r));
+    const port = (probe.address() as { port: number }).port;
+    await new Promise((r) => probe.close(r));
+    const [cmd, args] = [process.execPath, [join(ROOT, "bin/quarry.js"), "serve", "--host", "127.0.0.1", "--port", String(port)]];
+    const proc = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, QUARRY_DATA_DIR: tempDataDir(), QUARRY_HOST: "localhost", QUARRY_PORT: "1" }, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    proc.stdout!.on("data", (d) => (out += d));
+    proc.stderr!.on("data", (d) => (out += d));
+    try {
+      const until = Date.now() + 30_000;
+      while (!out.includes("quarry listening") && proc.exitCode === null && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      expect(out).toContain(`"url":"http://127.0.0.1:${port}"`);
+      expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+    } finally {
+      proc.kill("SIGTERM");
+      await new Promise((r) => (proc.exitCode !== null ? r(null) : proc.once("exit", r)));
+    }
+  }, 60_000);
 
   it("bad configuration stops with a message naming the variable", () => {
     const r = cli(["keys", "list", "--account", "acme"], { ...env, QUARRY_PLANS: "{broken" });
@@ -84,7 +135,7 @@ describe("quarry CLI", () => {
       expect(JSON.parse(r.stdout)).toMatchObject({ id: victim.id, revoked: true });
       expect((await fetch(`${s.url}/v1/usage`, { headers: { authorization: `Bearer ${victim.key}` } })).status).toBe(401);
       expect(cli(["keys", "revoke", victim.id], env).status).toBe(1);
-    });
+    }, 90_000);
 
     it("accounts set-plan changes the limits at once; usage reports per key", async () => {
       const auth = { authorization: `Bearer ${admin.key}` };
@@ -101,7 +152,7 @@ describe("quarry CLI", () => {
       expect(body.keys.find((k: { id: string }) => k.id === admin.id)).toMatchObject({ used: 0, endpoints: { search: 0, scrape: 0 } });
       expect(cli(["usage", "--account", "ops"], env).stdout).toContain("plan pro");
       expect(cli(["usage", "--account", "nobody"], env).status).toBe(2);
-    });
+    }, 90_000);
   });
 
   it("serve on an empty database says how to create the first key and prints no secret", async () => {

@@ -39,6 +39,21 @@ describe.each(RUNTIMES)("HTTP on %s", (runtime) => {
     expect(res.headers.get("x-request-id")).toMatch(/^req_[0-9A-Z]{26}$/);
   });
 
+  it("HEAD carries the request id and rate headers a GET would", async () => {
+    const cases: Array<[string, string | undefined, number]> = [["/health", undefined, 200], ["/v1/usage", undefined, 401], ["/v1/usage", admin.key, 200], ["/openapi.json", undefined, 200], ["/v1/nope", undefined, 404]];
+    for (const [path, key, status] of cases) {
+      const head = await call(path, { method: "HEAD", key });
+      const get = await call(path, { key });
+      expect(head.status, `HEAD ${path}`).toBe(status);
+      expect(head.headers.get("x-request-id"), `HEAD ${path}`).toMatch(/^req_[0-9A-Z]{26}$/);
+      for (const h of ["x-ratelimit-limit", "x-ratelimit-remaining", "content-type"]) {
+        expect(head.headers.get(h), `HEAD ${path} ${h}`).toBe(get.headers.get(h));
+      }
+      expect(await head.text()).toBe("");
+      await get.body?.cancel();
+    }
+  });
+
   it("accepts a CLI-made key and runs the key lifecycle", async () => {
     const created = await call("/v1/keys", { method: "POST", key: admin.key, headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "rotated", scopes: ["search"] }) });
     expect(created.status).toBe(201);
