@@ -47,8 +47,9 @@ export function parseServerLimits(env: Env): ServerLimits {
     // so the client closes first: a POST sent on a socket the server is closing cannot be retried.
     keepAliveTimeoutMs: count(env, "QUARRY_KEEP_ALIVE_TIMEOUT", 65, { min: 1, max: 3600 }) * 1000,
     keepAliveMaxRequests: count(env, "QUARRY_KEEP_ALIVE_MAX_REQUESTS", 1000),
-    // Below the common open-file limit of 1024, leaving room for upstream fetches and storage.
+    // Below the common open-file limit of 1024, leaving room for upstream fetches and storage;
+    // one address gets a third of it, more than a busy client or a load test opens at once.
     maxConnections: count(env, "QUARRY_MAX_CONNECTIONS", 768),
-    maxConnectionsPerAddress: count(env, "QUARRY_MAX_CONNECTIONS_PER_ADDRESS", 64),
+    maxConnectionsPerAddress: count(env, "QUARRY_MAX_CONNECTIONS_PER_ADDRESS", 256),
   };
 }

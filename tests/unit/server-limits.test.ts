@@ -10,7 +10,7 @@ describe("connection limit variables", () => {
       keepAliveTimeoutMs: 65_000,
       keepAliveMaxRequests: 1000,
       maxConnections: 768,
-      maxConnectionsPerAddress: 64,
+      maxConnectionsPerAddress: 256,
     });
     expect(parseServerLimits({ QUARRY_MAX_CONNECTIONS_PER_ADDRESS: "0" }).maxConnectionsPerAddress).toBe(0);
   });
