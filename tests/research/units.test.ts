@@ -61,6 +61,18 @@ describe("research core", () => {
     expect(ranked.find((p) => p.sourceId === "S2")!.agreement).toBeGreaterThan(0.5);
   });
 
+  it("still reports when there is one source, or when every source is on one site", () => {
+    const pageA = "The bridge collapsed after its steel cables corroded over decades. Inspectors had warned about the corroded cables in 2015. The city had delayed the repairs to save money.";
+    const pageB = "Engineers found the cables of the bridge had lost half their steel to corrosion. The repairs the inspectors asked for were never funded by the city.";
+    const q = "Why did the bridge collapse?";
+    const one = extractiveReport(rankPassages([src("S1", "a.example", pageA)], q, [], { limit: 10, perHost: 5 }), q, { findings: 3, summarySentences: 2 });
+    expect(one.findings.length).toBeGreaterThan(0);
+    expect(one.findings[0]!.text).toMatch(/bridge collapsed/);
+    const sameSite = [src("S1", "a.example", pageA), src("S2", "a.example", pageB)];
+    const both = extractiveReport(rankPassages(sameSite, q, [], { limit: 10, perHost: 5 }), q, { findings: 4, summarySentences: 2 });
+    expect(new Set(both.findings.flatMap((f) => f.citations))).toEqual(new Set(["S1", "S2"]));
+  });
+
   it("merges near-duplicate sentences across sources into one finding citing both", () => {
     const a = "The city council approved the new budget for public transport on Tuesday evening.";
     const b = "On Tuesday evening the city council approved the new budget for public transport, officials said.";

@@ -174,17 +174,20 @@ export function buildQuestionModel(question: string, docs: readonly DocumentInpu
   const relevant = docs.map((d, i) => ({ d, i, r: documents.get(d.id)! })).filter((x) => x.r >= RELEVANT);
   const mass = relevant.reduce((a, x) => a + x.r, 0) || 1;
   const topic = new Map<string, number>();
-  const seen = new Map<string, { w: number; hosts: Set<string> }>();
+  const seen = new Map<string, { w: number; hosts: Set<string>; docs: number }>();
   for (const { d, i, r } of relevant) {
     for (const t of docStems[i]!) {
       if (terms.has(t)) continue;
-      const e = seen.get(t) ?? { w: 0, hosts: new Set<string>() };
+      const e = seen.get(t) ?? { w: 0, hosts: new Set<string>(), docs: 0 };
       if (!e.hosts.has(d.host)) e.w += r;
       e.hosts.add(d.host);
+      e.docs++;
       seen.set(t, e);
     }
   }
-  for (const [t, e] of seen) if (e.hosts.size >= 2) topic.set(t, e.w / mass);
+  // With every relevant page on one site (include_domains of one domain), its pages stand for the sites.
+  const witnesses = new Set(relevant.map((x) => x.d.host)).size >= 2 ? (e: { hosts: Set<string>; docs: number }) => e.hosts.size : (e: { docs: number }) => e.docs;
+  for (const [t, e] of seen) if (witnesses(e) >= 2) topic.set(t, e.w / mass);
   return { kind, terms, topic, documents, semantic };
 }
 
@@ -207,7 +210,9 @@ export function sentenceRelevance(sentence: string, sourceId: string, model: Que
   if (q === 0 && topicMass < 1 && meaning < 0.6) return 0;
   // What a sentence adds beyond the question's own words carries it: naming the subject alone
   // ("a jar of honey holds the work of bees") does not answer anything.
-  let score = topical * (0.5 + 0.5 * q) + (CUES[model.kind].test(sentence) ? 0.1 : 0);
+  // A single relevant page has no shared vocabulary to go by: its sentences count by the question's words.
+  const base = model.topic.size ? topical * (0.5 + 0.5 * q) : 0.5 * q;
+  let score = base + (CUES[model.kind].test(sentence) ? 0.1 : 0);
   if (model.semantic) score = 0.5 * score + 0.5 * meaning;
   return Math.min(1, score) * doc;
 }

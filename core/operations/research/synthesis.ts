@@ -120,7 +120,9 @@ export function extractiveReport(evidence: readonly Passage[], question: string,
   const left = [...clusters];
   const chosen: Cluster[] = [];
   const perHost = new Map<string, number>();
-  const cap = Math.max(2, Math.ceil(opts.findings / 2));
+  // The cap is about other sites' voices: with every candidate on one site there are none to make room for.
+  const sites = new Set(clusters.flatMap((c) => [...c.hosts])).size;
+  const cap = sites > 1 ? Math.max(2, Math.ceil(opts.findings / 2)) : opts.findings;
   while (chosen.length < opts.findings && left.length) {
     let pick = -1;
     let pickValue = -Infinity;
