@@ -39,6 +39,10 @@ export async function openPostgres(url: string, logger: Logger, opts: { max?: nu
   });
   // An idle client losing its connection (a database restart) must not crash the process.
   pool.on("error", (err) => logger.warn({ err: err.message }, "PostgreSQL connection lost; the pool reconnects"));
+  // A client checked out (or being closed) when the server ends its connection emits "error" on
+  // itself, not on the pool: without a listener that would be an uncaught exception. The query
+  // in flight still fails on its own and is mapped to 503; the pool replaces the client.
+  pool.on("connect", (client) => client.on("error", (err) => logger.warn({ err: err.message }, "PostgreSQL connection lost")));
   await migrate(pool);
   return {
     pool,

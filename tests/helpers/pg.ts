@@ -16,6 +16,13 @@ export async function tempDatabase(label: string): Promise<{ url: string; drop()
     async drop() {
       const c = new pg.Client({ connectionString: PG_ADMIN_URL });
       await c.connect();
+      // Let pools that are closing finish their goodbyes first: FORCE on a connection mid-close
+      // makes its client emit an error nobody is left to hear.
+      for (let i = 0; i < 40; i++) {
+        const { rows } = await c.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1", [name]);
+        if (rows[0].n === 0) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
       await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await c.end();
     },
