@@ -17,9 +17,22 @@ describe("brave.parseResponse", () => {
             "lightweight objects (such as posters or sheets of paper) to walls, doors or other dry surfaces. Traditionally blue, it is also available in other colours.",
           published_at: "2023-11-23T09:26:19Z",
           rank: 1,
+          favicon: expect.stringMatching(/^https:\/\/imgs\.search\.brave\.com\//),
         },
       ],
     });
+  });
+
+  it("parses a news answer (synthetic, from the documented shape): thumbnails, icons, page_age, undated items kept undated", () => {
+    const outcome = brave.parseResponse(answer(fixture("brave/news_search_synthetic.json")), query({ topic: "news" }));
+    expect(outcome.ok).toBe(true);
+    const results = outcome.ok ? outcome.results : [];
+    expect(results.map((r) => r.published_at)).toEqual(["2024-05-02T08:15:00Z", "2024-04-26T17:40:12Z", "2019-03-03T10:00:00Z", null]);
+    expect(results[0]).toMatchObject({ title: "Adhesive putty maker reports record Blue Tack sales", image: expect.stringContaining("putty-sales.jpg"), favicon: expect.stringContaining("news.example.com") });
+    expect(results[2]!.image).toBeUndefined();
+    // A news answer where web results were expected (and the reverse) is not silently empty.
+    expect(brave.parseResponse(answer(fixture("brave/news_search_synthetic.json")), query()).ok).toBe(false);
+    expect(brave.parseResponse(answer(fixture("brave/web_search_blue_tack_minimal.json")), query({ topic: "news" })).ok).toBe(false);
   });
 
   it("answers a search without web results with zero results", () => {
@@ -60,6 +73,16 @@ describe("brave.buildRequest", () => {
     expect(Object.fromEntries(url.searchParams)).toEqual({ q: "blue tack", count: "20", offset: "1", search_lang: "en", country: "us", freshness: "pw" });
     expect(req.headers.get("x-subscription-token")).toBe("BSA-test-key");
     expect(req.url).not.toContain("BSA-test-key");
+  });
+
+  it("asks the news endpoint for topic news, with an exact date range and a supported country", () => {
+    const req = brave.buildRequest(query({ query: "blue tack", topic: "news", country: "DE", dateRange: { from: "2024-01-01", to: "2024-06-30" }, freshness: "week" }), cfg);
+    const url = new URL(req.url);
+    expect(url.pathname).toBe("/res/v1/news/search");
+    expect(url.searchParams.get("country")).toBe("de");
+    expect(url.searchParams.get("freshness")).toBe("2024-01-01to2024-06-30");
+    // Brave answers 422 to countries off its list: those are left out (and named in meta.ignored by search).
+    expect(new URL(brave.buildRequest(query({ country: "KE" }), cfg).url).searchParams.has("country")).toBe(false);
   });
 
   it("keeps the upstream path under a rebased base URL", () => {
