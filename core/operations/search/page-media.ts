@@ -65,9 +65,17 @@ export function pageMedia(html: string, contentHtml: string, pageUrl: string, ma
     doc.querySelector(`meta[property="${name}"][content], meta[name="${name}"][content]`)?.getAttribute("content");
   add(absolute(meta("og:image") ?? meta("og:image:url") ?? meta("twitter:image"), base), text(meta("og:image:alt") ?? meta("twitter:image:alt")));
   if (contentHtml) {
+    // The cleaned content keeps no sizes: the page's own <img> elements tell which are pixels.
+    const original = new Map<string, Element>();
+    for (const img of Array.from(doc.querySelectorAll("img[src]"))) {
+      const url = absolute(img.getAttribute("src"), base);
+      if (url && !original.has(url)) original.set(url, img);
+    }
     for (const img of Array.from(parseDocument(contentHtml).querySelectorAll("img"))) {
-      if (tiny(img)) continue;
-      add(absolute(img.getAttribute("src"), pageUrl), text(img.getAttribute("alt")) ?? text(img.getAttribute("title")));
+      const url = absolute(img.getAttribute("src"), pageUrl);
+      const source = url ? original.get(url) : undefined;
+      if (!url || (source && tiny(source))) continue;
+      add(url, text(img.getAttribute("alt") ?? source?.getAttribute("alt")) ?? text(img.getAttribute("title")));
     }
   }
   return { favicon, images };
