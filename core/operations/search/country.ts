@@ -32,8 +32,15 @@ let byName: Map<string, string> | null = null;
 /** Current codes, and retired ones (UK, BU, ZR, …) with the code that replaced them. */
 let codes: Map<string, string> | null = null;
 
-/** `BU` → `MM`: the replacement CLDR records for a retired code, or the code itself. */
+/** Retired codes CLDR still names, with the code that replaced them (not every runtime canonicalises them). */
+const RETIRED: Record<string, string> = {
+  UK: "GB", BU: "MM", TP: "TL", ZR: "CD", YU: "RS", CS: "RS", FX: "FR", DD: "DE", SU: "RU", AN: "CW",
+  DY: "BJ", HV: "BF", NH: "VU", RH: "ZW", VD: "VN", YD: "YE",
+};
+
+/** `BU` → `MM`: the code that replaced a retired one, or the code itself. */
 function canonical(code: string): string {
+  if (RETIRED[code]) return RETIRED[code];
   try {
     return Intl.getCanonicalLocales(`und-${code}`)[0]!.split("-")[1] ?? code;
   } catch {
