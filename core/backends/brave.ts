@@ -16,11 +16,35 @@ export const BRAVE_COUNTRIES = [
   "JP", "KR", "MX", "MY", "NL", "NO", "NZ", "PH", "PL", "PT", "RU", "SA", "SE", "SG", "TR", "TW", "US", "ZA",
 ] as const;
 
+const MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
+
+/**
+ * A date from `age` when `page_age` is missing: Brave writes older ones as "March 3, 2019" and
+ * recent ones as "5 hours ago" / "2 days ago", the latter counted back from the answer's own
+ * Date header (so the parser stays pure). Weeks, months and years ago are too coarse to filter by.
+ */
+export function dateFromAge(age: string | undefined, headers: Headers): string | null {
+  const text = age?.trim().toLowerCase() ?? "";
+  const absolute = /^([a-z]+) (\d{1,2}), (\d{4})$/.exec(text);
+  if (absolute) {
+    const month = MONTHS.indexOf(absolute[1]!);
+    if (month < 0) return null;
+    const at = new Date(Date.UTC(Number(absolute[3]), month, Number(absolute[2])));
+    return at.getUTCDate() === Number(absolute[2]) ? at.toISOString().replace(/\.\d{3}Z$/, "Z") : null;
+  }
+  const relative = /^(\d{1,3}) (minute|hour|day)s? ago$/.exec(text);
+  const served = Date.parse(headers.get("date") ?? "");
+  if (!relative || Number.isNaN(served)) return null;
+  const unit = { minute: 60_000, hour: 3_600_000, day: 86_400_000 }[relative[2] as "minute" | "hour" | "day"];
+  return new Date(served - Number(relative[1]) * unit).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
 const WebResult = v.object({
   url: v.string(),
   title: v.optional(v.string(), ""),
   description: v.optional(v.string(), ""),
   page_age: v.optional(v.string()),
+  age: v.optional(v.string()),
   thumbnail: v.optional(v.object({ src: v.optional(v.string()) })),
   meta_url: v.optional(v.object({ favicon: v.optional(v.string()) })),
 });
@@ -105,7 +129,7 @@ export const brave: Backend = {
         title: plainText(r.title),
         url: r.url,
         content: plainText(r.description),
-        published_at: toIsoUtc(r.page_age),
+        published_at: toIsoUtc(r.page_age) ?? dateFromAge(r.age, res.headers),
         rank: results.length + 1,
         ...(r.thumbnail?.src && isWebUrl(r.thumbnail.src) ? { image: r.thumbnail.src } : {}),
         ...(r.meta_url?.favicon && isWebUrl(r.meta_url.favicon) ? { favicon: r.meta_url.favicon } : {}),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { brave } from "../../core/backends/brave.ts";
+import { brave, dateFromAge } from "../../core/backends/brave.ts";
 import { answer, fixture, query } from "./helpers.ts";
 
 const cfg = { baseUrl: "https://api.search.brave.com", key: "BSA-test-key" };
@@ -27,7 +27,7 @@ describe("brave.parseResponse", () => {
     const outcome = brave.parseResponse(answer(fixture("brave/news_search_synthetic.json")), query({ topic: "news" }));
     expect(outcome.ok).toBe(true);
     const results = outcome.ok ? outcome.results : [];
-    expect(results.map((r) => r.published_at)).toEqual(["2024-05-02T08:15:00Z", "2024-04-26T17:40:12Z", "2019-03-03T10:00:00Z", null]);
+    expect(results.map((r) => r.published_at)).toEqual(["2024-05-02T08:15:00Z", "2024-04-26T17:40:12Z", "2019-03-03T10:00:00Z", "2024-06-12T00:00:00Z", null]);
     expect(results[0]).toMatchObject({ title: "Adhesive putty maker reports record Blue Tack sales", image: expect.stringContaining("putty-sales.jpg"), favicon: expect.stringContaining("news.example.com") });
     expect(results[2]!.image).toBeUndefined();
     // A news answer where web results were expected (and the reverse) is not silently empty.
@@ -62,6 +62,26 @@ describe("brave.parseResponse", () => {
   it("reports 5xx as http", () => {
     const outcome = brave.parseResponse(answer("upstream connect error", 502), query());
     expect(outcome.ok === false && outcome.error.class).toBe("http");
+  });
+});
+
+describe("dateFromAge (Brave's display age when page_age is missing)", () => {
+  const served = new Headers({ date: "Tue, 10 Mar 2026 12:00:00 GMT" });
+  it.each([
+    ["March 3, 2019", "2019-03-03T00:00:00Z"],
+    ["December 2, 2015", "2015-12-02T00:00:00Z"],
+    ["5 hours ago", "2026-03-10T07:00:00Z"],
+    ["1 day ago", "2026-03-09T12:00:00Z"],
+    ["2 days ago", "2026-03-08T12:00:00Z"],
+    ["1 month ago", null],
+    ["February 30, 2020", null],
+    ["Smarch 3, 2019", null],
+    ["", null],
+  ])("%s → %s", (age, iso) => {
+    expect(dateFromAge(age, served)).toBe(iso);
+  });
+  it("a relative age without the answer's Date header gives no date", () => {
+    expect(dateFromAge("2 days ago", new Headers())).toBeNull();
   });
 });
 
