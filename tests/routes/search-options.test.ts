@@ -58,7 +58,7 @@ describe("POST /v1/search options: dates, topic, country, meta.ignored", () => {
     expect(urls).not.toContain("https://forum.example.com/threads/blue-tack-tips");
     for (const r of body.results as Result[]) expect(r.published_at! >= "2024-01-01" && r.published_at! < "2025-01-01").toBe(true);
     // Brave's 2019 story and SearXNG's 2023 page are out of range; Brave's forum thread and SearXNG's Wikipedia page have no date.
-    expect(body.meta.date_filter).toEqual({ start_date: "2024-01-01", end_date: "2024-12-31", out_of_range: 2, undated: 2 });
+    expect(body.meta.date_filter).toEqual({ start_date: "2024-01-01", end_date: "2024-12-31", out_of_range: 2, undated: 2, dated_from_pages: 0 });
     expect(body.meta.undated).toBe("dropped");
     expect(body.meta.results_count).toBe(all.meta.results_count - 4);
     expect(lastUrl("brave").searchParams.get("freshness")).toBe("2024-01-01to2024-12-31");

@@ -18,7 +18,7 @@ interface Result { url: string; raw_content: string | null; chunks?: string[]; f
 const para = (s: string) => `<p>${s}</p>`;
 const PUTTY = `<!doctype html><html lang="en"><head><title>All about blue tack</title>
 <link rel="stylesheet" href="/s.css"><link rel="shortcut icon" href="/static/putty.png">
-<meta property="og:image" content="/img/card.jpg"><meta property="og:image:alt" content="A ball of blue tack putty">
+<meta property="article:published_time" content="2024-03-10T09:00:00Z"><meta property="og:image" content="/img/card.jpg"><meta property="og:image:alt" content="A ball of blue tack putty">
 </head><body><nav><a href="/">Home</a></nav><article><h1>All about blue tack</h1>
 ${para("Blue tack is a reusable putty that holds posters on walls without nails or tape. Students like blue tack because it leaves walls clean.")}
 <h2>Where the putty came from</h2>
@@ -30,6 +30,8 @@ ${para("The weather this weekend will be mild with light rain on Saturday mornin
 ${para("Blue tack can also clean a keyboard: press the putty between the keys and it lifts <strong>dust and crumbs</strong> out.")}
 ${para("Some teachers buy blue tack in bulk because a single packet of putty lasts a whole school term of displays.")}
 </article><footer>© 2024</footer></body></html>`;
+const OLD = `<!doctype html><html><head><title>Blue tack in 2015</title><meta property="article:published_time" content="2015-06-01T10:00:00Z"></head>
+<body><article><h1>Blue tack in 2015</h1>${para("Back in 2015 blue tack putty was already the favourite way to hang posters in student rooms.")}</article></body></html>`;
 const PLAIN = `<!doctype html><html><head><title>Office supplies</title></head><body><main><h1>Office supplies</h1>
 ${para("Staplers, paper clips and rubber bands are the most ordered office supplies in small companies every year.")}
 ${para("A poster can hang for months with blue tack putty, according to the facilities manager of the building.")}
@@ -55,6 +57,7 @@ describe("POST /v1/search options that read pages", () => {
     site = await startPageServer();
     site.route("/putty", send("text/html; charset=utf-8", PUTTY));
     site.route("/plain", send("text/html; charset=utf-8", PLAIN));
+    site.route("/old", send("text/html; charset=utf-8", OLD));
   });
   afterAll(async () => {
     await replay.close();
@@ -117,6 +120,22 @@ describe("POST /v1/search options that read pages", () => {
     const read = await ask({ include_favicon: true, include_raw_content: "text" });
     expect(byPath(read, "/putty").favicon).toBe(`${site.url}/static/putty.png`);
     expect(byPath(read, "/plain").favicon).toBe(`${site.url}/favicon.ico`);
+  });
+
+  it("with a date range, undated results are dated from their own pages before the filter, and meta counts it", async () => {
+    await app();
+    replay.bodies.searxng = searxngBody("blue tack putty", [
+      { url: `${site.url}/putty`, title: "All about blue tack", content: "Blue tack is a reusable putty." },
+      { url: `${site.url}/old`, title: "Blue tack in 2015", content: "Blue tack putty in 2015." },
+      { url: `${site.url}/plain`, title: "Office supplies", content: "Staplers and blue tack." },
+    ]);
+    const body = await ask({ start_date: "2024-01-01", end_date: "2024-12-31" });
+    expect(body.results.map((r: Result) => r.url)).toEqual([`${site.url}/putty`]);
+    expect(body.results[0].published_at).toBe("2024-03-10T09:00:00Z");
+    expect(body.meta.date_filter).toEqual({ start_date: "2024-01-01", end_date: "2024-12-31", out_of_range: 1, undated: 1, dated_from_pages: 2 });
+    const kept = await ask({ start_date: "2024-01-01", undated: "keep" });
+    expect(kept.results.map((r: Result) => r.url).sort()).toEqual([`${site.url}/plain`, `${site.url}/putty`]);
+    expect(kept.meta.undated).toBe("kept");
   });
 
   it("include_images lists the engine's thumbnails and the pages' card and content images (no pixels), with alt text on request", async () => {

@@ -56,7 +56,8 @@ export async function readPage(ports: Ports, url: string, wants: ReadWants, dead
       raw: wants.raw ? truncateToTokens(whole, RAW_CONTENT_TOKENS) : null,
       chunks: wants.chunks ? queryChunks(content.text, wants.query, wants.chunks) : [],
       text: content.text,
-      published_at: content.published_at,
+      // Written as the backends write dates: whole seconds, no ".000".
+      published_at: content.published_at?.replace(/\.000Z$/, "Z") ?? null,
       favicon: media?.favicon ?? null,
       images: media?.images ?? [],
     };

@@ -98,7 +98,7 @@ export const SearchResponseSchema = v.object({
     topic: v.optional(v.picklist(["general", "news"])),
     country: v.optional(v.nullable(v.string())),
     undated: v.optional(v.picklist(["kept", "dropped"])),
-    date_filter: v.optional(v.object({ start_date: v.nullable(v.string()), end_date: v.nullable(v.string()), out_of_range: Count, undated: Count })),
+    date_filter: v.optional(v.object({ start_date: v.nullable(v.string()), end_date: v.nullable(v.string()), out_of_range: Count, undated: Count, dated_from_pages: Count })),
     answer: v.optional(v.picklist(["extractive", "llm"])),
     ignored: v.array(IgnoredOption),
   }),

@@ -30,6 +30,8 @@ export const TIER_READS = {
 export const TIER_DEADLINE_MS = { basic: 5_000, summary: 10_000, detailed: 12_000, full: 15_000 } as const;
 /** Pages an answer is written from when the tier reads none. */
 const ANSWER_PAGES = 5;
+/** Undated results whose pages are read for a date when a date range is asked. */
+const UNDATED_PAGES = 10;
 const CACHE_TTL_SECONDS = 10 * 60;
 
 /** A merged result plus what was read from its page. */
@@ -51,7 +53,7 @@ export interface SearchResponse {
     topic?: "general" | "news";
     country?: string | null;
     undated?: "kept" | "dropped";
-    date_filter?: { start_date: string | null; end_date: string | null; out_of_range: number; undated: number };
+    date_filter?: { start_date: string | null; end_date: string | null; out_of_range: number; undated: number; dated_from_pages: number };
     answer?: "extractive" | "llm";
     ignored: Ignored[];
   };
@@ -94,7 +96,8 @@ export async function search(ports: Ports, services: Services, req: SearchReques
 
   const started = ports.clock.now();
   const plan = planSearch(req, services.registry, started);
-  const reads = plan.readAll || plan.answer;
+  // A date range may read undated results' pages for their dates.
+  const reads = plan.readAll || plan.answer || plan.range;
   const total = req.tier === "basic" && reads ? TIER_DEADLINE_MS.summary : TIER_DEADLINE_MS[req.tier];
   const deadline = started + total;
   // Reading pages needs part of the deadline: the engines then get at most 60 % of it.
@@ -135,10 +138,6 @@ export async function search(ports: Ports, services: Services, req: SearchReques
     now: ports.clock.now(),
     hostPrior: (h) => priors.get(h) ?? 0.5,
   });
-  const dated = plan.range ? filterByDate(merged, plan.range, req.undated) : null;
-  if (dated) merged = dated.kept;
-  merged = merged.slice(0, req.max_results);
-
   const wants = {
     query: req.query,
     excerptTokens: TIER_READS[req.tier].tokens,
@@ -146,9 +145,31 @@ export async function search(ports: Ports, services: Services, req: SearchReques
     chunks: plan.chunks,
     media: plan.images || plan.favicon,
   };
+  const read = new Map<string, Promise<PageRead | null>>();
+  const readOnce = (url: string) => {
+    if (!read.has(url)) read.set(url, byDeadline(readPage(ports, url, wants, deadline), ports, deadline));
+    return read.get(url)!;
+  };
+  let datedFromPages = 0;
+  if (plan.range) {
+    // Results the engines gave no date may state one on their page: read the best few, as the
+    // tier would, and take the page's date, so a known date is not thrown away as unknown.
+    const undated = merged.filter((r) => r.published_at === null).slice(0, Math.min(UNDATED_PAGES, req.max_results * 2));
+    const found = await Promise.all(undated.map((r) => readOnce(r.url)));
+    undated.forEach((r, i) => {
+      if (found[i]?.published_at) {
+        r.published_at = found[i]!.published_at;
+        datedFromPages++;
+      }
+    });
+  }
+  const dated = plan.range ? filterByDate(merged, plan.range, req.undated) : null;
+  if (dated) merged = dated.kept;
+  merged = merged.slice(0, req.max_results);
+
   const toRead = pagesToRead(req, plan, merged.length);
   const pages: (PageRead | null)[] = await Promise.all(
-    merged.map((r, i) => (i < toRead ? byDeadline(readPage(ports, r.url, wants, deadline), ports, deadline) : Promise.resolve(null))),
+    merged.map((r, i) => (i < toRead || read.has(r.url) ? readOnce(r.url) : Promise.resolve(null))),
   );
 
   const extras = backendExtras(outcome.results);
@@ -171,7 +192,7 @@ export async function search(ports: Ports, services: Services, req: SearchReques
       ...(req.topic !== "general" ? { topic: plan.topic } : {}),
       ...(req.country ? { country: plan.country } : {}),
       ...(plan.range && dated
-        ? { undated: req.undated === "keep" ? ("kept" as const) : ("dropped" as const), date_filter: { ...plan.range, out_of_range: dated.outOfRange, undated: dated.undated } }
+        ? { undated: req.undated === "keep" ? ("kept" as const) : ("dropped" as const), date_filter: { ...plan.range, out_of_range: dated.outOfRange, undated: dated.undated, dated_from_pages: datedFromPages } }
         : {}),
       ignored,
     },
