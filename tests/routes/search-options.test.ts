@@ -133,6 +133,20 @@ describe("POST /v1/search options: dates, topic, country, meta.ignored", () => {
     expect((await searchReq({ query: "q", time_range: "day", freshness: "day" })).status).toBe(200);
   });
 
+  it("include_images takes the engines' own images (Wikipedia's recorded lead images, Brave's news thumbnails)", async () => {
+    await app();
+    const wiki = await ok({ query: "queens", backends: ["wikipedia"], include_images: true, max_results: 10 });
+    expect(wiki.images.length).toBeGreaterThan(0);
+    for (const img of wiki.images) {
+      expect(img.url).toMatch(/^https:\/\/upload\.wikimedia\.org\//);
+      expect(wiki.results.map((r: Result) => r.url)).toContain(img.result_url);
+    }
+    const news = await ok({ query: "blue tack", topic: "news", backends: ["brave"], include_images: true, include_image_descriptions: true });
+    expect(news.images).toContainEqual({ url: "https://imgs.search.brave.com/synthetic-thumbnail/putty-sales.jpg", description: "Adhesive putty maker reports record Blue Tack sales", result_url: "https://news.example.com/business/2024/05/02/putty-sales" });
+    const without = await ok({ query: "queens", backends: ["wikipedia"] });
+    expect(without).not.toHaveProperty("images");
+  });
+
   it("a request without the new options answers as before: no new keys but an empty meta.ignored", async () => {
     await app();
     const body = await ok({ query: "blue tack" });
