@@ -22,6 +22,7 @@ import { keyRoutes } from "./routes/keys.ts";
 import type { RouteDef } from "./gateway/route.ts";
 import { researchRoutes } from "./operations/research/route.ts";
 import { scrapeRoutes } from "./operations/scrape/route.ts";
+import { mapRoutes } from "./operations/map/route.ts";
 import { searchRoutes } from "./operations/search/route.ts";
 import { socialRoutes } from "./operations/social/route.ts";
 import { videoRoutes } from "./operations/video/route.ts";
@@ -75,6 +76,7 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
     ...usageRoutes(deps),
     ...searchRoutes(deps),
     ...scrapeRoutes(deps),
+    ...mapRoutes(deps),
     ...videoRoutes(deps),
     ...socialRoutes(deps),
     ...researchRoutes(deps),

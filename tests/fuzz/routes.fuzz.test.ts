@@ -74,6 +74,7 @@ const fieldValue = fc.oneof(
 const examples = (): Record<string, Record<string, unknown>> => ({
   "/v1/keys": { name: "fuzz", scopes: ["search"] },
   "/v1/scrape": { url: `${site.url}/page` },
+  "/v1/map": { url: `${site.url}/page`, sitemap: "skip" },
 });
 
 function bodyFor(path: string, fields: string[]) {
