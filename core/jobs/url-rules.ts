@@ -46,6 +46,8 @@ export type TrapReason = "path_too_deep" | "repeated_segment" | "query_variants"
 export class TrapGuard {
   private readonly queries = new Map<string, number>();
   private readonly shapes = new Map<string, number>();
+  /** URLs already counted (a link seen on many pages counts once). */
+  private readonly counted = new Set<string>();
 
   /** Counts a URL the frontier already holds (on resume), without judging it. */
   note(url: string): void {
@@ -53,6 +55,7 @@ export class TrapGuard {
   }
 
   check(url: string, force = false): TrapReason | null {
+    if (this.counted.has(url)) return null;
     const u = new URL(url);
     const segments = u.pathname.split("/").filter(Boolean);
     if (!force) {
@@ -72,6 +75,7 @@ export class TrapGuard {
     if (!force && /\d/.test(u.pathname + u.search) && s >= MAX_PER_SHAPE) return "url_pattern";
     if (u.search) this.queries.set(path, q + 1);
     this.shapes.set(shape, s + 1);
+    this.counted.add(url);
     return null;
   }
 }
