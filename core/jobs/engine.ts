@@ -85,15 +85,36 @@ export class JobEngine implements WorkContext {
     }
   }
 
+  /**
+   * The watchdog runs while there is something to watch: with the in-process queue it stops when no job
+   * is active (an idle embedded app holds no timer, so a script that created it can exit) and `create`
+   * wakes it; with a shared queue it keeps running, since another instance's jobs may need it. Where the
+   * runtime's timers can be unreferenced, they are, so it never keeps a process alive by itself.
+   */
   private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => void this.watch().finally(() => this.schedule()), this.options.watchdogMs ?? 2000);
+    if (this.stopped || this.timer) return;
+    const timer = setTimeout(() => {
+      this.timer = null;
+      void this.watch().then((active) => {
+        if (active || this.shared) this.schedule();
+      });
+    }, this.options.watchdogMs ?? 2000);
+    (timer as { unref?: () => void }).unref?.();
+    this.timer = timer;
   }
 
-  private async watch(): Promise<void> {
+  private get shared(): boolean {
+    return this.ports.jobs?.queue !== undefined;
+  }
+
+  /** One watchdog round; true when jobs are still active. */
+  private async watch(): Promise<boolean> {
+    let active = true;
     try {
       const now = this.ports.clock.now();
-      for (const id of await this.store.active()) {
+      const ids = await this.store.active();
+      active = ids.length > 0;
+      for (const id of ids) {
         const job = await this.store.get(id);
         if (!job) continue;
         if (now >= job.deadlineAt) await this.stopJob(id, "deadline");
@@ -106,6 +127,7 @@ export class JobEngine implements WorkContext {
     } catch (err) {
       this.ports.logger.warn({ err: err instanceof Error ? err.message : String(err) }, "job watchdog failed; retrying");
     }
+    return active;
   }
 
   async stop(): Promise<void> {
@@ -137,6 +159,7 @@ export class JobEngine implements WorkContext {
       skipped: skipped.length, stoppedReason: null, spec,
     };
     await this.store.create(job, seeds, skipped);
+    this.schedule();
     this.webhooks.emit(job, "started", { url: spec.url, discovered: seeds.length }, now);
     if (seeds.length) await this.queue.push(seeds);
     else await this.complete(id);
