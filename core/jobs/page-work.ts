@@ -158,7 +158,7 @@ async function work(ctx: WorkContext, task: JobTask, held: { units: number }): P
   const refused = page.statusCode === 429 || page.statusCode === 503 || page.statusCode === 403;
   const streak = refused ? (ctx.refusals.get(job.id) ?? 0) + 1 : 0;
   ctx.refusals.set(job.id, streak);
-  const found = links.length ? await discover(ctx, job, links, task.depth + 1) : { tasks: [], skipped: [] };
+  const found = links.length ? await discover(ctx, job, links, task) : { tasks: [], skipped: [] };
   await record(ctx, job, task, page, found, ticket);
   if ((refused && task.depth === 0 && job.kind === "crawl") || streak >= REFUSALS_TO_STOP) await ctx.stopJob(job.id, "site_refused");
 }
@@ -195,7 +195,8 @@ async function record(
  * scope (silently: other sites are not this crawl's business), robots.txt and URL traps
  * (reported). Duplicates and what the frontier already holds are left to the store.
  */
-async function discover(ctx: WorkContext, job: JobRecord, links: string[], depth: number): Promise<{ tasks: JobTask[]; skipped: SkippedUrl[] }> {
+async function discover(ctx: WorkContext, job: JobRecord, links: string[], from: JobTask): Promise<{ tasks: JobTask[]; skipped: SkippedUrl[] }> {
+  const depth = from.depth + 1;
   const rules = ctx.rulesOf(job);
   const traps = ctx.trapsOf(job.id);
   const seen = new Set<string>();
@@ -214,7 +215,7 @@ async function discover(ctx: WorkContext, job: JobRecord, links: string[], depth
       skipped.push({ url, reason: "robots_disallowed" });
       continue;
     }
-    const trap = traps.check(url);
+    const trap = traps.check(url, from.url);
     if (trap) {
       skipped.push({ url, reason: `trap_${trap}` });
       continue;
