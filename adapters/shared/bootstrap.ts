@@ -106,18 +106,34 @@ async function postgresStores(config: Config, logger: Logger, clock: Clock): Pro
   const kv = createStorage({ driver: dbDriver({ database: pgh.db, tableName: KV_TABLE }) });
   const redis = config.redisUrl ? await openRedis(config.redisUrl, logger) : null;
   const cache = redis ? new RedisCache(redis, { maxEntryBytes: config.cache.maxEntryBytes }) : null;
-  const { SqlJobStore: PgJobStore } = await import("../jobs/sql-store.ts");
-  const { pgDriver } = await import("../jobs/sql-drivers.ts");
-  const jobStore = new PgJobStore(pgDriver(pgh.pool));
+  const [{ SqlJobStore: PgJobStore }, { pgDriver }, { PgBossQueue }] = await Promise.all([
+    import("../jobs/sql-store.ts"),
+    import("../jobs/sql-drivers.ts"),
+    import("../jobs/pg-boss-queue.ts"),
+  ]);
+  // Several instances share the work of every job through pg-boss (see pg-boss-queue.ts).
+  const { PG_MIGRATION_LOCK } = await import("../storage/pg-schema.ts");
+  const queue = new PgBossQueue(config.databaseUrl!, logger, async (fn) => {
+    const client = await pgh.pool.connect();
+    try {
+      await client.query("SELECT pg_advisory_lock($1)", [PG_MIGRATION_LOCK + 1]);
+      return await fn();
+    } finally {
+      await client.query("SELECT pg_advisory_unlock($1)", [PG_MIGRATION_LOCK + 1]).catch(() => {});
+      client.release();
+    }
+  });
+  const jobStore = new PgJobStore(pgDriver(pgh.pool), (raw, tasks) => queue.enqueueWith(raw, tasks));
   await jobStore.init(false);
   return {
     keys: new KvKeyStore(kv, () => pgh.keysVersion()),
     counters: redis ? new RedisCounters(redis, pgh.pool) : new PgCounters(pgh.pool),
     cache: cache ?? new LruCache(() => clock.now(), config.cache),
     sources: new KvSources(kv, () => clock.now()),
-    jobs: { store: jobStore },
+    jobs: { store: jobStore, queue },
     describe: `PostgreSQL at ${redactUrl(config.databaseUrl!)}${redis ? ` with Redis at ${redactUrl(config.redisUrl!)}` : ""}`,
     close: async () => {
+      await queue.stop();
       await cache?.close();
       redis?.disconnect();
       await pgh.close();

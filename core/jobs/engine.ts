@@ -45,7 +45,7 @@ export class JobEngine implements WorkContext {
   private readonly traps = new Map<string, TrapGuard>();
   private readonly rules = new Map<string, ScopeRules>();
   private readonly plans = new Map<string, { plan: Plan; at: number }>();
-  private readonly inFlight = new Map<string, Set<AbortController>>();
+  private readonly running = new Map<string, Set<AbortController>>();
   private timer: ReturnType<typeof setTimeout> | null = null;
   private started = false;
   private stopped = false;
@@ -134,7 +134,7 @@ export class JobEngine implements WorkContext {
     if (this.stopped) return;
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    for (const set of this.inFlight.values()) for (const ac of set) ac.abort(new Error("shutting down"));
+    for (const set of this.running.values()) for (const ac of set) ac.abort(new Error("shutting down"));
     await this.queue.stop();
     await this.webhooks.stop();
   }
@@ -186,7 +186,7 @@ export class JobEngine implements WorkContext {
     if (!job || !ACTIVE.includes(job.status)) return;
     const status: JobStatus = reason === "cancelled" ? "cancelled" : reason === "site_refused" && job.completed === 0 ? "failed" : "completed";
     await this.end(job, status, reason);
-    for (const ac of this.inFlight.get(id) ?? []) ac.abort(new Error(`job ${reason}`));
+    for (const ac of this.running.get(id) ?? []) ac.abort(new Error(`job ${reason}`));
   }
 
   private async end(job: JobRecord, status: JobStatus, reason: string | null): Promise<void> {
@@ -239,13 +239,25 @@ export class JobEngine implements WorkContext {
     return g;
   }
 
+  private readonly held = new Map<string, number>();
+
+  holding(jobId: string): number {
+    return this.held.get(jobId) ?? 0;
+  }
+
+  hold(jobId: string, delta: number): void {
+    const n = (this.held.get(jobId) ?? 0) + delta;
+    if (n > 0) this.held.set(jobId, n);
+    else this.held.delete(jobId);
+  }
+
   track(jobId: string, ac: AbortController): () => void {
-    let set = this.inFlight.get(jobId);
-    if (!set) this.inFlight.set(jobId, (set = new Set()));
+    let set = this.running.get(jobId);
+    if (!set) this.running.set(jobId, (set = new Set()));
     set.add(ac);
     return () => {
       set.delete(ac);
-      if (set.size === 0) this.inFlight.delete(jobId);
+      if (set.size === 0) this.running.delete(jobId);
     };
   }
 }
