@@ -4,12 +4,19 @@
  */
 import type { Hono } from "hono";
 import type { AppDeps, AppEnv } from "../gateway/context.ts";
+import type { RouteDef } from "../gateway/route.ts";
+import type { Authenticator } from "../keys/authenticate.ts";
 import { dispatcher } from "./dispatch.ts";
 import type { CompatRoute } from "./http.ts";
 import { firecrawlRoutes } from "./firecrawl/mod.ts";
+import { mcpRoutes } from "./mcp/mod.ts";
 import { tavilyRoutes } from "./tavily/mod.ts";
 
-export function compatRoutes(app: () => Hono<AppEnv>, deps: AppDeps): CompatRoute[] {
+export function compatRoutes(app: () => Hono<AppEnv>, deps: AppDeps, auth: Authenticator, routes: RouteDef[]): CompatRoute[] {
   const dispatch = dispatcher(app);
-  return [...tavilyRoutes(dispatch, deps.ports), ...firecrawlRoutes(dispatch, deps.ports)];
+  return [
+    ...tavilyRoutes(dispatch, deps.ports),
+    ...firecrawlRoutes(dispatch, deps.ports),
+    ...mcpRoutes(dispatch, auth, routes, deps.config.version),
+  ];
 }
