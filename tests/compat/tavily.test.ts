@@ -4,6 +4,7 @@
  * client's own errors; usage counted as the native calls count it.
  */
 import { tavily, TavilyKeylessLimitError } from "@tavily/core";
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SearchBody } from "../../core/operations/search/schema.ts";
 import { QUESTION, startHarness, type Harness } from "./harness.ts";
@@ -157,4 +158,51 @@ describe("@tavily/core against /compat/tavily", () => {
     expect(usage.key.search_usage).toBe(after.endpoints.search);
     expect(usage.key.extract_usage).toBe(after.endpoints.scrape);
   }, 60_000);
+});
+
+describe("tavily-python's requests (recorded: the package cannot be installed here)", () => {
+  const recorded = JSON.parse(readFileSync(new URL("../fixtures/compat/tavily-python-requests.json", import.meta.url), "utf8")) as {
+    headers: Record<string, string>;
+    requests: Record<string, { method: string; path: string; body?: unknown }>;
+  };
+  const fill = (s: string, vars: Record<string, string>) => s.replace(/\{(\w+)\}/g, (m, k: string) => vars[k] ?? m);
+  async function send(name: string, key: string, vars: Record<string, string> = {}) {
+    const r = recorded.requests[name]!;
+    const all = { key, question: QUESTION, page: `${h.site.url}/article`, missing: `${h.site.url}/missing`, ...vars };
+    const headers = Object.fromEntries(Object.entries(recorded.headers).map(([k, val]) => [k, fill(val, all)]));
+    const body = r.body === undefined ? undefined : fill(JSON.stringify(r.body), all);
+    const res = await fetch(`${h.url}/compat/tavily${fill(r.path, all)}`, { method: r.method, headers, ...(body ? { body } : {}) });
+    return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+  }
+
+  it("answer with the status and fields the Python client reads", async () => {
+    const search = await send("search", h.keys.full);
+    expect(search.status).toBe(200);
+    expect((search.json.results as unknown[]).length).toBe(3);
+    for (const r of search.json.results as Array<Record<string, unknown>>) expect(typeof r.raw_content).toBe("string");
+    expect("answer" in search.json).toBe(true);
+    const extract = await send("extract", h.keys.full);
+    expect(extract.status).toBe(200);
+    expect((extract.json.results as unknown[]).length).toBe(1);
+    expect((extract.json.failed_results as Array<{ url: string }>)[0]!.url).toBe(`${h.site.url}/missing`);
+    const research = await send("research", h.keys.full);
+    expect(research.status).toBe(200); // not 201: the Python client takes only 200 for success
+    expect(research.json).toMatchObject({ status: "pending", input: QUESTION });
+    const polled = await send("get_research", h.keys.full, { request_id: research.json.request_id as string });
+    expect([200, 202]).toContain(polled.status);
+    expect(polled.json.request_id).toBe(research.json.request_id);
+  }, 60_000);
+
+  it("refuse with the statuses that map to its exception classes, and detail.error as the message", async () => {
+    const cases: Array<[string, string, number]> = [
+      ["search", `qry_${"0".repeat(64)}`, 401], // InvalidAPIKeyError
+      ["extract", h.keys.narrow, 403], // ForbiddenError
+      ["search", h.keys.tight, 432], // ForbiddenError (Tavily's plan-limit status)
+    ];
+    for (const [name, key, status] of cases) {
+      const res = await send(name, key);
+      expect(res.status).toBe(status);
+      expect(typeof (res.json.detail as { error: unknown }).error).toBe("string");
+    }
+  }, 30_000);
 });
