@@ -25,7 +25,7 @@ const { key } = await createKey(ports.keys, { account: "bench", name: "bench", s
 const auth = { authorization: `Bearer ${key}` };
 const mcpHeaders = { ...auth, "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" };
 
-const VARIANTS: Array<[string, () => Promise<Response>]> = [
+const VARIANTS: Array<[string, () => Response | Promise<Response>]> = [
   ["native GET /v1/usage (baseline)", () => quarry.app.request("/v1/usage", { headers: auth })],
   ["Tavily GET /compat/tavily/usage", () => quarry.app.request("/compat/tavily/usage", { headers: auth })],
   ["MCP tools/list (POST /mcp)", () => quarry.app.request("/mcp", { method: "POST", headers: mcpHeaders, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) })],

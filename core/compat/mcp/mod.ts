@@ -14,13 +14,13 @@ import type { RouteDef } from "../../gateway/route.ts";
 import type { Authenticator } from "../../keys/authenticate.ts";
 import type { Dispatch } from "../dispatch.ts";
 import type { CompatRoute } from "../http.ts";
-import { handleMcp } from "./session.ts";
+import { McpEndpoint } from "./session.ts";
 import { toolsFrom } from "./tools.ts";
 
 export const MCP_PATH = "/mcp";
 
 export function mcpRoutes(dispatch: Dispatch, auth: Authenticator, routes: RouteDef[], version: string): CompatRoute[] {
-  const tools = toolsFrom(routes);
+  const endpoint = new McpEndpoint(dispatch, toolsFrom(routes), version, MAX_BODY_BYTES);
   const authenticated = (fn: (c: Context<AppEnv>) => Promise<Response>) => async (c: Context<AppEnv>) => {
     c.set("route", MCP_PATH);
     try {
@@ -35,7 +35,7 @@ export function mcpRoutes(dispatch: Dispatch, auth: Authenticator, routes: Route
     throw new ApiError("method_not_allowed", "This MCP server keeps no sessions: send every message with POST /mcp.", { headers: { Allow: "POST" } });
   });
   return [
-    { method: "POST", path: MCP_PATH, handler: authenticated((c) => handleMcp(c, dispatch, tools, version, MAX_BODY_BYTES)) },
+    { method: "POST", path: MCP_PATH, handler: authenticated((c) => endpoint.handle(c)) },
     { method: "GET", path: MCP_PATH, handler: noSessions },
     { method: "DELETE", path: MCP_PATH, handler: noSessions },
   ];

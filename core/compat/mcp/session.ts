@@ -41,23 +41,51 @@ export async function callTool(dispatch: Dispatch, c: Context<AppEnv>, tools: To
   return answer.ok ? toolResult(true, answer.body) : toolResult(false, answer.error);
 }
 
-/** Handles one Streamable HTTP POST with a fresh server and transport. */
-export async function handleMcp(c: Context<AppEnv>, dispatch: Dispatch, tools: Tool[], version: string, maxBodyBytes: number): Promise<Response> {
-  const [{ Server }, { WebStandardStreamableHTTPServerTransport }, { ListToolsRequestSchema, CallToolRequestSchema }] = await Promise.all([
+type Sdk = Awaited<ReturnType<typeof loadSdk>>;
+type McpServer = InstanceType<Sdk["Server"]>;
+
+function loadSdk() {
+  return Promise.all([
     import("@modelcontextprotocol/sdk/server/index.js"),
     import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
     import("@modelcontextprotocol/sdk/types.js"),
-  ]);
-  const server = new Server({ ...SERVER_INFO, version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
-  }));
-  server.setRequestHandler(CallToolRequestSchema, async (req) => callTool(dispatch, c, tools, req.params.name, req.params.arguments ?? {}));
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: maxBodyBytes });
-  await server.connect(transport);
-  try {
-    return await transport.handleRequest(c.req.raw);
-  } finally {
-    await server.close().catch(() => {});
+  ]).then(([server, transport, types]) => ({ Server: server.Server, Transport: transport.WebStandardStreamableHTTPServerTransport, types }));
+}
+
+/**
+ * MCP servers answer one HTTP request at a time, each with a fresh transport (the stateless
+ * mode). Building a server costs milliseconds (its schemas), so idle ones are kept for the next
+ * request; the request being answered is what their tool handler dispatches for.
+ */
+export class McpEndpoint {
+  private sdk: Promise<Sdk> | null = null;
+  private idle: Array<{ server: McpServer; current: { c: Context<AppEnv> | null } }> = [];
+
+  constructor(private readonly dispatch: Dispatch, private readonly tools: Tool[], private readonly version: string, private readonly maxBodyBytes: number, private readonly maxIdle = 16) {}
+
+  private build(sdk: Sdk) {
+    const current: { c: Context<AppEnv> | null } = { c: null };
+    const server = new sdk.Server({ ...SERVER_INFO, version: this.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+    server.setRequestHandler(sdk.types.ListToolsRequestSchema, async () => ({
+      tools: this.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
+    }));
+    server.setRequestHandler(sdk.types.CallToolRequestSchema, async (req) => callTool(this.dispatch, current.c!, this.tools, req.params.name, req.params.arguments ?? {}));
+    return { server, current };
+  }
+
+  /** Handles one Streamable HTTP POST. The SDK loads on the first one, not at start-up. */
+  async handle(c: Context<AppEnv>): Promise<Response> {
+    const sdk = await (this.sdk ??= loadSdk());
+    const entry = this.idle.pop() ?? this.build(sdk);
+    entry.current.c = c;
+    const transport = new sdk.Transport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: this.maxBodyBytes });
+    await entry.server.connect(transport);
+    try {
+      return await transport.handleRequest(c.req.raw);
+    } finally {
+      await entry.server.close().catch(() => {});
+      entry.current.c = null;
+      if (this.idle.length < this.maxIdle) this.idle.push(entry);
+    }
   }
 }
