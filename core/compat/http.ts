@@ -107,3 +107,21 @@ export function routeMaker(base: string, dialect: Dialect, logger: Logger) {
     handler: compatHandler(dialect, logger, base + path, fn),
   });
 }
+
+/** The field names an object schema accepts, looking through `v.pipe(v.strictObject(…), checks…)`. */
+export function fieldsOf(schema: v.GenericSchema): Set<string> {
+  let s: unknown = schema;
+  while (s && typeof s === "object" && !("entries" in s) && "pipe" in s) s = (s as { pipe: unknown[] }).pipe[0];
+  const entries = s && typeof s === "object" && "entries" in s ? (s as { entries: Record<string, unknown> }).entries : {};
+  return new Set(Object.keys(entries));
+}
+
+/** An option a mapping could not apply, in native search's words (`meta.ignored`). */
+export interface Ignored {
+  option: string;
+  reason: string;
+  backends?: string[];
+}
+
+export const NO_SUCH_OPTION = "Quarry has no such option; accepted and not applied";
+export const asIgnored = (names: string[], reason = NO_SUCH_OPTION): Ignored[] => names.map((option) => ({ option, reason }));

@@ -70,7 +70,9 @@ describe("@tavily/core against /compat/tavily", () => {
     });
     expect(raw.status).toBe(200);
     const body = await raw.json();
-    expect(body.quarry.ignored).toEqual(expect.arrayContaining(["auto_parameters", "exact_match", "include_image_descriptions", "topic"]));
+    const names = (body.quarry.ignored as Array<{ option: string; reason: string }>).map((i) => i.option);
+    expect(names).toEqual(expect.arrayContaining(["auto_parameters", "exact_match", "topic"]));
+    for (const i of body.quarry.ignored) expect(i.reason.length).toBeGreaterThan(10);
     expect(body.images).toEqual([]);
   }, 30_000);
 

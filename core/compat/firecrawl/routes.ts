@@ -7,7 +7,7 @@ import type { Context } from "hono";
 import * as v from "valibot";
 import type { AppEnv } from "../../gateway/context.ts";
 import { authorizationOf, type Dispatch } from "../dispatch.ts";
-import { bodyOf, readBody } from "../http.ts";
+import { asIgnored, bodyOf, NO_SUCH_OPTION, readBody } from "../http.ts";
 import { ignoredWarning, ScrapeOptions, toDocument, toNativeScrape } from "./scrape.ts";
 import { FirecrawlSearchBody, toNativeSearch, webResult, type NativeSearch } from "./search.ts";
 
@@ -23,7 +23,7 @@ export function firecrawlScrape(dispatch: Dispatch) {
       success: true,
       data: doc,
       ...(doc.warning ? { warning: doc.warning } : {}),
-      quarry: { ignored: plan.ignored, meta: native.meta },
+      quarry: { ignored: asIgnored(plan.ignored), meta: native.meta },
     });
   };
 }
@@ -34,7 +34,9 @@ export function firecrawlSearch(dispatch: Dispatch, version: "v1" | "v2") {
     const plan = toNativeSearch(body);
     const native = bodyOf<NativeSearch>(await dispatch(c, { method: "POST", path: "/v1/search", body: plan.native, authorization: authorizationOf(c) }));
     const results = native.results.map((r, i) => webResult(plan, r, i + 1));
-    const warning = plan.ignored.length ? { warning: ignoredWarning(plan.ignored) } : {};
+    const ignored = [...asIgnored(plan.ignored), ...(native.meta.ignored ?? [])];
+    const notApplied = ignored.map((i) => (i.reason === NO_SUCH_OPTION ? i.option : `${i.option} (${i.reason})`));
+    const warning = notApplied.length ? { warning: ignoredWarning(notApplied) } : {};
     const data = version === "v1" ? results : plan.news ? { web: [], news: results.map(({ description, ...r }) => ({ ...r, snippet: description })) } : { web: results };
     return c.json({
       success: true,
@@ -42,7 +44,7 @@ export function firecrawlSearch(dispatch: Dispatch, version: "v1" | "v2") {
       ...warning,
       id: c.get("requestId"),
       creditsUsed: 1,
-      quarry: { ignored: plan.ignored, meta: native.meta },
+      quarry: { ignored, meta: native.meta },
     });
   };
 }

@@ -6,9 +6,10 @@
  */
 import * as v from "valibot";
 import { SearchBody } from "../../operations/search/schema.ts";
+import { fieldsOf, type Ignored } from "../http.ts";
 import { CLIENT_FIELDS, ScrapeOptions } from "./scrape.ts";
 
-const NATIVE = new Set(Object.keys(SearchBody.entries));
+const NATIVE = fieldsOf(SearchBody);
 const TBS: Record<string, string> = { h: "day", d: "day", w: "week", m: "month", y: "year" };
 const BCP47 = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$/;
 
@@ -80,7 +81,7 @@ export function toNativeSearch(body: FirecrawlSearchRequest): SearchPlan {
 }
 
 export interface NativeSearch {
-  meta: Record<string, unknown>;
+  meta: { ignored?: Ignored[]; [k: string]: unknown };
   results: Array<{ title: string; url: string; content: string; excerpt: string | null; raw_content: string | null; published_at: string | null }>;
 }
 

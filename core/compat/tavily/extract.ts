@@ -8,7 +8,7 @@ import type { Context } from "hono";
 import * as v from "valibot";
 import type { AppEnv } from "../../gateway/context.ts";
 import { authorizationOf, GATEWAY_REFUSALS, type Dispatch, type NativeAnswer } from "../dispatch.ts";
-import { ignoredOptions, NativeFailure, readBody, secondsSince } from "../http.ts";
+import { asIgnored, ignoredOptions, NativeFailure, readBody, secondsSince } from "../http.ts";
 
 const MAX_URLS = 20;
 const PARALLEL = 4;
@@ -71,7 +71,7 @@ export function tavilyExtract(dispatch: Dispatch, now: () => number) {
       response_time: secondsSince(c.get("startedAt") ?? now(), now()),
       request_id: c.get("requestId") ?? "",
       ...(body.include_usage ? { usage: { credits: results.length } } : {}),
-      quarry: { ignored: ignoredOptions(body as Record<string, unknown>, HONOURED) },
+      quarry: { ignored: asIgnored(ignoredOptions(body as Record<string, unknown>, HONOURED)) },
     });
   };
 }

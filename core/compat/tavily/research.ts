@@ -12,7 +12,7 @@ import * as v from "valibot";
 import type { AppEnv } from "../../gateway/context.ts";
 import type { CachePort, Logger } from "../../ports.ts";
 import { authorizationOf, type Dispatch } from "../dispatch.ts";
-import { ignoredOptions, NativeFailure, readBody, secondsSince } from "../http.ts";
+import { asIgnored, ignoredOptions, NativeFailure, readBody, secondsSince, type Ignored } from "../http.ts";
 import { reportMarkdown, type NativeResearch } from "./report.ts";
 
 const TTL_SECONDS = 24 * 3600;
@@ -39,7 +39,7 @@ export interface ResearchTask {
   sources?: Array<{ title: string; url: string }>;
   error?: string;
   response_time?: number;
-  ignored: string[];
+  ignored: Ignored[];
   native_meta?: unknown;
 }
 
@@ -68,7 +68,7 @@ export function tavilyResearch(dispatch: Dispatch, cache: CachePort, logger: Log
       input: body.input,
       model,
       status: "in_progress",
-      ignored: ignoredOptions(body as Record<string, unknown>, HONOURED),
+      ignored: asIgnored(ignoredOptions(body as Record<string, unknown>, HONOURED)),
     };
     await cache.set(key(task.request_id), task, TTL_SECONDS);
     const finish = async () => {

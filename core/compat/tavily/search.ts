@@ -10,7 +10,7 @@ import type { AppEnv } from "../../gateway/context.ts";
 import type { Context } from "hono";
 import { SearchBody } from "../../operations/search/schema.ts";
 import { authorizationOf, type Dispatch } from "../dispatch.ts";
-import { bodyOf, ignoredOptions, readBody, secondsSince } from "../http.ts";
+import { asIgnored, bodyOf, fieldsOf, ignoredOptions, readBody, secondsSince, type Ignored } from "../http.ts";
 
 const flexible = v.optional(v.nullable(v.unknown()));
 const stringList = v.optional(v.nullable(v.array(v.string("each domain must be a string"), "domains must be an array of strings")));
@@ -34,9 +34,9 @@ export const TavilySearchBody = v.looseObject({
 export type TavilySearchRequest = v.InferOutput<typeof TavilySearchBody>;
 
 /** The fields native search accepts today: what passes straight through follows the schema. */
-const NATIVE = new Set(Object.keys(SearchBody.entries));
-/** Tavily names that are native names too (api.md §8), passed through once native search has them. */
-const SAME_NAME = ["include_answer", "include_raw_content", "chunks_per_source", "start_date", "end_date", "topic", "country", "include_images", "include_favicon"];
+const NATIVE = fieldsOf(SearchBody);
+/** Tavily names that are native names too (api.md §8), passed through as soon as native search has them. */
+const SAME_NAME = ["include_answer", "include_raw_content", "chunks_per_source", "start_date", "end_date", "topic", "country", "include_images", "include_image_descriptions", "include_favicon"];
 const FRESHNESS: Record<string, string> = { d: "day", w: "week", m: "month", y: "year", day: "day", week: "week", month: "month", year: "year" };
 
 export interface NativeSearchPlan {
@@ -63,7 +63,7 @@ export function toNativeSearch(body: TavilySearchRequest): NativeSearchPlan {
   for (const name of SAME_NAME) {
     const value = given[name];
     if (value === undefined || value === null || !NATIVE.has(name)) continue;
-    if (name === "topic" && value !== "news" && value !== "general") continue; // finance: named as ignored
+    if (name === "topic" && !["general", "news", "finance"].includes(String(value))) continue; // unknown topics: named as ignored
     native[name] = value;
     honoured.add(name);
   }
@@ -79,31 +79,36 @@ export function toNativeSearch(body: TavilySearchRequest): NativeSearchPlan {
 
 interface NativeResult {
   title: string; url: string; content: string; score: number; published_at: string | null;
-  excerpt: string | null; raw_content: string | null; favicon?: string | null; images?: unknown[];
+  excerpt: string | null; raw_content: string | null; chunks?: string[]; favicon?: string | null;
 }
 interface NativeSearch {
-  meta: { backends: Record<string, unknown>; [k: string]: unknown };
+  meta: { backends: Record<string, unknown>; ignored?: Ignored[]; [k: string]: unknown };
   results: NativeResult[];
   answer?: string | null;
-  images?: unknown[];
+  images?: Array<{ url: string; description: string | null; result_url: string }>;
 }
+
+/** Tavily's chunks are one `content` string, the chunks joined by its ` [...] ` separator. */
+const CHUNK_SEPARATOR = " [...] ";
 
 export function fromNativeSearch(body: TavilySearchRequest, plan: NativeSearchPlan, res: NativeSearch, requestId: string, seconds: number) {
   const wantRaw = Boolean(body.include_raw_content);
-  const ignored = ignoredOptions(body as Record<string, unknown>, plan.honoured);
+  const ignored = [...asIgnored(ignoredOptions(body as Record<string, unknown>, plan.honoured)), ...(res.meta.ignored ?? [])];
+  const described = (body as Record<string, unknown>).include_image_descriptions === true;
+  const images = (res.images ?? []).map((i) => (described ? { url: i.url, description: i.description } : i.url));
   return {
     query: body.query,
     ...(body.include_answer ? { answer: res.answer ?? null } : {}),
-    images: res.images ?? [],
+    images,
     results: res.results.map((r) => ({
       title: r.title,
       url: r.url,
-      content: r.excerpt ?? r.content,
+      content: r.chunks?.length ? r.chunks.join(CHUNK_SEPARATOR) : r.excerpt ?? r.content,
       score: r.score,
       raw_content: wantRaw ? r.raw_content : null,
       ...(r.published_at ? { published_date: r.published_at } : {}),
       ...(r.favicon !== undefined ? { favicon: r.favicon } : {}),
-      ...(r.images !== undefined ? { images: r.images } : {}),
+      ...((res.images ?? []).some((i) => i.result_url === r.url) ? { images: (res.images ?? []).filter((i) => i.result_url === r.url).map((i) => (described ? { url: i.url, description: i.description } : i.url)) } : {}),
     })),
     response_time: seconds,
     request_id: requestId,
