@@ -2,7 +2,7 @@
  * The compatible APIs and the MCP endpoint (api.md §8). Each translates its request into the
  * native one, sends it through the app (dispatch.ts) and translates the answer back.
  */
-import type { Hono } from "hono";
+import type { Context, Hono } from "hono";
 import type { AppDeps, AppEnv } from "../gateway/context.ts";
 import type { RouteDef } from "../gateway/route.ts";
 import type { Authenticator } from "../keys/authenticate.ts";
@@ -14,9 +14,13 @@ import { tavilyRoutes } from "./tavily/mod.ts";
 
 export function compatRoutes(app: () => Hono<AppEnv>, deps: AppDeps, auth: Authenticator, routes: RouteDef[]): CompatRoute[] {
   const dispatch = dispatcher(app);
+  const ids = new Set(routes.map((r) => r.operationId));
+  const has = (operationId: string) => ids.has(operationId);
+  // Absolute URLs this API hands out (Firecrawl's job URLs and `next`): the request's origin.
+  const publicBase = (c: Context<AppEnv>) => new URL(c.req.url).origin;
   return [
-    ...tavilyRoutes(dispatch, deps.ports),
-    ...firecrawlRoutes(dispatch, deps.ports),
+    ...tavilyRoutes(dispatch, deps.ports, has),
+    ...firecrawlRoutes(dispatch, deps.ports, has, publicBase),
     ...mcpRoutes(dispatch, auth, routes, deps.config.version),
   ];
 }

@@ -62,6 +62,23 @@ describe("@tavily/core against /compat/tavily", () => {
     expect(excluded.results.map((r) => new URL(r.url).hostname)).not.toContain("example.org");
   }, 60_000);
 
+  it("search: chunks, favicons, images and dates pass through to native search under their own names", async () => {
+    const res = await client(h.keys.full).search(QUESTION, { searchDepth: "advanced", chunksPerSource: 3, includeFavicon: true, includeImages: true, includeDomains: ["127.0.0.1"], maxResults: 3 });
+    expect(res.results.length).toBe(3);
+    for (const r of res.results) {
+      expect("favicon" in r).toBe(true);
+      // three passages of the page, joined the way Tavily joins chunks
+      expect(r.content.split(" [...] ").length).toBe(3);
+    }
+    expect(Array.isArray(res.images)).toBe(true);
+    const dated = await fetch(`${h.url}/compat/tavily/search`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${h.keys.full}` },
+      body: JSON.stringify({ query: QUESTION, start_date: "2001-01-01", end_date: "2001-01-02" }),
+    }).then((r) => r.json());
+    expect(dated.quarry.meta.date_filter).toMatchObject({ start_date: "2001-01-01", end_date: "2001-01-02" });
+  }, 60_000);
+
   it("search: an option Quarry cannot honour is accepted and named, never dropped silently", async () => {
     const raw = await fetch(`${h.url}/compat/tavily/search`, {
       method: "POST",

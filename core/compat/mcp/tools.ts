@@ -15,6 +15,8 @@ interface ToolSpec {
   omit?: string[];
   /** When to choose this tool over the others, for the model reading the list. */
   when: string;
+  /** Query parameters of a GET route offered as arguments (a job's `skip`). */
+  query?: Record<string, string>;
 }
 
 const SPECS: ToolSpec[] = [
@@ -22,9 +24,10 @@ const SPECS: ToolSpec[] = [
   { name: "scrape", operationId: "scrape", when: "Use to read one page whose URL you already have." },
   { name: "map", operationId: "map", when: "Use to list the URLs of a site before choosing which to read." },
   { name: "crawl", operationId: "crawl", when: "Use to read many pages of one site: it starts a job and answers its id; poll it with crawl_status." },
-  { name: "crawl_status", operationId: "getCrawl", when: "Use to read the pages a crawl job has fetched so far, and whether it has finished." },
-  { name: "crawl_cancel", operationId: "cancelCrawl", when: "Use to stop a crawl job." },
-  { name: "batch_scrape", operationId: "batchScrape", when: "Use to read a known list of URLs in one job." },
+  { name: "crawl_status", operationId: "crawlStatus", query: { skip: "Pages to skip: each answer holds at most 100 pages; pass the number already read to get the next ones." }, when: "Use to read the pages a crawl job has fetched so far (100 per call), and whether it has finished." },
+  { name: "crawl_cancel", operationId: "crawlCancel", when: "Use to stop a crawl job." },
+  { name: "batch_scrape", operationId: "batchScrape", when: "Use to read a known list of URLs in one job: it answers the job's id; poll it with batch_scrape_status." },
+  { name: "batch_scrape_status", operationId: "batchScrapeStatus", query: { skip: "Pages to skip: each answer holds at most 100 pages; pass the number already read to get the next ones." }, when: "Use to read the pages a batch scrape job has fetched so far, and whether it has finished." },
   { name: "video_search", operationId: "videoSearch", when: "Use to find videos (YouTube) and what is said in them, with transcript excerpts." },
   { name: "social_research", operationId: "socialResearch", when: "Use to learn what people say about something on Hacker News, Stack Exchange, GitHub, Reddit and other communities." },
   { name: "research", operationId: "research", omit: ["stream"], when: "Use for a question that needs several sources: it searches, reads and answers with a cited report. Slower than search." },
@@ -32,12 +35,13 @@ const SPECS: ToolSpec[] = [
 
 export interface Tool {
   name: string;
+  query: string[];
   description: string;
   inputSchema: { type: "object"; properties: Record<string, Record<string, unknown>>; required?: string[]; [k: string]: unknown };
   route: RouteDef;
 }
 
-function inputSchema(route: RouteDef, omit: string[]): Tool["inputSchema"] {
+function inputSchema(route: RouteDef, omit: string[], query: Record<string, string>): Tool["inputSchema"] {
   const { $schema: _s, ...schema } = (route.body ? toJsonSchema(route.body, { errorMode: "ignore" }) : { type: "object", properties: {} }) as Record<string, unknown>;
   const properties: Record<string, Record<string, unknown>> = {};
   for (const [name, prop] of Object.entries((schema.properties ?? {}) as Record<string, Record<string, unknown>>)) {
@@ -50,6 +54,7 @@ function inputSchema(route: RouteDef, omit: string[]): Tool["inputSchema"] {
     properties[name] = { type: "string", description: words };
     required.push(name);
   }
+  for (const [name, words] of Object.entries(query)) properties[name] = { type: "integer", minimum: 0, description: words };
   return { ...schema, type: "object", properties, ...(required.length ? { required } : {}) };
 }
 
@@ -63,7 +68,8 @@ export function toolsFrom(routes: RouteDef[]): Tool[] {
     return [{
       name: spec.name,
       description: `${route.summary}. ${spec.when}${route.description ? `\n\n${route.description}` : ""}${cost}`,
-      inputSchema: inputSchema(route, spec.omit ?? []),
+      inputSchema: inputSchema(route, spec.omit ?? [], spec.query ?? {}),
+      query: Object.keys(spec.query ?? {}),
       route,
     }];
   });
@@ -77,5 +83,10 @@ export function nativeRequest(tool: Tool, args: Record<string, unknown>): { path
     delete body[name];
     return encodeURIComponent(typeof value === "string" ? value : "");
   });
-  return { path, body: tool.route.body ? body : undefined };
+  const search = new URLSearchParams();
+  for (const name of tool.query) {
+    if (body[name] !== undefined) search.set(name, String(body[name]));
+    delete body[name];
+  }
+  return { path: search.size ? `${path}?${search}` : path, body: tool.route.body ? body : undefined };
 }

@@ -6,6 +6,7 @@ import type { Ports } from "../../ports.ts";
 import type { Dispatch } from "../dispatch.ts";
 import { routeMaker, type CompatRoute } from "../http.ts";
 import { tavilyDialect } from "./dialect.ts";
+import { tavilyCrawl, tavilyMap } from "./crawl.ts";
 import { tavilyExtract } from "./extract.ts";
 import { tavilyGetResearch, tavilyResearch } from "./research.ts";
 import { tavilySearch } from "./search.ts";
@@ -13,7 +14,7 @@ import { tavilyUsage } from "./usage.ts";
 
 export const TAVILY_BASE = "/compat/tavily";
 
-export function tavilyRoutes(dispatch: Dispatch, ports: Ports): CompatRoute[] {
+export function tavilyRoutes(dispatch: Dispatch, ports: Ports, has: (operationId: string) => boolean): CompatRoute[] {
   const now = () => ports.clock.now();
   const route = routeMaker(TAVILY_BASE, tavilyDialect, ports.logger);
   return [
@@ -22,5 +23,8 @@ export function tavilyRoutes(dispatch: Dispatch, ports: Ports): CompatRoute[] {
     route("POST", "/research", tavilyResearch(dispatch, ports.cache, ports.logger, now)),
     route("GET", "/research/:request_id", tavilyGetResearch(dispatch, ports.cache, now)),
     route("GET", "/usage", tavilyUsage(dispatch)),
+    // Mounted when the app has the native site operations they call.
+    ...(has("map") ? [route("POST", "/map", tavilyMap(dispatch, now))] : []),
+    ...(has("crawl") ? [route("POST", "/crawl", tavilyCrawl(dispatch, now))] : []),
   ];
 }
