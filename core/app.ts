@@ -22,6 +22,8 @@ import { keyRoutes } from "./routes/keys.ts";
 import type { RouteDef } from "./gateway/route.ts";
 import { researchRoutes } from "./operations/research/route.ts";
 import { scrapeRoutes } from "./operations/scrape/route.ts";
+import { mapRoutes } from "./operations/map/route.ts";
+import { jobRoutes } from "./operations/crawl/route.ts";
 import { searchRoutes } from "./operations/search/route.ts";
 import { socialRoutes } from "./operations/social/route.ts";
 import { videoRoutes } from "./operations/video/route.ts";
@@ -48,6 +50,8 @@ export interface Quarry {
   routes: RouteDef[];
   /** Waits for writes still in flight (last_used_at); call after the server stops accepting. */
   drain(): Promise<void>;
+  /** Stops the job workers (what they had not finished resumes on the next start). */
+  stop(): Promise<void>;
 }
 
 export function createQuarry(given: Ports, config: Config, options: AppOptions = {}): Quarry {
@@ -76,6 +80,8 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
     ...usageRoutes(deps),
     ...searchRoutes(deps),
     ...scrapeRoutes(deps),
+    ...mapRoutes(deps),
+    ...jobRoutes(deps),
     ...videoRoutes(deps),
     ...socialRoutes(deps),
     ...researchRoutes(deps),
@@ -135,7 +141,9 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
   });
   app.onError(errorResponse);
 
-  return { app, routes, drain: () => lastUsed.drain() };
+  // Job workers start with the app: unfinished jobs in the store resume here.
+  services.jobs?.start().catch((err) => logger.error({ err: err instanceof Error ? err.message : String(err) }, "job workers could not start"));
+  return { app, routes, drain: () => lastUsed.drain(), stop: async () => void (await services.jobs?.stop()) };
 }
 
 export function createApp(ports: Ports, config: Config, options: AppOptions = {}): Hono<AppEnv> {

@@ -16,8 +16,8 @@ export function compatRoutes(app: () => Hono<AppEnv>, deps: AppDeps, auth: Authe
   const dispatch = dispatcher(app);
   const ids = new Set(routes.map((r) => r.operationId));
   const has = (operationId: string) => ids.has(operationId);
-  // Absolute URLs this API hands out (Firecrawl's job URLs and `next`): the request's origin.
-  const publicBase = (c: Context<AppEnv>) => new URL(c.req.url).origin;
+  // Absolute URLs this API hands out (Firecrawl's job URLs and `next`): QUARRY_PUBLIC_URL, else the request's origin.
+  const publicBase = (c: Context<AppEnv>) => (deps.config.jobs.publicUrl ?? new URL(c.req.url).origin).replace(/\/+$/, "");
   return [
     ...tavilyRoutes(dispatch, deps.ports, has),
     ...firecrawlRoutes(dispatch, deps.ports, has, publicBase),

@@ -35,7 +35,7 @@ beforeAll(async () => {
   const env = Object.fromEntries(BACKEND_IDS.map((id) => [`QUARRY_${id.toUpperCase()}_URL`, replay.baseFor(id)]));
   // Pages: only the local site; every other name fails to resolve at once (no internet here).
   const pages = createSafeFetch({ allow: parseAllowList(["127.0.0.1/32"]), resolver: async (host) => (host === "127.0.0.1" ? ["127.0.0.1"] : []) });
-  t = await makeApp({ env: { ...env, QUARRY_BRAVE_KEY: "k", QUARRY_PLANS: '{"free":{"quota":null,"per_minute":100000}}' }, pages });
+  t = await makeApp({ env: { ...env, QUARRY_BRAVE_KEY: "k", QUARRY_EGRESS_ALLOW: "127.0.0.1/32", QUARRY_PLANS: '{"free":{"quota":null,"per_minute":100000}}' }, pages });
   t.clock.now = () => Date.now();
   full = (await t.key("acme", ["search", "research", "scrape", "keys"])).secret;
   narrow = (await t.key("other", ["search"])).secret;
@@ -74,6 +74,10 @@ const fieldValue = fc.oneof(
 const examples = (): Record<string, Record<string, unknown>> => ({
   "/v1/keys": { name: "fuzz", scopes: ["search"] },
   "/v1/scrape": { url: `${site.url}/page` },
+  "/v1/map": { url: `${site.url}/page`, sitemap: "skip" },
+  // Jobs read a page that answers 404: a failed page costs nothing, so no job changes usage behind the fuzzer's back.
+  "/v1/crawl": { url: `${site.url}/gone`, max_depth: 0 },
+  "/v1/batch/scrape": { urls: [`${site.url}/gone`] },
 });
 
 function bodyFor(path: string, fields: string[]) {
@@ -106,7 +110,14 @@ const contentType = fc.oneof(
 );
 
 /** `@fresh` stands for a real key of the calling account, made for this run (so DELETE can succeed). */
-const pathParam = fc.oneof(fc.constant("@fresh"), fc.constant("key_01JZZZZZZZZZZZZZZZZZZZZZZZ"), fc.stringMatching(/^[A-Za-z0-9_%.-]{0,40}$/), fc.constant("..%2f..%2fetc"), fc.constant("%00"));
+const pathParam = fc.oneof(fc.constant("@fresh"), fc.constant("@job"), fc.constant("key_01JZZZZZZZZZZZZZZZZZZZZZZZ"), fc.stringMatching(/^[A-Za-z0-9_%.-]{0,40}$/), fc.constant("..%2f..%2fetc"), fc.constant("%00"));
+
+/** `@job` stands for a real job of the calling account, of the route's kind (crawl or batch). */
+async function jobOf(path: string): Promise<string> {
+  const batch = path.startsWith("/v1/batch/");
+  const res = await t.request(batch ? "/v1/batch/scrape" : "/v1/crawl", { method: "POST", key: full, json: examples()[batch ? "/v1/batch/scrape" : "/v1/crawl"] });
+  return (await res.json()).id;
+}
 
 async function usedOf(secret: string): Promise<number> {
   return (await (await t.request("/v1/usage", { key: secret })).json()).used;
@@ -120,7 +131,7 @@ describe("every route under random input", () => {
     for (const route of mounted) {
       await fc.assert(
         fc.asyncProperty(bodyFor(route.path, route.fields), authHeader(), contentType, pathParam, async (body, auth, type, param) => {
-          const id = param === "@fresh" ? (await t.key("acme", ["search"])).id : param;
+          const id = param === "@fresh" ? (await t.key("acme", ["search"])).id : param === "@job" ? await jobOf(route.path) : param;
           const path = route.path.replace(/\{[a-z_]+\}/g, encodeURIComponent(id) || "x");
           const headers: Record<string, string> = {};
           const authorization = auth();

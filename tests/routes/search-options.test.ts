@@ -98,6 +98,15 @@ describe("POST /v1/search options: dates, topic, country, meta.ignored", () => {
     expect(general.meta).not.toHaveProperty("topic");
   });
 
+  it("topic news with no news engine among those asked is searched as general, named in meta.ignored, not refused", async () => {
+    await app();
+    const body = await ok({ query: "blue tack", topic: "news", backends: ["duckduckgo", "wikipedia"] });
+    expect(body.meta.topic).toBe("general");
+    expect(body.meta.backends.duckduckgo.status).toBe("ok");
+    expect(body.meta.ignored).toContainEqual({ option: "topic", reason: expect.stringMatching(/no news search|searched as general/) });
+    expect(body.results.length).toBeGreaterThan(0);
+  });
+
   it("topic finance is accepted, searched as general and named in meta.ignored", async () => {
     await app();
     const body = await ok({ query: "blue tack", topic: "finance" });

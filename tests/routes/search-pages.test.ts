@@ -138,6 +138,15 @@ describe("POST /v1/search options that read pages", () => {
     expect(kept.meta.undated).toBe("kept");
   });
 
+  it("include_answer with nothing on the question in the results: answer null, and meta.ignored says why", async () => {
+    await app();
+    const body = await ok({ query: "lattice quantum chromodynamics confinement", backends: ["searxng"], include_answer: true });
+    expect(body.results.length).toBe(2);
+    expect(body.answer).toBeNull();
+    expect(body.meta.answer).toBe("extractive");
+    expect(body.meta.ignored).toContainEqual({ option: "include_answer", reason: expect.stringMatching(/answer is null/) });
+  });
+
   it("include_images lists the engine's thumbnails and the pages' card and content images (no pixels), with alt text on request", async () => {
     await app();
     const body = await ask({ include_images: true });

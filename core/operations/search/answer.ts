@@ -6,7 +6,7 @@
  * when the model fails, the answer is extractive and deterministic (synthesis.ts).
  */
 import { passages } from "./excerpt.ts";
-import type { Passage, SourceText } from "../research/evidence.ts";
+import { contentTokens, type Passage, type SourceText } from "../research/evidence.ts";
 import { chat, LlmError, parseModelReport, supportIndex, synthesisMessages, verifyReport, type LlmConfig } from "../research/llm.ts";
 import { citeSentence, extractiveReport } from "../research/synthesis.ts";
 import type { FetchPort } from "../../ports.ts";
@@ -52,9 +52,15 @@ function evidenceOf(texts: readonly SourceText[]): Passage[] {
   );
 }
 
+/**
+ * The synthesis ranks sentences against each other, so results with nothing on the query still
+ * offer a "best" sentence: only sentences sharing a content word with the query may answer it.
+ */
 export function extractiveAnswer(query: string, sources: readonly AnswerSource[], size: "basic" | "advanced"): string | null {
-  const report = extractiveReport(evidenceOf(sourceTexts(sources)), query, { findings: SENTENCES[size], summarySentences: SENTENCES[size] });
-  return report.summary ? toResultNumbers(report.summary) : null;
+  const wanted = contentTokens(query);
+  const report = extractiveReport(evidenceOf(sourceTexts(sources)), query, { findings: SENTENCES[size] * 2, summarySentences: 0 });
+  const onQuery = report.findings.filter((f) => [...contentTokens(f.text)].some((t) => wanted.has(t))).slice(0, SENTENCES[size]);
+  return onQuery.length ? toResultNumbers(onQuery.map((f) => citeSentence(f.text, f.citations)).join(" ")) : null;
 }
 
 export async function writeAnswer(deps: AnswerDeps, query: string, sources: readonly AnswerSource[], size: "basic" | "advanced"): Promise<Answer> {

@@ -47,6 +47,11 @@ export function planSearch(req: SearchRequest, registry: BackendRegistry, now: n
   let topic: Topic = "general";
   if (req.topic === "news") topic = "news";
   else if (req.topic === "finance") ignored.push({ option: "topic", reason: "no finance backend is configured: searched as general" });
+  if (topic === "news" && !asked.some((e) => e.backend.about.supports?.news)) {
+    // Refusing would break clients that always send a topic: search the web and say so.
+    topic = "general";
+    ignored.push({ option: "topic", reason: "none of the engines asked has a news search (Brave and SearXNG do): searched as general" });
+  }
   if (topic === "news") {
     for (const e of asked) if (!e.backend.about.supports?.news) skip[e.id] = "no news search";
   }

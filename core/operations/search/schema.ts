@@ -34,29 +34,42 @@ export const SearchBody = v.pipe(
     language: v.optional(Language, "en"),
     backends: idList("backends", WEB_BACKEND_IDS, "backend"),
     include_answer: v.optional(
-      v.union([v.boolean(), v.picklist(["basic", "advanced"])], 'include_answer must be true, false, "basic" or "advanced"'),
+      v.pipe(
+        v.union([v.boolean(), v.picklist(["basic", "advanced"])], 'include_answer must be true, false, "basic" or "advanced"'),
+        v.description("`answer`: a few sentences citing result numbers ([1][3]); `advanced` writes more. By the configured model, else extractive (`meta.answer`)"),
+      ),
       false,
     ),
     include_raw_content: v.optional(
-      v.union([v.boolean(), v.picklist(["markdown", "text"])], 'include_raw_content must be true, false, "markdown" or "text"'),
+      v.pipe(
+        v.union([v.boolean(), v.picklist(["markdown", "text"])], 'include_raw_content must be true, false, "markdown" or "text"'),
+        v.description("Each result's whole page in `raw_content` (≤ 4,000 tokens); true means markdown"),
+      ),
       false,
     ),
-    chunks_per_source: v.optional(wholeNumber("chunks_per_source", 1, 5)),
-    start_date: v.optional(Day("start_date")),
-    end_date: v.optional(Day("end_date")),
-    undated: v.optional(v.picklist(["keep", "drop"], 'undated must be "keep" or "drop"'), "drop"),
-    time_range: v.optional(v.picklist(TIME_RANGES, `time_range must be one of ${TIME_RANGES.join(", ")}`)),
-    topic: v.optional(v.picklist(TOPICS, `topic must be one of ${TOPICS.join(", ")}`), "general"),
+    chunks_per_source: v.optional(v.pipe(wholeNumber("chunks_per_source", 1, 5), v.description("Up to this many query-relevant passages of each result's page, in `chunks`"))),
+    start_date: v.optional(v.pipe(Day("start_date"), v.description("Keep results published on or after this day (UTC), YYYY-MM-DD"))),
+    end_date: v.optional(v.pipe(Day("end_date"), v.description("Keep results published on or before this day (UTC), YYYY-MM-DD"))),
+    undated: v.optional(
+      v.pipe(v.picklist(["keep", "drop"], 'undated must be "keep" or "drop"'), v.description("With start_date/end_date: keep or drop results whose date is unknown (`meta.undated`)")),
+      "drop",
+    ),
+    time_range: v.optional(v.pipe(v.picklist(TIME_RANGES, `time_range must be one of ${TIME_RANGES.join(", ")}`), v.description("Tavily's name for freshness"))),
+    topic: v.optional(
+      v.pipe(v.picklist(TOPICS, `topic must be one of ${TOPICS.join(", ")}`), v.description("`news` asks the engines' news search; `finance` is searched as general (`meta.ignored`)")),
+      "general",
+    ),
     country: v.optional(
       v.pipe(
         v.string("country must be a country name or an ISO 3166-1 code"),
         v.trim(),
         v.regex(/^[\p{L}][\p{L} .,'’()&-]{1,59}$/u, "country must be a country name such as germany or a code such as DE"),
+        v.description("Search as from this country: an English name or an ISO 3166-1 code (`meta.country`)"),
       ),
     ),
-    include_images: v.optional(v.boolean("include_images must be a boolean"), false),
-    include_image_descriptions: v.optional(v.boolean("include_image_descriptions must be a boolean"), false),
-    include_favicon: v.optional(v.boolean("include_favicon must be a boolean"), false),
+    include_images: v.optional(v.pipe(v.boolean("include_images must be a boolean"), v.description("`images[]`: the engines' images and the read pages' own")), false),
+    include_image_descriptions: v.optional(v.pipe(v.boolean("include_image_descriptions must be a boolean"), v.description("Fill each image's description (title or alt text)")), false),
+    include_favicon: v.optional(v.pipe(v.boolean("include_favicon must be a boolean"), v.description("`favicon` per result")), false),
   }),
   v.forward(
     v.partialCheck(

@@ -207,6 +207,7 @@ export async function search(ports: Ports, services: Services, req: SearchReques
     if (answer.text) tokens += countTokens(answer.text);
     tokens += answer.tokens;
     if (answer.llmError) ignored.push({ option: "include_answer", reason: `the model's answer could not be used (${answer.llmError}); the answer is extractive` });
+    if (!answer.text) ignored.push({ option: "include_answer", reason: "no sentence of the results' text answers the query well enough to cite: answer is null" });
   }
   if (plan.images) body.images = collectImages(results, pages, extras, req.include_image_descriptions);
   body.meta.tokens_used = tokens;
