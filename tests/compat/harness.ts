@@ -17,7 +17,8 @@ export interface Harness {
   replay: ReplayServer;
   site: PageServer;
   served: Served[];
-  keys: { full: string; narrow: string; tight: string; twin: string };
+  /** `solo`: a key no other test uses, for exact usage counts while other jobs may still run. */
+  keys: { full: string; narrow: string; tight: string; twin: string; solo: string };
   /** The native usage record of a key. */
   usage(key: string): Promise<{ used: number; endpoints: Record<string, number> }>;
   /** Uses up the tight key's quota with native calls. */
@@ -52,6 +53,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
   const keys = {
     full: createKeyCli(cliEnv, "acme", "search,research,scrape,keys", "enterprise").key,
     twin: createKeyCli(cliEnv, "twin", "search,research,scrape,keys", "enterprise").key,
+    solo: createKeyCli(cliEnv, "solo", "search,research,scrape", "enterprise").key,
     narrow: createKeyCli(cliEnv, "narrow", "search", "enterprise").key,
     tight: createKeyCli(cliEnv, "tight", "search,research,scrape").key,
   };
