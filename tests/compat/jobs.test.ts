@@ -63,7 +63,7 @@ describe("Firecrawl v2 client: map, crawl, batch", () => {
     // a slice as the API answers it: at most 100 pages and an absolute next of this API
     const started = await v2(h.keys.full).startCrawl(root, { limit: 500, maxDiscoveryDepth: 1 });
     expect(started.url).toBe(`${h.url}/compat/firecrawl/v2/crawl/${started.id}`);
-    let slice: { status: string; next: string | null; data: unknown[] } = { status: "scraping", next: null, data: [] };
+    let slice: { status: string; next?: string | null; data: unknown[] } = { status: "scraping", next: null, data: [] };
     for (let i = 0; i < 120 && slice.status !== "completed"; i++) {
       slice = await v2(h.keys.full).getCrawlStatus(started.id, { autoPaginate: false });
       if (slice.status !== "completed") await new Promise((r) => setTimeout(r, 500));
