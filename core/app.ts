@@ -109,7 +109,7 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
   app.get("/openapi.json", (c) => (c.set("route", "/openapi.json"), c.json(document)));
   mountDashboard(app);
   mountDocs(app, ports.docsAssets);
-  const known = [...[...routes, ...compat].map((r) => ({ method: r.method, path: r.path })), { method: "GET", path: "/openapi.json" }];
+  const known = [...[...routes, ...compat.filter((r) => !r.fallback)].map((r) => ({ method: r.method, path: r.path })), { method: "GET", path: "/openapi.json" }];
 
   // Both handlers answer rather than throw, so the header middleware still wraps their responses.
   const errorResponse = (err: unknown, c: Context<AppEnv>) => {

@@ -74,8 +74,10 @@ export function compatHandler(dialect: Dialect, logger: Logger, route: string, f
 }
 
 function failure(c: Context<AppEnv>, dialect: Dialect, status: number, error: NativeError, headers?: Headers): Response {
-  const retry = headers?.get("retry-after");
-  if (retry) c.header("Retry-After", retry);
+  for (const name of ["retry-after", "allow"]) {
+    const value = headers?.get(name);
+    if (value) c.header(name, value);
+  }
   return c.json(dialect.body(error), dialect.status(error.code, status) as 400);
 }
 
@@ -94,9 +96,29 @@ export type Method = "GET" | "POST" | "DELETE";
 
 /** A compatibility route: mounted on the app beside the native ones, outside the OpenAPI document. */
 export interface CompatRoute {
-  method: Method;
+  method: Method | "PUT" | "PATCH";
   path: string;
   handler: Handler<AppEnv>;
+  /** A catch-all under a foreign API's base: unknown paths and methods answered in its dialect. */
+  fallback?: boolean;
+}
+
+function matches(pattern: string, path: string): boolean {
+  const p = pattern.split("/");
+  const s = path.replace(/\/+$/, "").split("/");
+  return p.length === s.length && p.every((seg, i) => (seg.startsWith(":") ? s[i] !== "" : seg === s[i]));
+}
+
+/** 404 or 405 (naming the methods there are) for whatever the API's own routes do not answer, in its dialect. */
+export function fallbackRoutes(base: string, dialect: Dialect, logger: Logger, routes: CompatRoute[]): CompatRoute[] {
+  const handler = compatHandler(dialect, logger, `${base}/*`, async (c) => {
+    const allowed = routes.filter((r) => matches(r.path, c.req.path)).map((r) => r.method);
+    if (allowed.length) {
+      throw new ApiError("method_not_allowed", `${c.req.method} is not allowed on ${c.req.path}; use ${allowed.join(", ")}.`, { headers: { Allow: allowed.join(", ") } });
+    }
+    throw new ApiError("not_found", `No such endpoint: ${c.req.method} ${c.req.path}.`);
+  });
+  return (["GET", "POST", "DELETE", "PUT", "PATCH"] as const).flatMap((method) => [base, `${base}/*`].map((path) => ({ method, path, handler, fallback: true })));
 }
 
 /** Builds the routes of one foreign API: its base path, its dialect for errors. */

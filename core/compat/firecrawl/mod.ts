@@ -5,7 +5,7 @@
  */
 import type { Ports } from "../../ports.ts";
 import type { Dispatch } from "../dispatch.ts";
-import { routeMaker, type CompatRoute } from "../http.ts";
+import { fallbackRoutes, routeMaker, type CompatRoute } from "../http.ts";
 import { firecrawlDialect } from "./dialect.ts";
 import { firecrawlBatchStart, firecrawlCrawlStart, firecrawlJobCancel, firecrawlJobErrors, firecrawlJobStatus, type PublicBase } from "./jobs.ts";
 import { firecrawlMap } from "./map.ts";
@@ -15,8 +15,9 @@ export const FIRECRAWL_BASE = "/compat/firecrawl";
 
 export function firecrawlRoutes(dispatch: Dispatch, ports: Ports, has: (operationId: string) => boolean, publicBase: PublicBase): CompatRoute[] {
   const route = routeMaker(FIRECRAWL_BASE, firecrawlDialect, ports.logger);
-  return (["v2", "v1"] as const).flatMap((ver) => [
-    route("POST", `/${ver}/scrape`, firecrawlScrape(dispatch)),
+  const canRender = () => Boolean(ports.render) && ports.render!.health().status !== "disabled";
+  const routes = (["v2", "v1"] as const).flatMap((ver) => [
+    route("POST", `/${ver}/scrape`, firecrawlScrape(dispatch, canRender)),
     route("POST", `/${ver}/search`, firecrawlSearch(dispatch, ver)),
     ...(has("map") ? [route("POST", `/${ver}/map`, firecrawlMap(dispatch, ver))] : []),
     ...(has("crawl")
@@ -36,4 +37,5 @@ export function firecrawlRoutes(dispatch: Dispatch, ports: Ports, has: (operatio
       ]
       : []),
   ]);
+  return [...routes, ...fallbackRoutes(FIRECRAWL_BASE, firecrawlDialect, ports.logger, routes)];
 }

@@ -13,10 +13,10 @@ import { FirecrawlSearchBody, toNativeSearch, webResult, type NativeSearch } fro
 
 const ScrapeBody = v.looseObject({ ...ScrapeOptions.entries, url: v.string("url must be a string") });
 
-export function firecrawlScrape(dispatch: Dispatch) {
+export function firecrawlScrape(dispatch: Dispatch, canRender: () => boolean) {
   return async (c: Context<AppEnv>) => {
     const body = await readBody(c, ScrapeBody);
-    const plan = toNativeScrape(body.url, body, ["url"]);
+    const plan = toNativeScrape(body.url, body, ["url"], canRender());
     const native = bodyOf<Parameters<typeof toDocument>[1]>(await dispatch(c, { method: "POST", path: "/v1/scrape", body: plan.native, authorization: authorizationOf(c) }));
     const doc = toDocument(plan, native);
     return c.json({

@@ -45,19 +45,28 @@ function action(a: Record<string, unknown>): Record<string, unknown> | null {
   }
 }
 
-/** `known` are the option names the caller's schema declares beside the scrape options (url, origin, …). */
-export function toNativeScrape(url: string, opts: FirecrawlScrapeOptions, known: string[]): ScrapePlan {
+/**
+ * `known` are the option names the caller's schema declares beside the scrape options (url,
+ * origin, …). Without a browser on this server, what only a browser does (waitFor, actions, a
+ * screenshot) is named as not applied rather than refused: the page is still read.
+ */
+export function toNativeScrape(url: string, opts: FirecrawlScrapeOptions, known: string[], canRender: boolean): ScrapePlan {
   const ignored = new Set<string>();
   const asked = (opts.formats ?? ["markdown"]).map((f) => (typeof f === "string" ? f : f.type));
-  const formats = asked.filter((f) => FORMAT[f]);
+  const formats = asked.filter((f) => FORMAT[f] && (canRender || FORMAT[f] !== "screenshot"));
+  if (!canRender && asked.some((f) => FORMAT[f] === "screenshot")) ignored.add("formats.screenshot (no browser on this server)");
   for (const f of asked) if (!FORMAT[f]) ignored.add(`formats.${f}`);
   if (asked.includes("rawHtml")) ignored.add("formats.rawHtml (Quarry returns the cleaned HTML)");
   const native: Record<string, unknown> = { url, formats: [...new Set(formats.map((f) => FORMAT[f]!))] };
   if ((native.formats as string[]).length === 0) native.formats = ["markdown"];
   if (typeof opts.onlyMainContent === "boolean") native.only_main_content = opts.onlyMainContent;
   if (typeof opts.timeout === "number") native.timeout_ms = clamp(opts.timeout, 1000, 60_000);
-  if (typeof opts.waitFor === "number" && opts.waitFor > 0) native.wait_for = clamp(opts.waitFor, 0, 30_000);
-  if (opts.actions?.length) {
+  if (typeof opts.waitFor === "number" && opts.waitFor > 0) {
+    if (canRender) native.wait_for = clamp(opts.waitFor, 0, 30_000);
+    else ignored.add("waitFor (no browser on this server)");
+  }
+  if (opts.actions?.length && !canRender) ignored.add("actions (no browser on this server)");
+  else if (opts.actions?.length) {
     const mapped = opts.actions.map((a) => action(a as Record<string, unknown>));
     opts.actions.forEach((a, i) => mapped[i] === null && ignored.add(`actions.${a.type}`));
     const kept = mapped.filter((a): a is Record<string, unknown> => a !== null).slice(0, 20);

@@ -4,7 +4,7 @@
  */
 import type { Ports } from "../../ports.ts";
 import type { Dispatch } from "../dispatch.ts";
-import { routeMaker, type CompatRoute } from "../http.ts";
+import { fallbackRoutes, routeMaker, type CompatRoute } from "../http.ts";
 import { tavilyDialect } from "./dialect.ts";
 import { tavilyCrawl, tavilyMap } from "./crawl.ts";
 import { tavilyExtract } from "./extract.ts";
@@ -17,7 +17,7 @@ export const TAVILY_BASE = "/compat/tavily";
 export function tavilyRoutes(dispatch: Dispatch, ports: Ports, has: (operationId: string) => boolean): CompatRoute[] {
   const now = () => ports.clock.now();
   const route = routeMaker(TAVILY_BASE, tavilyDialect, ports.logger);
-  return [
+  const routes = [
     route("POST", "/search", tavilySearch(dispatch, now)),
     route("POST", "/extract", tavilyExtract(dispatch, now)),
     route("POST", "/research", tavilyResearch(dispatch, ports.cache, ports.logger, now)),
@@ -27,4 +27,5 @@ export function tavilyRoutes(dispatch: Dispatch, ports: Ports, has: (operationId
     ...(has("map") ? [route("POST", "/map", tavilyMap(dispatch, now))] : []),
     ...(has("crawl") ? [route("POST", "/crawl", tavilyCrawl(dispatch, now))] : []),
   ];
+  return [...routes, ...fallbackRoutes(TAVILY_BASE, tavilyDialect, ports.logger, routes)];
 }
