@@ -8,8 +8,7 @@ import { countTokens, truncateToTokens } from "../../budget/tokens.ts";
 import { describeStatuses } from "../../backends/runner.ts";
 import type { RawResult } from "../../backends/types.ts";
 import { ApiError } from "../../errors.ts";
-import { decodeHtml } from "../../extract/decode-html.ts";
-import { extractContent } from "../../extract/extract-content.ts";
+import { extractPage } from "../../extract/run.ts";
 import { mergeResults, type MergedResult } from "../../ranking/merge.ts";
 import type { Ports } from "../../ports.ts";
 import type { Services } from "../../services.ts";
@@ -68,7 +67,7 @@ async function readPage(ports: Ports, url: string, query: string, tier: SearchRe
       await ports.sources.record(host, { fetched: true, ok: false }).catch(() => {});
       return null;
     }
-    const content = extractContent(decodeHtml(page.body, page.contentType), page.finalUrl, { onlyMainContent: true });
+    const content = await extractPage(ports, { body: page.body, contentType: page.contentType, url: page.finalUrl, onlyMainContent: true });
     await ports.sources.record(host, { fetched: true, ok: true }).catch(() => {});
     const budget = TIER_READS[tier].tokens;
     return {
