@@ -16,6 +16,7 @@
  */
 import { tokenize } from "../../ranking/lexical.ts";
 import { splitSentences } from "./sentences.ts";
+import { TOPIC_STOP } from "./words.ts";
 
 export interface DocumentInput {
   id: string;
@@ -65,15 +66,6 @@ const CUES: Record<QuestionKind, RegExp> = {
   other: /$^/,
 };
 
-const STOP = new Set(
-  ("a about above after again against all also am an and any are as at be because been before being below between both but by can " +
-    "could did do does doing down during each few for from further had has have having he her here hers herself him himself his how i " +
-    "if in into is it its itself just me more most my myself no nor not now of off on once only or other our ours out over own same she " +
-    "should so some such than that the their theirs them themselves then there these they this those through to too under until up " +
-    "very was we were what when where which while who whom why will with would you your yours said says say one two also like get got " +
-    "new year just may might must much many well even still back make made use used often usually every thing things way happen happened happens").split(" "),
-);
-
 /** A light stemmer on top of lexical.ts's plural folding, so "scattered", "scattering" and "scatter" meet. */
 export function stem(token: string): string {
   let t = token;
@@ -90,7 +82,7 @@ export function stem(token: string): string {
 /** Distinct content stems of a text. */
 export function stems(text: string): Set<string> {
   // lexical.ts folds a final "s" ("this" → "thi"), so stopwords are checked in both forms.
-  return new Set(tokenize(text).filter((t) => t.length > 2 && !STOP.has(t) && !STOP.has(`${t}s`)).map(stem));
+  return new Set(tokenize(text).filter((t) => t.length > 2 && !TOPIC_STOP.has(t) && !TOPIC_STOP.has(`${t}s`)).map(stem));
 }
 
 /** A text's sentences, paragraph by paragraph (a heading never runs into the next sentence). */
