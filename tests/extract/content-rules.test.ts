@@ -166,4 +166,27 @@ describe("robustness", () => {
     const r = extractContent(deep, "https://site.example/");
     expect(r.text).toContain("deep text survives");
   });
+
+  it("finds the post behind malformed documents: server warnings before the doctype, no <html> tag, a pasted document inside the article", () => {
+    const warning = "<br />\n<b>Warning</b>:  mysql_connect(): Access denied in <b>/www/htdocs/plugin.php</b> on line <b>299</b><br />\n";
+    const cases = [
+      `${warning}<!DOCTYPE html><html lang="de"><head><title>Post</title></head><body><article>${para(4)}</article></body></html>`,
+      `<!DOCTYPE html><head><title>Post</title></head><body><article>${para(4)}</article></body></html>`,
+      `<!DOCTYPE html><html><head><title>Post</title></head><body><div class="layout"><article><!DOCTYPE html PUBLIC "-//W3C//DTD HTML 4.0 Transitional//EN"><html><body>${para(4)}</body></html></article></div><footer>Imprint</footer></body></html>`,
+      `<!DOCTYPE html><html><head><title>Post</title><div class="content">${para(4)}</div></html>`,
+    ];
+    for (const html of cases) {
+      const r = extractContent(html, "https://site.example/post");
+      expect(r.text).toContain("Paragraph 1 about the river");
+      expect(r.text).toContain("Paragraph 4 about the river");
+      expect(r.text).not.toMatch(/Warning|mysql|on line/);
+      expect(r.title).toBe("Post");
+    }
+  });
+
+  it("leaves PHP warnings printed inside the page out of the text", () => {
+    const r = extract(`<article>${para(3)}<br />\n<b>Deprecated</b>:  preg_replace(): The /e modifier is deprecated in <b>/www/wp-includes/formatting.php</b> on line <b>82</b><br />${para(2, "lake")}</article>`);
+    expect(r.text).toContain("Paragraph 2 about the lake");
+    expect(r.text).not.toContain("Deprecated");
+  });
 });
