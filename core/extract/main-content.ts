@@ -6,12 +6,14 @@ import { lib } from "../lazy.ts";
 import { removeBoilerplate } from "./boilerplate.ts";
 import { textLength } from "./dom.ts";
 import { tidyEdges } from "./content-edges.ts";
+import { findLead, restoreLead } from "./lead.ts";
 import { pruneContent } from "./prune-content.ts";
 import type { PageMetadata } from "./types.ts";
 
 export function selectMainContent(document: Document, meta: PageMetadata): Element | null {
   const body = document.body;
   if (!body) return null;
+  const lead = findLead(body);
   removeBoilerplate(body);
   const reader = new (lib("readability").Readability)<Element>(document, {
     // Classes stay until pruning has used them; cleanTree strips them afterwards.
@@ -31,6 +33,7 @@ export function selectMainContent(document: Document, meta: PageMetadata): Eleme
   if (content) {
     pruneContent(content, meta.title);
     tidyEdges(content);
+    restoreLead(content, lead);
   }
   const found = content ? textLength(content) : 0;
 

@@ -4,7 +4,9 @@
  * trailing headings, captions) and metadata normalisation.
  */
 import { describe, expect, it } from "vitest";
+import { parseHTML } from "linkedom";
 import { extractContent, normalizeLanguage, toIsoDate } from "../../core/extract/mod.ts";
+import { findLead } from "../../core/extract/lead.ts";
 
 const para = (n: number, topic = "river") =>
   Array.from({ length: n }, (_, i) => `<p>Paragraph ${i + 1} about the ${topic}: it carries enough words, commas, and detail to read as real article prose for the scorer.</p>`).join("\n");
@@ -120,6 +122,27 @@ describe("pruning inside the chosen content", () => {
     expect(r.text).not.toContain("Caption under the first photo");
     expect(r.text).not.toContain("Caption of the second photo");
     expect(r.text).toContain("Paragraph 3 about the sea");
+  });
+});
+
+describe("leads", () => {
+  const lead = "The council voted on Monday to close the old bridge to cars for good. Cyclists and pedestrians will keep using it while engineers plan the repairs, which could take two years.";
+  const deck = "A short deck that sums the story up in a single line.";
+  const story = (intro: string) => `<header class="article-header"><h1>Bridge closed</h1><p class="${intro}">${lead}</p><p class="dek">${deck}</p></header><div class="article-body">${para(5)}</div>`;
+
+  it("puts back a lead paragraph that sits in the article's header, outside the body the scorer picks", () => {
+    for (const name of ["lead", "article__intro", "standfirst", "c-summary"]) {
+      const r = extract(story(name));
+      expect(r.text.startsWith(lead)).toBe(true);
+      expect(r.text).toContain("Paragraph 5 about the river");
+      expect(r.text).not.toContain(deck);
+    }
+  });
+
+  it("leaves out a one-sentence deck, an unnamed paragraph and a lead-named box far from the headline", () => {
+    const far = parseHTML(page(`<h1>Bridge closed</h1><div class="article-body">${para(30)}</div><div class="more"><p class="lead">${lead}</p></div>`)).document;
+    expect(findLead(far.body)).toBeNull();
+    expect(extract(story("note")).text).not.toContain("The council voted");
   });
 });
 
