@@ -5,6 +5,9 @@
  * in `adapters/storage/`, all held to the same contract suite in `tests/contracts/`.
  */
 import type { DocsAssets } from "./docs/mod.ts";
+import type { ExtractPort } from "./extract/types.ts";
+
+export type { ExtractPort, ExtractRequest } from "./extract/types.ts";
 
 /** Milliseconds since the Unix epoch. Tests inject a controllable clock. */
 export interface Clock {
@@ -283,6 +286,8 @@ export interface Ports {
   pages: PagePort;
   /** Site-level jobs; absent = map works, crawl and batch answer 503. `queue` absent = in process. */
   jobs?: { store: JobStore; queue?: JobQueue };
+  /** Where HTML pages are extracted; absent = in process. */
+  extract?: ExtractPort;
   /** A browser for pages that need JavaScript; absent when the process has none. */
   render?: RenderPort;
   /** Swagger UI's files for GET /docs (the adapters read the swagger-ui-dist package). */

@@ -41,6 +41,11 @@ export class MemoryJobStore implements JobStore {
     return true;
   }
 
+  async release(task: JobTask): Promise<void> {
+    const e = this.jobs.get(task.jobId)?.frontier.get(task.url);
+    if (e?.state === "active") (e.state = "pending"), (e.leaseUntil = 0);
+  }
+
   async finish(task: JobTask, page: PageResult, found: JobTask[], skipped: SkippedUrl[], _now: number): Promise<FinishResult> {
     const h = this.jobs.get(task.jobId);
     const e = h?.frontier.get(task.url);

@@ -7,12 +7,14 @@ import type { SyncSqlite, SyncStatement } from "../storage/sqlite-counters.ts";
 
 export type Row = Record<string, unknown>;
 export type Query = (sql: string, params?: unknown[]) => Promise<Row[]>;
+/** The transaction's own connection with $n placeholders (PostgreSQL), for a queue engine's statements. */
+export type RawSql = (text: string, values: unknown[]) => Promise<{ rows: unknown[] }>;
 
 export interface SqlDriver {
   dialect: "sqlite" | "pg";
   query: Query;
   /** Runs `fn` in one transaction; its queries see and make one consistent change. */
-  tx<T>(fn: (q: Query) => Promise<T>): Promise<T>;
+  tx<T>(fn: (q: Query, raw?: RawSql) => Promise<T>): Promise<T>;
   exec(sql: string): Promise<void>;
 }
 
@@ -80,7 +82,7 @@ export function pgDriver(pool: pg.Pool): SqlDriver {
       const client = await pool.connect();
       try {
         await client.query("BEGIN");
-        const out = await fn(async (sql, params = []) => (await client.query(numbered(sql), params)).rows);
+        const out = await fn(async (sql, params = []) => (await client.query(numbered(sql), params)).rows, (text, values) => client.query(text, values));
         await client.query("COMMIT");
         return out;
       } catch (err) {

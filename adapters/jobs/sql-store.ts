@@ -8,7 +8,7 @@
  */
 import type { JobStore } from "../../core/ports.ts";
 import type { FinishResult, JobRecord, JobStatus, JobTask, PageResult, SkippedUrl, StoredPage } from "../../core/jobs/model.ts";
-import type { Query, Row, SqlDriver } from "./sql-drivers.ts";
+import type { Query, RawSql, Row, SqlDriver } from "./sql-drivers.ts";
 
 export const JOBS_SCHEMA = `
 CREATE TABLE IF NOT EXISTS quarry_jobs (
@@ -40,17 +40,22 @@ function toJob(r: Row): JobRecord {
   };
 }
 
+/** Enqueues tasks inside the store's transaction (a queue engine that shares the database). */
+export type EnqueueHook = (raw: RawSql, tasks: JobTask[]) => Promise<void>;
+
 export class SqlJobStore implements JobStore {
-  constructor(private readonly db: SqlDriver) {}
+  constructor(private readonly db: SqlDriver, private readonly enqueue?: EnqueueHook) {}
 
   /** Creates the tables. With `ownsAllWork` (SQLite: one server owns the file), entries left active by a dead process go back to pending. */
   async init(ownsAllWork: boolean): Promise<void> {
-    await this.db.exec(JOBS_SCHEMA);
+    // PostgreSQL gets the tables with the other migrations, under their advisory lock
+    // (concurrent CREATE TABLE IF NOT EXISTS can fail there); SQLite has one owner.
+    if (this.db.dialect === "sqlite") await this.db.exec(JOBS_SCHEMA);
     if (ownsAllWork) await this.db.query("UPDATE quarry_frontier SET state = 'pending', lease_until = NULL WHERE state = 'active'");
   }
 
   async create(job: JobRecord, seeds: JobTask[], skipped: SkippedUrl[]): Promise<void> {
-    await this.db.tx(async (q) => {
+    await this.db.tx(async (q, raw) => {
       await q(
         `INSERT INTO quarry_jobs (id, kind, account, key_id, status, created_at, finished_at, deadline_at, expires_at, discovered, completed, failed, skipped, stopped_reason, lim, spec)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?, ?)`,
@@ -58,6 +63,7 @@ export class SqlJobStore implements JobStore {
       );
       await insertRows(q, job.id, seeds.map((s) => [s.url, s.depth, "pending", null]));
       await insertRows(q, job.id, skipped.map((s) => [s.url, 0, "skipped", s.reason]));
+      if (this.enqueue && raw) await this.enqueue(raw, seeds);
     });
   }
 
@@ -74,8 +80,12 @@ export class SqlJobStore implements JobStore {
     return rows.length > 0;
   }
 
+  async release(task: JobTask): Promise<void> {
+    await this.db.query("UPDATE quarry_frontier SET state = 'pending', lease_until = NULL WHERE job_id = ? AND url = ? AND state = 'active'", [task.jobId, task.url]);
+  }
+
   async finish(task: JobTask, page: PageResult, found: JobTask[], skipped: SkippedUrl[], _now: number): Promise<FinishResult> {
-    return this.db.tx(async (q) => {
+    return this.db.tx(async (q, raw) => {
       const [j] = await q(`SELECT status, discovered, completed, failed, lim FROM quarry_jobs WHERE id = ?${this.db.dialect === "pg" ? " FOR UPDATE" : ""}`, [task.jobId]);
       const remaining = j ? Number(j.discovered) - Number(j.completed) - Number(j.failed) : 0;
       const none: FinishResult = { recorded: false, added: [], limited: false, remaining };
@@ -93,6 +103,7 @@ export class SqlJobStore implements JobStore {
       const added = fresh.slice(0, room).map((u) => byUrl.get(u)!);
       const limited = fresh.length > room;
       await insertRows(q, task.jobId, added.map((a) => [a.url, a.depth, "pending", null]));
+      if (this.enqueue && raw) await this.enqueue(raw, added);
       const skipReasons = new Map(skipped.map((s) => [s.url, s.reason]));
       const newSkips = await unknownUrls(q, task.jobId, [...skipReasons.keys()]);
       await insertRows(q, task.jobId, newSkips.map((u) => [u, task.depth + 1, "skipped", skipReasons.get(u)!]));

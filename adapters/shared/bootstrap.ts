@@ -21,6 +21,7 @@ import { docsAssets } from "./docs-assets.ts";
 import { MemoryJobStore } from "../jobs/memory-store.ts";
 import { SqlJobStore } from "../jobs/sql-store.ts";
 import { sqliteDriver } from "../jobs/sql-drivers.ts";
+import { ExtractPool, type WorkerLike } from "../extract/pool.ts";
 
 export const KV_TABLE = "quarry_kv";
 export const systemClock: Clock = { now: () => Date.now() };
@@ -33,6 +34,8 @@ export interface RuntimeParts {
   remoteAddress?: Ports["remoteAddress"];
   /** Replaces the guarded page fetcher (tests); the default suits Node, Deno and Bun alike. */
   pages?: (config: Config) => PagePort;
+  /** How this runtime starts an extraction worker (adapters/extract/spawn.ts); absent = extract in process. */
+  extractWorkers?: () => Promise<() => WorkerLike>;
 }
 
 interface Stores {
@@ -106,18 +109,34 @@ async function postgresStores(config: Config, logger: Logger, clock: Clock): Pro
   const kv = createStorage({ driver: dbDriver({ database: pgh.db, tableName: KV_TABLE }) });
   const redis = config.redisUrl ? await openRedis(config.redisUrl, logger) : null;
   const cache = redis ? new RedisCache(redis, { maxEntryBytes: config.cache.maxEntryBytes }) : null;
-  const { SqlJobStore: PgJobStore } = await import("../jobs/sql-store.ts");
-  const { pgDriver } = await import("../jobs/sql-drivers.ts");
-  const jobStore = new PgJobStore(pgDriver(pgh.pool));
+  const [{ SqlJobStore: PgJobStore }, { pgDriver }, { PgBossQueue }] = await Promise.all([
+    import("../jobs/sql-store.ts"),
+    import("../jobs/sql-drivers.ts"),
+    import("../jobs/pg-boss-queue.ts"),
+  ]);
+  // Several instances share the work of every job through pg-boss (see pg-boss-queue.ts).
+  const { PG_MIGRATION_LOCK } = await import("../storage/pg-schema.ts");
+  const queue = new PgBossQueue(config.databaseUrl!, logger, async (fn) => {
+    const client = await pgh.pool.connect();
+    try {
+      await client.query("SELECT pg_advisory_lock($1)", [PG_MIGRATION_LOCK + 1]);
+      return await fn();
+    } finally {
+      await client.query("SELECT pg_advisory_unlock($1)", [PG_MIGRATION_LOCK + 1]).catch(() => {});
+      client.release();
+    }
+  });
+  const jobStore = new PgJobStore(pgDriver(pgh.pool), (raw, tasks) => queue.enqueueWith(raw, tasks));
   await jobStore.init(false);
   return {
     keys: new KvKeyStore(kv, () => pgh.keysVersion()),
     counters: redis ? new RedisCounters(redis, pgh.pool) : new PgCounters(pgh.pool),
     cache: cache ?? new LruCache(() => clock.now(), config.cache),
     sources: new KvSources(kv, () => clock.now()),
-    jobs: { store: jobStore },
+    jobs: { store: jobStore, queue },
     describe: `PostgreSQL at ${redactUrl(config.databaseUrl!)}${redis ? ` with Redis at ${redactUrl(config.redisUrl!)}` : ""}`,
     close: async () => {
+      await queue.stop();
       await cache?.close();
       redis?.disconnect();
       await pgh.close();
@@ -159,7 +178,21 @@ export function browserPool(config: Config, logger: Logger): BrowserPool {
   });
 }
 
-function assemble(stores: Stores, config: Config, runtime: RuntimeParts, logger: Logger, clock: Clock): Built {
+/** A worker's heap past this is handed back after its page (a fresh worker holds about 30 MB). */
+export const EXTRACT_WORKER_MAX_HEAP = 96 * 2 ** 20;
+
+/** The extraction pool, when the runtime can start workers and QUARRY_EXTRACT_WORKERS is not 0. */
+async function extractPool(config: Config, runtime: RuntimeParts, logger: Logger): Promise<ExtractPool | null> {
+  if (!runtime.extractWorkers || config.extract.workers === 0) return null;
+  try {
+    return new ExtractPool({ size: config.extract.workers, idleMs: config.extract.idleMs, maxHeapBytes: EXTRACT_WORKER_MAX_HEAP, spawn: await runtime.extractWorkers(), logger });
+  } catch (err) {
+    logger.warn({ err: String(err) }, "extraction workers unavailable; extracting in process");
+    return null;
+  }
+}
+
+function assemble(stores: Stores, config: Config, runtime: RuntimeParts, logger: Logger, clock: Clock, extract: ExtractPool | null): Built {
   const { describe, close, ...storage } = stores;
   const render = browserPool(config, logger);
   return {
@@ -172,10 +205,12 @@ function assemble(stores: Stores, config: Config, runtime: RuntimeParts, logger:
       remoteAddress: runtime.remoteAddress,
       docsAssets: docsAssets(),
       render,
+      ...(extract ? { extract } : {}),
     },
     describe,
     close: async () => {
       await render.close();
+      await extract?.close();
       await close();
     },
   };
@@ -195,7 +230,7 @@ export async function buildPorts(config: Config, runtime: RuntimeParts, logger: 
     : config.dataDir === ":memory:"
       ? memoryStores(clock, config.cache)
       : await sqliteStores(config, runtime, clock);
-  const built = assemble(stores, config, runtime, logger, clock);
+  const built = assemble(stores, config, runtime, logger, clock, await extractPool(config, runtime, logger));
   // prom-client is loaded only when metrics are on.
   if (config.metrics) built.ports.metrics = (await import("../metrics/prometheus.ts")).createPrometheusMetrics();
   return built;

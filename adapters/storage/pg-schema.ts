@@ -3,6 +3,8 @@
  * once take turns (CREATE OR REPLACE FUNCTION run concurrently fails with "tuple
  * concurrently updated"). Every statement is idempotent.
  */
+import { JOBS_SCHEMA } from "../jobs/sql-store.ts";
+
 export const PG_MIGRATION_LOCK = 727_001; // any constant shared by all Quarry instances
 
 export const PG_SCHEMA = `
@@ -99,4 +101,7 @@ BEGIN
   END IF;
   RETURN QUERY SELECT true, NULL::text, 0::bigint, v_used;
 END $fn$;
+
+-- Site-level jobs (adapters/jobs/sql-store.ts): jobs, their frontiers and pages.
+${JOBS_SCHEMA}
 `;

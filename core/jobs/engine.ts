@@ -45,7 +45,7 @@ export class JobEngine implements WorkContext {
   private readonly traps = new Map<string, TrapGuard>();
   private readonly rules = new Map<string, ScopeRules>();
   private readonly plans = new Map<string, { plan: Plan; at: number }>();
-  private readonly inFlight = new Map<string, Set<AbortController>>();
+  private readonly running = new Map<string, Set<AbortController>>();
   private timer: ReturnType<typeof setTimeout> | null = null;
   private started = false;
   private stopped = false;
@@ -85,15 +85,36 @@ export class JobEngine implements WorkContext {
     }
   }
 
+  /**
+   * The watchdog runs while there is something to watch: with the in-process queue it stops when no job
+   * is active (an idle embedded app holds no timer, so a script that created it can exit) and `create`
+   * wakes it; with a shared queue it keeps running, since another instance's jobs may need it. Where the
+   * runtime's timers can be unreferenced, they are, so it never keeps a process alive by itself.
+   */
   private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => void this.watch().finally(() => this.schedule()), this.options.watchdogMs ?? 2000);
+    if (this.stopped || this.timer) return;
+    const timer = setTimeout(() => {
+      this.timer = null;
+      void this.watch().then((active) => {
+        if (active || this.shared) this.schedule();
+      });
+    }, this.options.watchdogMs ?? 2000);
+    (timer as { unref?: () => void }).unref?.();
+    this.timer = timer;
   }
 
-  private async watch(): Promise<void> {
+  private get shared(): boolean {
+    return this.ports.jobs?.queue !== undefined;
+  }
+
+  /** One watchdog round; true when jobs are still active. */
+  private async watch(): Promise<boolean> {
+    let active = true;
     try {
       const now = this.ports.clock.now();
-      for (const id of await this.store.active()) {
+      const ids = await this.store.active();
+      active = ids.length > 0;
+      for (const id of ids) {
         const job = await this.store.get(id);
         if (!job) continue;
         if (now >= job.deadlineAt) await this.stopJob(id, "deadline");
@@ -106,13 +127,14 @@ export class JobEngine implements WorkContext {
     } catch (err) {
       this.ports.logger.warn({ err: err instanceof Error ? err.message : String(err) }, "job watchdog failed; retrying");
     }
+    return active;
   }
 
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    for (const set of this.inFlight.values()) for (const ac of set) ac.abort(new Error("shutting down"));
+    for (const set of this.running.values()) for (const ac of set) ac.abort(new Error("shutting down"));
     await this.queue.stop();
     await this.webhooks.stop();
   }
@@ -137,6 +159,7 @@ export class JobEngine implements WorkContext {
       skipped: skipped.length, stoppedReason: null, spec,
     };
     await this.store.create(job, seeds, skipped);
+    this.schedule();
     this.webhooks.emit(job, "started", { url: spec.url, discovered: seeds.length }, now);
     if (seeds.length) await this.queue.push(seeds);
     else await this.complete(id);
@@ -163,7 +186,7 @@ export class JobEngine implements WorkContext {
     if (!job || !ACTIVE.includes(job.status)) return;
     const status: JobStatus = reason === "cancelled" ? "cancelled" : reason === "site_refused" && job.completed === 0 ? "failed" : "completed";
     await this.end(job, status, reason);
-    for (const ac of this.inFlight.get(id) ?? []) ac.abort(new Error(`job ${reason}`));
+    for (const ac of this.running.get(id) ?? []) ac.abort(new Error(`job ${reason}`));
   }
 
   private async end(job: JobRecord, status: JobStatus, reason: string | null): Promise<void> {
@@ -216,13 +239,25 @@ export class JobEngine implements WorkContext {
     return g;
   }
 
+  private readonly held = new Map<string, number>();
+
+  holding(jobId: string): number {
+    return this.held.get(jobId) ?? 0;
+  }
+
+  hold(jobId: string, delta: number): void {
+    const n = (this.held.get(jobId) ?? 0) + delta;
+    if (n > 0) this.held.set(jobId, n);
+    else this.held.delete(jobId);
+  }
+
   track(jobId: string, ac: AbortController): () => void {
-    let set = this.inFlight.get(jobId);
-    if (!set) this.inFlight.set(jobId, (set = new Set()));
+    let set = this.running.get(jobId);
+    if (!set) this.running.set(jobId, (set = new Set()));
     set.add(ac);
     return () => {
       set.delete(ac);
-      if (set.size === 0) this.inFlight.delete(jobId);
+      if (set.size === 0) this.running.delete(jobId);
     };
   }
 }

@@ -1,8 +1,8 @@
 /**
  * One task of a job: read one URL and record what it gave. In order: the job must still be
  * running and within its deadline; the frontier entry is claimed (so a task handed out twice is
- * worked once); robots.txt; a slot on the host (2 at a time, Crawl-delay); one unit of quota,
- * quota only (the per-minute window is for requests, not a job's pages); the guarded fetch and
+ * worked once); robots.txt; one unit of quota, quota only (the per-minute window is for
+ * requests, not a job's pages); a slot on the host (2 at a time, Crawl-delay); the guarded fetch and
  * scrape's own extraction; the links found, filtered (private addresses, scope, robots, traps);
  * then one store transaction records the page and the new frontier entries. The unit is
  * committed only when that transaction recorded a page that succeeded: failed pages and pages a
@@ -39,6 +39,9 @@ export interface WorkContext {
   rulesOf(job: JobRecord): ScopeRules;
   trapsOf(jobId: string): TrapGuard;
   track(jobId: string, ac: AbortController): () => void;
+  /** Quota units this process holds for the job's pages under way (reserved, not yet settled). */
+  holding(jobId: string): number;
+  hold(jobId: string, delta: number): void;
   stopJob(jobId: string, reason: StoppedReason): Promise<void>;
   complete(jobId: string): Promise<void>;
   /** Answers that tell a crawler to go away (429, 503, 403) in a row, per job. */
@@ -60,6 +63,15 @@ function failureOf(err: unknown): string {
 }
 
 export async function runTask(ctx: WorkContext, task: JobTask): Promise<void> {
+  const held = { units: 0 };
+  try {
+    await work(ctx, task, held);
+  } finally {
+    if (held.units) ctx.hold(task.jobId, -held.units);
+  }
+}
+
+async function work(ctx: WorkContext, task: JobTask, held: { units: number }): Promise<void> {
   const { store, ports } = ctx;
   const job = await store.get(task.jobId);
   if (!job || TERMINAL.has(job.status)) return;
@@ -83,18 +95,31 @@ export async function runTask(ctx: WorkContext, task: JobTask): Promise<void> {
   let page: PageResult;
   let links: string[] = [];
   try {
-    release = await ctx.gate.acquire(target.host, delay ? Math.min(delay * 1000, 60_000) : 0, ac.signal);
     const plan = await ctx.planOf(job);
-    const at = ports.clock.now();
-    const admitted = await ports.counters.admit({
-      keyId: job.keyId, now: at, perMinute: plan.perMinute, windowMs: WINDOW_MS, period: periodOf(at), group: "crawl", quota: plan.quota, window: false,
-    });
+    const admit = () => {
+      const at = ports.clock.now();
+      return ports.counters.admit({
+        keyId: job.keyId, now: at, perMinute: plan.perMinute, windowMs: WINDOW_MS, period: periodOf(at), group: "crawl", quota: plan.quota, window: false,
+      });
+    };
+    let admitted = await admit();
+    // Refused while this job's other pages hold reservations: those may yet fail and give their
+    // unit back, so wait for them before deciding the quota is really spent.
+    while (!admitted.ok && ctx.holding(job.id) > 0 && !ac.signal.aborted) {
+      await new Promise((r) => setTimeout(r, 50));
+      if (ctx.holding(job.id) === 0) admitted = await admit();
+    }
+    if (ac.signal.aborted) throw ac.signal.reason;
     if (!admitted.ok) {
-      release();
       untrack();
+      await store.release(task).catch(() => {});
       return ctx.stopJob(job.id, "quota_exceeded");
     }
     ticket = admitted.ticket;
+    ctx.hold(job.id, 1);
+    held.units = 1;
+    // The slot last, right before the request: Crawl-delay spaces the requests, not the bookkeeping.
+    release = await ctx.gate.acquire(target.host, delay ? Math.min(delay * 1000, 60_000) : 0, ac.signal);
     try {
       const fetched = await ports.pages.fetchPage(task.url, { timeoutMs: spec.timeoutMs, signal: ac.signal });
       const meta = { final_url: fetched.finalUrl, content_type: fetched.contentType };
@@ -118,19 +143,22 @@ export async function runTask(ctx: WorkContext, task: JobTask): Promise<void> {
     if (ticket) await ports.counters.release(ticket).catch(() => {});
     untrack();
     release?.();
+    await store.release(task).catch(() => {});
     if (!ac.signal.aborted) throw err;
     return;
   }
   release();
   untrack();
   if (ac.signal.aborted) {
+    // Cancelled (the job is over) or stopping (the entry goes back for the next process).
     if (ticket) await ports.counters.release(ticket).catch(() => {});
+    await store.release(task).catch(() => {});
     return;
   }
   const refused = page.statusCode === 429 || page.statusCode === 503 || page.statusCode === 403;
   const streak = refused ? (ctx.refusals.get(job.id) ?? 0) + 1 : 0;
   ctx.refusals.set(job.id, streak);
-  const found = links.length ? await discover(ctx, job, links, task.depth + 1) : { tasks: [], skipped: [] };
+  const found = links.length ? await discover(ctx, job, links, task) : { tasks: [], skipped: [] };
   await record(ctx, job, task, page, found, ticket);
   if ((refused && task.depth === 0 && job.kind === "crawl") || streak >= REFUSALS_TO_STOP) await ctx.stopJob(job.id, "site_refused");
 }
@@ -156,6 +184,7 @@ async function record(
     else await ctx.ports.counters.release(ticket);
   }
   if (!res.recorded) return;
+  ctx.ports.logger.debug({ job_id: job.id, url: page.url, ok: page.ok }, "job page recorded");
   ctx.webhooks.emit(job, "page", { url: page.url, status_code: page.statusCode, title: page.title, ...(page.error ? { error: page.error } : {}) }, ctx.ports.clock.now());
   if (res.added.length) await ctx.queue.push(res.added);
   if (res.remaining === 0) await ctx.complete(job.id);
@@ -166,7 +195,8 @@ async function record(
  * scope (silently: other sites are not this crawl's business), robots.txt and URL traps
  * (reported). Duplicates and what the frontier already holds are left to the store.
  */
-async function discover(ctx: WorkContext, job: JobRecord, links: string[], depth: number): Promise<{ tasks: JobTask[]; skipped: SkippedUrl[] }> {
+async function discover(ctx: WorkContext, job: JobRecord, links: string[], from: JobTask): Promise<{ tasks: JobTask[]; skipped: SkippedUrl[] }> {
+  const depth = from.depth + 1;
   const rules = ctx.rulesOf(job);
   const traps = ctx.trapsOf(job.id);
   const seen = new Set<string>();
@@ -185,7 +215,7 @@ async function discover(ctx: WorkContext, job: JobRecord, links: string[], depth
       skipped.push({ url, reason: "robots_disallowed" });
       continue;
     }
-    const trap = traps.check(url);
+    const trap = traps.check(url, from.url);
     if (trap) {
       skipped.push({ url, reason: `trap_${trap}` });
       continue;

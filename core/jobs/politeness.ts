@@ -42,11 +42,20 @@ export class HostGate {
       });
     }
     state.active++;
-    if (delayMs > 0) {
-      const at = Math.max(this.now(), state.nextStart);
-      state.nextStart = at + delayMs;
-      const wait = at - this.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    // Spaced by when requests really start: the first to wake after the gap takes the turn and
+    // the others sleep again, so a late timer never lets two requests through close together.
+    while (delayMs > 0) {
+      const now = this.now();
+      if (now >= state.nextStart) {
+        state.nextStart = now + delayMs;
+        break;
+      }
+      await new Promise((r) => setTimeout(r, state.nextStart - now));
+      if (signal?.aborted) {
+        state.active--;
+        state.waiters.shift()?.();
+        throw signal.reason;
+      }
     }
     let released = false;
     return () => {

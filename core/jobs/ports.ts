@@ -12,6 +12,8 @@ export interface JobStore {
   get(id: string): Promise<JobRecord | null>;
   /** Takes a pending entry, or an active one whose lease ran out; false when it is done or held. */
   claim(task: JobTask, now: number, leaseMs: number): Promise<boolean>;
+  /** Gives a claimed entry back (its work was abandoned: the process is stopping). */
+  release(task: JobTask): Promise<void>;
   /**
    * In one transaction: records the page (only if its entry is not finished and the job is
    * queued or running), adds the URLs found (new ones only, up to the job's limit) and the

@@ -5,16 +5,20 @@
  *   default port, fragment and tracking parameters dropped, remaining parameters sorted,
  *   repeated slashes collapsed, needless percent-escapes decoded. `www.` and a trailing slash
  *   are kept: sites do serve different pages there.
- * - `TrapGuard`: caps that stop calendars and generated URLs from growing the frontier forever:
- *   paths deeper than 12 segments or with a segment repeated 3 times, query strings on one path
- *   (at most 10 variants), and "shapes" (the path with every number replaced by N; at most 25
- *   URLs per shape, so /calendar/2031/05/17 and its endless neighbours stop early).
+ * - `TrapGuard`: stops calendars and generated URLs from growing the frontier forever, without
+ *   capping real sites with many numbered pages: paths deeper than 12 segments or with a segment
+ *   repeated 3 times; at most 100 query strings on one path; and chains of one "shape" (the
+ *   path with every number replaced by N, plus the query's parameter names) where each URL was
+ *   found on the one before: a calendar's "next month" or a "page=N+1" link. A chain stops after
+ *   8 hops, and a shape takes at most 50 URLs found that way, so /calendar/2031/05 and its
+ *   endless neighbours end early, while /item/1 … /item/5000 linked from listing pages are all read.
  */
 import { isTrackingParam } from "../ranking/normalize-url.ts";
 
 export const MAX_PATH_SEGMENTS = 12;
-export const MAX_QUERY_VARIANTS = 10;
-export const MAX_PER_SHAPE = 25;
+export const MAX_QUERY_VARIANTS = 100;
+export const MAX_SHAPE_CHAIN = 8;
+export const MAX_CHAINED_PER_SHAPE = 50;
 const MAX_URL_LENGTH = 2048;
 
 /** The canonical form of an http(s) URL, or null when it is not one a crawl could fetch. */
@@ -42,40 +46,42 @@ export function frontierKey(input: string, base?: string): string | null {
 
 export type TrapReason = "path_too_deep" | "repeated_segment" | "query_variants" | "url_pattern";
 
+/** The URL with its numbers and its query's values left out: `/calendar/N/N`, `/search?page&q`. */
+export function urlShape(u: URL): string {
+  const names = [...new Set([...u.searchParams.keys()])].sort().join("&");
+  return `${u.host}${u.pathname.replace(/\d+/g, "N")}${names ? `?${names}` : ""}`;
+}
+
 /** Remembers what a job has seen; `check` says whether a new URL would be a trap. */
 export class TrapGuard {
   private readonly queries = new Map<string, number>();
-  private readonly shapes = new Map<string, number>();
-  /** URLs already counted (a link seen on many pages counts once). */
-  private readonly counted = new Set<string>();
+  /** Each admitted URL's chain length (hops found on a page of its own shape). */
+  private readonly chains = new Map<string, number>();
+  private readonly chained = new Map<string, number>();
 
-  /** Counts a URL the frontier already holds (on resume), without judging it. */
-  note(url: string): void {
-    this.check(url, true);
-  }
-
-  check(url: string, force = false): TrapReason | null {
-    if (this.counted.has(url)) return null;
+  /** `from`: the page the URL was found on. */
+  check(url: string, from?: string): TrapReason | null {
+    if (this.chains.has(url)) return null;
     const u = new URL(url);
     const segments = u.pathname.split("/").filter(Boolean);
-    if (!force) {
-      if (segments.length > MAX_PATH_SEGMENTS) return "path_too_deep";
-      const seen = new Map<string, number>();
-      for (const s of segments) {
-        const n = (seen.get(s) ?? 0) + 1;
-        if (n >= 3) return "repeated_segment";
-        seen.set(s, n);
-      }
+    if (segments.length > MAX_PATH_SEGMENTS) return "path_too_deep";
+    const seen = new Map<string, number>();
+    for (const seg of segments) {
+      const n = (seen.get(seg) ?? 0) + 1;
+      if (n >= 3) return "repeated_segment";
+      seen.set(seg, n);
     }
     const path = `${u.host}${u.pathname}`;
-    const shape = `${u.host}${u.pathname.replace(/\d+/g, "N")}${u.search ? "?" : ""}`;
     const q = this.queries.get(path) ?? 0;
-    const s = this.shapes.get(shape) ?? 0;
-    if (!force && u.search && q >= MAX_QUERY_VARIANTS) return "query_variants";
-    if (!force && /\d/.test(u.pathname + u.search) && s >= MAX_PER_SHAPE) return "url_pattern";
+    if (u.search && q >= MAX_QUERY_VARIANTS) return "query_variants";
+    let chain = 0;
+    const shape = urlShape(u);
+    if (from !== undefined && URL.canParse(from) && urlShape(new URL(from)) === shape) chain = (this.chains.get(from) ?? 0) + 1;
+    const sameShape = this.chained.get(shape) ?? 0;
+    if (chain > MAX_SHAPE_CHAIN || (chain > 0 && sameShape >= MAX_CHAINED_PER_SHAPE)) return "url_pattern";
+    if (chain > 0) this.chained.set(shape, sameShape + 1);
     if (u.search) this.queries.set(path, q + 1);
-    this.shapes.set(shape, s + 1);
-    this.counted.add(url);
+    this.chains.set(url, chain);
     return null;
   }
 }

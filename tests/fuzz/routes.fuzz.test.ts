@@ -145,7 +145,10 @@ describe("every route under random input", () => {
           const took = Date.now() - started;
           const where = `${route.method} ${path} ${body.slice(0, 120)} → ${res.status} ${text.slice(0, 200)}`;
           expect(took, where).toBeLessThan(20_000);
-          expect(res.status < 500 || UPSTREAM_FAILURES.has(res.status), where).toBe(true);
+          // A 503 is documented only as browser_unavailable (this app has no browser: rendering asked for
+          // with wait_for or actions says how to install one); any other 5xx beyond upstream failures is a bug.
+          const browserless = res.status === 503 && text.includes('"code":"browser_unavailable"');
+          expect(res.status < 500 || UPSTREAM_FAILURES.has(res.status) || browserless, where).toBe(true);
           expect(res.headers.get("x-request-id"), where).toMatch(REQUEST_ID);
           if (res.status >= 400) {
             const err = JSON.parse(text).error;
@@ -155,7 +158,8 @@ describe("every route under random input", () => {
             if (res.status < 500) expect(await Promise.all([usedOf(full), usedOf(narrow)]), where).toEqual(before);
           }
         }),
-        { numRuns: RUNS, interruptAfterTimeLimit: 60_000 },
+        // FUZZ_SEED (and FUZZ_PATH) replay a reported failure exactly.
+        { numRuns: RUNS, interruptAfterTimeLimit: 60_000, ...(process.env.FUZZ_SEED ? { seed: Number(process.env.FUZZ_SEED), path: process.env.FUZZ_PATH } : {}) },
       );
     }
     // The fuzzer got past validation into every operation, not just into the gateway's refusals.

@@ -15,7 +15,7 @@ let t: TestApp;
 let key: string;
 
 beforeAll(async () => {
-  site = await startTestSite({ crawlDelay: 0.05 });
+  site = await startTestSite({ crawlDelay: 0.1 });
   const pages = createSafeFetch({ allow: parseAllowList(["127.0.0.1/32"]), resolver: siteResolver });
   t = await makeApp({
     storage: "sqlite",
@@ -102,8 +102,9 @@ describe("a crawl of the test site", () => {
     expect(fetched.some((h) => h.path.startsWith("/private/"))).toBe(false);
     expect(job.skipped_urls).toContainEqual({ url: `${site.url}/private/secret`, reason: "robots_disallowed" });
     expect(job.skipped_urls).toContainEqual({ url: "http://10.0.0.1/admin", reason: "url_not_allowed" });
-    expect(fetched.filter((h) => h.path.startsWith("/calendar/")).length).toBeLessThanOrEqual(25);
-    expect(fetched.filter((h) => h.path.startsWith("/search")).length).toBeLessThanOrEqual(10);
+    // Chains of one URL shape stop after 8 hops each way, 50 URLs a shape: the calendar and the query explosion end.
+    expect(fetched.filter((h) => h.path.startsWith("/calendar/")).length).toBeLessThanOrEqual(2 * 8 + 1);
+    expect(fetched.filter((h) => h.path.startsWith("/search")).length).toBeLessThanOrEqual(51);
     expect(job.skipped_urls.some((s: Job) => s.reason.startsWith("trap_"))).toBe(true);
     expect(fetched.some((h) => h.host === "other.test" || h.host === "docs.site.test")).toBe(false);
     expect(fetched.every((h) => /Quarry/i.test(h.ua))).toBe(true);
@@ -115,9 +116,13 @@ describe("a crawl of the test site", () => {
     let overlap = 0;
     for (const a of mine) overlap = Math.max(overlap, mine.filter((b) => b.start <= a.start && (b.end === 0 || b.end > a.start)).length);
     expect(overlap).toBeLessThanOrEqual(2);
-    const starts = mine.map((h) => h.start).sort((a, b) => a - b);
-    const gaps = starts.slice(1).map((s, i) => s - starts[i]!);
-    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(site.crawlDelay * 1000 - 15);
+    // Loose on purpose (a shared, loaded machine delays timers): no two requests closer than
+    // half the delay, and on average at least 90% of it.
+    const sorted = [...mine].sort((a, b) => a.start - b.start);
+    const gaps = sorted.slice(1).map((h, i) => h.start - sorted[i]!.start);
+    const delayMs = site.crawlDelay * 1000;
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(delayMs / 2);
+    expect((sorted.at(-1)!.start - sorted[0]!.start) / gaps.length).toBeGreaterThanOrEqual(delayMs * 0.9);
   });
 
   it("counts one crawl unit per page read successfully, failed pages none", async () => {

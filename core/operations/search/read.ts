@@ -6,7 +6,7 @@
  */
 import { truncateToTokens } from "../../budget/tokens.ts";
 import { decodeHtml } from "../../extract/decode-html.ts";
-import { extractContent } from "../../extract/extract-content.ts";
+import { extractPage } from "../../extract/run.ts";
 import type { Ports } from "../../ports.ts";
 import { queryChunks, queryExcerpt } from "./excerpt.ts";
 import { pageMedia, type PageImage } from "./page-media.ts";
@@ -46,10 +46,10 @@ export async function readPage(ports: Ports, url: string, wants: ReadWants, dead
       await ports.sources.record(host, { fetched: true, ok: false }).catch(() => {});
       return null;
     }
-    const html = decodeHtml(page.body, page.contentType);
-    const content = extractContent(html, page.finalUrl, { onlyMainContent: true });
+    const content = await extractPage(ports, { body: page.body, contentType: page.contentType, url: page.finalUrl, onlyMainContent: true });
     await ports.sources.record(host, { fetched: true, ok: true }).catch(() => {});
-    const media = wants.media ? pageMedia(html, content.html, page.finalUrl) : null;
+    // Icons and images are read from the page's head and its kept content: decoded here only when asked for.
+    const media = wants.media ? pageMedia(decodeHtml(page.body, page.contentType), content.html, page.finalUrl) : null;
     const whole = wants.raw === "text" ? content.text : content.markdown;
     return {
       excerpt: wants.excerptTokens > 0 ? queryExcerpt(content.text, wants.query, Math.min(wants.excerptTokens, 800)) || null : null,
