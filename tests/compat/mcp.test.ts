@@ -136,7 +136,7 @@ describe("a bad key", () => {
   }, 30_000);
 
   it("quarry mcp without QUARRY_KEY says so on stderr and exits 1, printing nothing on stdout", () => {
-    const env = { ...process.env, QUARRY_URL: h.url };
+    const env: NodeJS.ProcessEnv = { ...process.env, QUARRY_URL: h.url };
     delete env.QUARRY_KEY;
     const r = spawnSync(process.execPath, [join(ROOT, "bin/quarry.js"), "mcp"], { env, encoding: "utf8", timeout: 30_000, input: "" });
     expect(r.status).toBe(1);
