@@ -157,6 +157,8 @@ if (process.argv.includes("--serve-site")) {
   // The site's own process: prints its URL, serves until killed.
   const site = await startSite();
   console.log(site.url);
+  // Ends with its parent: the parent holds our stdin open until it exits.
+  process.stdin.on("end", () => process.exit(0)).resume();
   await new Promise(() => {});
 } else if (ONLY && SITE_FLAG > 0) {
   // One run in a fresh process: prints its result as JSON.
@@ -166,7 +168,7 @@ if (process.argv.includes("--serve-site")) {
   console.log(JSON.stringify({ ...r, rss: rss.stop() }));
   process.exit(0);
 } else {
-  const siteProc = spawn(process.execPath, ["--import", "tsx", SELF, "--serve-site", "--pages", String(PAGES)], { stdio: ["ignore", "pipe", "inherit"] });
+  const siteProc = spawn(process.execPath, ["--import", "tsx", SELF, "--serve-site", "--pages", String(PAGES)], { stdio: ["pipe", "pipe", "inherit"] });
   const siteUrl = await new Promise<string>((resolve) => siteProc.stdout!.once("data", (d) => resolve(String(d).trim())));
   type Run = { pages: number; seconds: number; rss: { maxMb: number; firstHalfMaxMb: number; secondHalfMaxMb: number } };
   const runs: Record<string, Run[]> = { baseline: [], quarry: [] };

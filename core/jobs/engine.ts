@@ -71,7 +71,7 @@ export class JobEngine implements WorkContext {
     if (this.started || this.stopped) return;
     this.started = true;
     await this.queue.start((task) => this.run(task), this.config.jobs.concurrency);
-    this.schedule();
+    await this.watch();
   }
 
   private async run(task: JobTask): Promise<void> {
@@ -85,15 +85,24 @@ export class JobEngine implements WorkContext {
     }
   }
 
+  /**
+   * The watchdog ticks only while jobs are active, so an idle app holds no timer (an embedding
+   * script or a CLI run ends when its work does).
+   */
   private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => void this.watch().finally(() => this.schedule()), this.options.watchdogMs ?? 2000);
+    if (this.stopped || this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.watch();
+    }, this.options.watchdogMs ?? 2000);
   }
 
   private async watch(): Promise<void> {
     try {
       const now = this.ports.clock.now();
-      for (const id of await this.store.active()) {
+      const active = await this.store.active();
+      if (active.length) this.schedule();
+      for (const id of active) {
         const job = await this.store.get(id);
         if (!job) continue;
         if (now >= job.deadlineAt) await this.stopJob(id, "deadline");
@@ -105,6 +114,7 @@ export class JobEngine implements WorkContext {
       }
     } catch (err) {
       this.ports.logger.warn({ err: err instanceof Error ? err.message : String(err) }, "job watchdog failed; retrying");
+      this.schedule();
     }
   }
 
@@ -138,6 +148,7 @@ export class JobEngine implements WorkContext {
       skipped: skipped.length, stoppedReason: null, spec,
     };
     await this.store.create(job, seeds, skipped);
+    this.schedule();
     this.webhooks.emit(job, "started", { url: spec.url, discovered: seeds.length }, now);
     if (seeds.length) await this.queue.push(seeds);
     else await this.complete(id);

@@ -6,6 +6,7 @@ import { afterAll, describe } from "vitest";
 import { MemoryJobStore } from "../../adapters/jobs/memory-store.ts";
 import { JOBS_SCHEMA, SqlJobStore } from "../../adapters/jobs/sql-store.ts";
 import { pgDriver, sqliteDriver } from "../../adapters/jobs/sql-drivers.ts";
+import type { SyncSqlite } from "../../adapters/storage/sqlite-counters.ts";
 import { tempDatabase } from "../helpers/pg.ts";
 import { tempDir } from "../helpers/temp.ts";
 import { jobStoreContract } from "./job-store-contract.ts";
@@ -16,7 +17,7 @@ describe("SqlJobStore on SQLite", () => {
   const db = new Database(join(tempDir("quarry-jobs-"), "jobs.db"));
   afterAll(() => db.close());
   jobStoreContract(async () => {
-    const s = new SqlJobStore(sqliteDriver(db));
+    const s = new SqlJobStore(sqliteDriver(db as unknown as SyncSqlite));
     await s.init(true);
     return s;
   });
