@@ -22,6 +22,8 @@ import { keyRoutes } from "./routes/keys.ts";
 import type { RouteDef } from "./gateway/route.ts";
 import { researchRoutes } from "./operations/research/route.ts";
 import { scrapeRoutes } from "./operations/scrape/route.ts";
+import { mapRoutes } from "./operations/map/route.ts";
+import { jobRoutes } from "./operations/crawl/route.ts";
 import { searchRoutes } from "./operations/search/route.ts";
 import { socialRoutes } from "./operations/social/route.ts";
 import { videoRoutes } from "./operations/video/route.ts";
@@ -33,6 +35,7 @@ import { metasearchProbe } from "./routes/metasearch-probe.ts";
 import { usageRoutes } from "./routes/usage.ts";
 import { metricsRoutes } from "./routes/metrics.ts";
 import { meteredCache } from "./gateway/metered-cache.ts";
+import { compatRoutes } from "./compat/mod.ts";
 
 export interface AppOptions {
   /** Operations an embedding service adds; one on a built-in's method and path replaces it. */
@@ -47,6 +50,8 @@ export interface Quarry {
   routes: RouteDef[];
   /** Waits for writes still in flight (last_used_at); call after the server stops accepting. */
   drain(): Promise<void>;
+  /** Stops the job workers (what they had not finished resumes on the next start). */
+  stop(): Promise<void>;
 }
 
 export function createQuarry(given: Ports, config: Config, options: AppOptions = {}): Quarry {
@@ -75,6 +80,8 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
     ...usageRoutes(deps),
     ...searchRoutes(deps),
     ...scrapeRoutes(deps),
+    ...mapRoutes(deps),
+    ...jobRoutes(deps),
     ...videoRoutes(deps),
     ...socialRoutes(deps),
     ...researchRoutes(deps),
@@ -94,11 +101,15 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
     app.on([r.method], [r.path], ...(steps as [MiddlewareHandler<AppEnv>]), r.handler);
   }
 
+  // Compatible APIs and MCP: they authenticate through the native routes they call, and answer in their own shapes.
+  const compat = compatRoutes(() => app, deps, auth, routes);
+  for (const r of compat) app.on([r.method], [r.path], r.handler);
+
   const document = openApiDocument(routes, config.version);
   app.get("/openapi.json", (c) => (c.set("route", "/openapi.json"), c.json(document)));
   mountDashboard(app);
   mountDocs(app, ports.docsAssets);
-  const known = [...routes.map((r) => ({ method: r.method, path: r.path })), { method: "GET", path: "/openapi.json" }];
+  const known = [...[...routes, ...compat.filter((r) => !r.fallback)].map((r) => ({ method: r.method, path: r.path })), { method: "GET", path: "/openapi.json" }];
 
   // Both handlers answer rather than throw, so the header middleware still wraps their responses.
   const errorResponse = (err: unknown, c: Context<AppEnv>) => {
@@ -130,7 +141,9 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
   });
   app.onError(errorResponse);
 
-  return { app, routes, drain: () => lastUsed.drain() };
+  // Job workers start with the app: unfinished jobs in the store resume here.
+  services.jobs?.start().catch((err) => logger.error({ err: err instanceof Error ? err.message : String(err) }, "job workers could not start"));
+  return { app, routes, drain: () => lastUsed.drain(), stop: async () => void (await services.jobs?.stop()) };
 }
 
 export function createApp(ports: Ports, config: Config, options: AppOptions = {}): Hono<AppEnv> {

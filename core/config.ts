@@ -8,6 +8,7 @@ import type { BucketConfig } from "./limits/token-bucket.ts";
 import { AllowListError, parseAllowList } from "./net/allow-list.ts";
 import { BACKEND_IDS } from "./backends/catalogue.ts";
 import { parseTrustProxy, type TrustProxy } from "./gateway/trusted-proxies.ts";
+import { parseJobsConfig, type JobsConfig } from "./jobs/config.ts";
 
 export type Env = Record<string, string | undefined>;
 
@@ -48,6 +49,8 @@ export interface Config {
   cache: { maxBytes: number; maxEntryBytes: number };
   /** HTTP(S)_PROXY / NO_PROXY for page fetches, from the env handed to start-up (never the process's own). */
   proxy: ProxySettings | null;
+  /** Map, crawl and batch jobs: QUARRY_JOB_TTL, QUARRY_JOB_DEADLINE, QUARRY_CRAWL_*, QUARRY_PUBLIC_URL. */
+  jobs: JobsConfig;
   version: string;
 }
 
@@ -236,6 +239,8 @@ export function parseConfig(env: Env, version = "0.0.0"): Config {
     if (e instanceof AllowListError) throw new ConfigError("QUARRY_EGRESS_ALLOW", e.message.replace(/^QUARRY_EGRESS_ALLOW /, ""));
     throw e;
   }
+  const jobs = parseJobsConfig(env);
+  if ("problem" in jobs) throw new ConfigError(jobs.variable, jobs.problem);
   return {
     host: str(env, "QUARRY_HOST") ?? "127.0.0.1",
     port: parsePort(env),
@@ -259,6 +264,7 @@ export function parseConfig(env: Env, version = "0.0.0"): Config {
       maxEntryBytes: parseSize(env, "QUARRY_CACHE_MAX_ENTRY_BYTES", 2 * 2 ** 20),
     },
     proxy: parseProxyEnv(env),
+    jobs,
     version,
   };
 }

@@ -12,3 +12,8 @@ export function requestId(now: number): string {
 export function keyId(now: number): string {
   return `key_${ulid(now)}`;
 }
+
+/** `crawl_` / `batch_` + 26 ULID characters: a site-level job (api.md §9). */
+export function jobId(kind: "crawl" | "batch", now: number): string {
+  return `${kind}_${ulid(now)}`;
+}

@@ -78,6 +78,11 @@ export interface AdmitRequest {
   group: string | null;
   /** Monthly quota; null = unlimited. Ignored when group is null. */
   quota: number | null;
+  /**
+   * false: quota only. The per-minute window is neither checked nor counted (a job's own pages,
+   * admitted long after the request that started the job). Default true.
+   */
+  window?: boolean;
 }
 
 export type AdmitResult =
@@ -265,6 +270,9 @@ export interface RenderPort {
   health(): RenderHealth;
 }
 
+export type { JobQueue, JobStore } from "./jobs/ports.ts";
+import type { JobQueue, JobStore } from "./jobs/ports.ts";
+
 export interface Ports {
   keys: KeyStore;
   counters: Counters;
@@ -276,6 +284,8 @@ export interface Ports {
   fetch: FetchPort;
   /** Guarded page fetches (scrape, search tiers, research). */
   pages: PagePort;
+  /** Site-level jobs; absent = map works, crawl and batch answer 503. `queue` absent = in process. */
+  jobs?: { store: JobStore; queue?: JobQueue };
   /** Where HTML pages are extracted; absent = in process. */
   extract?: ExtractPort;
   /** A browser for pages that need JavaScript; absent when the process has none. */

@@ -15,12 +15,15 @@ import { createSocialBackends, type SocialBackends } from "./backends/social/reg
 import type { ResearchDeps } from "./operations/research/research.ts";
 import type { SocialResearchDeps } from "./operations/social/social.ts";
 import type { VideoSearchDeps } from "./operations/video/video.ts";
+import { JobEngine, type EngineOptions } from "./jobs/engine.ts";
 
 export interface ServiceOptions {
   /** Whole-request deadlines by operation, ms (each operation has its own default). */
   deadlines?: { video?: number; social?: number; research?: number };
   /** Longest the research model may take to write its report (default 20 s). */
   llmTimeoutMs?: number;
+  /** Webhook backoff, leases and the watchdog's period of the job engine (tests shorten them). */
+  jobs?: EngineOptions;
 }
 
 /**
@@ -48,6 +51,8 @@ export interface Services {
   research: ResearchDeps;
   /** Every backend's health, all kinds together, for /health. */
   backendHealth(): Record<string, BackendHealth>;
+  /** Crawl and batch jobs; null when the ports have no job store. */
+  jobs: JobEngine | null;
 }
 
 export function createServices(ports: Ports, config: Config, options: ServiceOptions = {}): Services {
@@ -86,6 +91,7 @@ export function createServices(ports: Ports, config: Config, options: ServiceOpt
       ...(options.llmTimeoutMs ? { llmTimeoutMs: options.llmTimeoutMs } : {}),
       ...(deadlines.research ? { deadlineMs: deadlines.research } : {}),
     },
+    jobs: ports.jobs ? new JobEngine(ports, config, options.jobs) : null,
     backendHealth: () => ({ ...runner.health("web"), ...runner.health("video"), ...social.runner.health("social") }),
   };
 }

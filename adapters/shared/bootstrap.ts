@@ -24,6 +24,9 @@ import { parseAllowList } from "../../core/net/allow-list.ts";
 import { createBrowserPool, findChromium, type BrowserPool } from "../browser/pool.ts";
 import { packageVersion } from "./version.ts";
 import { docsAssets } from "./docs-assets.ts";
+import { MemoryJobStore } from "../jobs/memory-store.ts";
+import { SqlJobStore } from "../jobs/sql-store.ts";
+import { sqliteDriver } from "../jobs/sql-drivers.ts";
 import { ExtractPool, type WorkerLike } from "../extract/pool.ts";
 
 export const KV_TABLE = "quarry_kv";
@@ -46,6 +49,7 @@ interface Stores {
   counters: Counters;
   cache: CachePort;
   sources: SourceRegistry;
+  jobs: NonNullable<Ports["jobs"]>;
   describe: string;
   close(): Promise<void>;
 }
@@ -92,6 +96,7 @@ function memoryStores(clock: Clock, limits: CacheLimits = {}): Stores {
     counters: new MemoryCounters(),
     cache: new LruCache(() => clock.now(), limits),
     sources: new KvSources(kv, () => clock.now()),
+    jobs: { store: new MemoryJobStore() },
     describe: "memory (nothing is kept)",
     close: async () => {},
   };
@@ -110,13 +115,34 @@ async function postgresStores(config: Config, logger: Logger, clock: Clock): Pro
   const kv = createStorage({ driver: dbDriver({ database: pgh.db, tableName: KV_TABLE }) });
   const redis = config.redisUrl ? await openRedis(config.redisUrl, logger) : null;
   const cache = redis ? new RedisCache(redis, { maxEntryBytes: config.cache.maxEntryBytes }) : null;
+  const [{ SqlJobStore: PgJobStore }, { pgDriver }, { PgBossQueue }] = await Promise.all([
+    import("../jobs/sql-store.ts"),
+    import("../jobs/sql-drivers.ts"),
+    import("../jobs/pg-boss-queue.ts"),
+  ]);
+  // Several instances share the work of every job through pg-boss (see pg-boss-queue.ts).
+  const { PG_MIGRATION_LOCK } = await import("../storage/pg-schema.ts");
+  const queue = new PgBossQueue(config.databaseUrl!, logger, async (fn) => {
+    const client = await pgh.pool.connect();
+    try {
+      await client.query("SELECT pg_advisory_lock($1)", [PG_MIGRATION_LOCK + 1]);
+      return await fn();
+    } finally {
+      await client.query("SELECT pg_advisory_unlock($1)", [PG_MIGRATION_LOCK + 1]).catch(() => {});
+      client.release();
+    }
+  });
+  const jobStore = new PgJobStore(pgDriver(pgh.pool), (raw, tasks) => queue.enqueueWith(raw, tasks));
+  await jobStore.init(false);
   return {
     keys: new KvKeyStore(kv, () => pgh.keysVersion()),
     counters: redis ? new RedisCounters(redis, pgh.pool) : new PgCounters(pgh.pool),
     cache: cache ?? new LruCache(() => clock.now(), config.cache),
     sources: new KvSources(kv, () => clock.now()),
+    jobs: { store: jobStore, queue },
     describe: `PostgreSQL at ${redactUrl(config.databaseUrl!)}${redis ? ` with Redis at ${redactUrl(config.redisUrl!)}` : ""}`,
     close: async () => {
+      await queue.stop();
       await cache?.close();
       redis?.disconnect();
       await pgh.close();
@@ -130,6 +156,9 @@ async function sqliteStores(config: Config, runtime: RuntimeParts, clock: Clock)
     `CREATE TABLE IF NOT EXISTS ${KV_TABLE} (key TEXT PRIMARY KEY, value TEXT, blob BLOB, created_at TEXT DEFAULT CURRENT_TIMESTAMP, updated_at TEXT DEFAULT CURRENT_TIMESTAMP)`,
   );
   const kv: Storage = createStorage({ driver: dbDriver({ database: sqlite.db, tableName: KV_TABLE }) });
+  // One server owns the file (server-lock.ts): entries a killed process left claimed are pending again.
+  const jobStore = new SqlJobStore(sqliteDriver(sqlite.sync));
+  await jobStore.init(true);
   // Changes whenever another connection (the CLI, another process) commits to the file.
   const dataVersion = sqlite.sync.prepare("PRAGMA data_version");
   return {
@@ -137,6 +166,7 @@ async function sqliteStores(config: Config, runtime: RuntimeParts, clock: Clock)
     counters: new SqliteCounters(sqlite.sync),
     cache: new LruCache(() => clock.now(), config.cache),
     sources: new KvSources(kv, () => clock.now()),
+    jobs: { store: jobStore },
     describe: `SQLite at ${sqlite.path}`,
     close: () => sqlite.close(),
   };

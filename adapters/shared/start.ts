@@ -94,6 +94,7 @@ export function listenFailure(err: unknown, host: string, port: number): unknown
 
 /** Releases what prepare() took when the server never started listening. */
 export async function abandon(p: Prepared): Promise<void> {
+  await p.quarry.stop();
   await p.quarry.drain();
   await p.built.close();
   await p.lock?.release();
@@ -119,6 +120,7 @@ export async function shutdown(p: Prepared, stopServer: () => Promise<void>, sig
   }, 10_000);
   await Promise.race([stopServer(), new Promise((r) => setTimeout(r, 10_000))]);
   clearTimeout(timer);
+  await p.quarry.stop();
   await p.quarry.drain();
   await p.built.close();
   await p.lock?.release();

@@ -61,7 +61,8 @@ export class MemoryCounters implements Counters {
     let w = this.windows.get(req.keyId);
     if (!w) this.windows.set(req.keyId, (w = new SlidingWindow()));
     const used = this.used(req.keyId, req.period);
-    if (w.count(req.now, req.windowMs) >= req.perMinute) {
+    const windowed = req.window !== false;
+    if (windowed && w.count(req.now, req.windowMs) >= req.perMinute) {
       return { ok: false, reason: "rate_limited", retryAfterMs: w.retryAfterMs(req.now, req.windowMs, req.perMinute), used };
     }
     const slot = `${req.keyId}|${req.period}`;
@@ -70,7 +71,7 @@ export class MemoryCounters implements Counters {
       // Reported as what holds the quota: committed use plus reservations still being answered.
       return { ok: false, reason: "quota_exceeded", used: used + pending };
     }
-    w.add(req.now);
+    if (windowed) w.add(req.now);
     if (req.group === null) return { ok: true, used, ticket: null };
     this.pending.set(slot, pending + 1);
     return { ok: true, used, ticket: makeTicket(req.keyId, req.period, req.group, String(++this.seq), dayOf(req.now)) };

@@ -32,7 +32,7 @@ export class PgCounters implements Counters {
     const [r] = await q<{ ok: boolean; reason: string | null; retry_ms: string; used: number }>(
       this.pool,
       "SELECT ok, reason, retry_ms, used FROM quarry_admit($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-      [req.keyId, this.opts.databaseClock ? null : req.now, req.windowMs, req.perMinute, req.period, req.group, req.quota, ticket, RESERVATION_TTL_MS],
+      [req.keyId, this.opts.databaseClock ? null : req.now, req.windowMs, req.window === false ? null : req.perMinute, req.period, req.group, req.quota, ticket, RESERVATION_TTL_MS],
     );
     await this.sweep(req.now);
     if (r.ok) return { ok: true, used: r.used, ticket };

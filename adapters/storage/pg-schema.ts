@@ -3,6 +3,8 @@
  * once take turns (CREATE OR REPLACE FUNCTION run concurrently fails with "tuple
  * concurrently updated"). Every statement is idempotent.
  */
+import { JOBS_SCHEMA } from "../jobs/sql-store.ts";
+
 export const PG_MIGRATION_LOCK = 727_001; // any constant shared by all Quarry instances
 
 export const PG_SCHEMA = `
@@ -68,7 +70,8 @@ BEGIN
   SELECT (SELECT coalesce(sum(u.n), 0) FROM quarry_usage u WHERE u.key_id = p_key AND u.period = p_period),
          (SELECT count(*) FROM quarry_reservations q WHERE q.key_id = p_key AND q.period = p_period)
     INTO v_used, v_pending;
-  IF v_total >= p_limit THEN
+  -- p_limit NULL: quota only (a job's pages), the window neither checked nor counted.
+  IF p_limit IS NOT NULL AND v_total >= p_limit THEN
     UPDATE quarry_key_state SET total = v_total WHERE key_id = p_key;
     v_excess := v_total - p_limit + 1;
     FOR r IN SELECT w.ms, w.n FROM quarry_window w WHERE w.key_id = p_key ORDER BY w.ms LOOP
@@ -86,12 +89,19 @@ BEGIN
     RETURN QUERY SELECT false, 'quota_exceeded'::text, 0::bigint, v_used + v_pending;
     RETURN;
   END IF;
-  INSERT INTO quarry_window AS w (key_id, ms, n) VALUES (p_key, v_now, 1)
-    ON CONFLICT (key_id, ms) DO UPDATE SET n = w.n + 1;
-  UPDATE quarry_key_state SET total = v_total + 1 WHERE key_id = p_key;
+  IF p_limit IS NOT NULL THEN
+    INSERT INTO quarry_window AS w (key_id, ms, n) VALUES (p_key, v_now, 1)
+      ON CONFLICT (key_id, ms) DO UPDATE SET n = w.n + 1;
+    UPDATE quarry_key_state SET total = v_total + 1 WHERE key_id = p_key;
+  ELSE
+    UPDATE quarry_key_state SET total = v_total WHERE key_id = p_key;
+  END IF;
   IF p_group IS NOT NULL THEN
     INSERT INTO quarry_reservations (ticket, key_id, period, expires_at) VALUES (p_ticket, p_key, p_period, v_now + p_ttl);
   END IF;
   RETURN QUERY SELECT true, NULL::text, 0::bigint, v_used;
 END $fn$;
+
+-- Site-level jobs (adapters/jobs/sql-store.ts): jobs, their frontiers and pages.
+${JOBS_SCHEMA}
 `;

@@ -32,7 +32,7 @@ local win = tonumber(ARGV[1]); local limit = tonumber(ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - win)
 local count = redis.call('ZCARD', KEYS[1])
 local used = tonumber(redis.call('HGET', KEYS[2], '_total') or '0')
-if count >= limit then
+if limit >= 0 and count >= limit then
   local idx = count - limit
   local r = redis.call('ZRANGE', KEYS[1], idx, idx, 'WITHSCORES')
   return {'rate_limited', tostring(now), tostring(used), tostring(tonumber(r[2]) + win - now)}
@@ -42,8 +42,10 @@ local pending = redis.call('ZCARD', KEYS[3])
 if ARGV[3] ~= '' and tonumber(ARGV[4]) >= 0 and used + pending >= tonumber(ARGV[4]) then
   return {'quota_exceeded', tostring(now), tostring(used + pending)}
 end
-redis.call('ZADD', KEYS[1], now, ARGV[5])
-redis.call('PEXPIRE', KEYS[1], win + 5000)
+if limit >= 0 then
+  redis.call('ZADD', KEYS[1], now, ARGV[5])
+  redis.call('PEXPIRE', KEYS[1], win + 5000)
+end
 if ARGV[3] ~= '' then
   redis.call('ZADD', KEYS[3], now + tonumber(ARGV[8]), ARGV[7])
   redis.call('PEXPIRE', KEYS[3], tonumber(ARGV[8]) + 5000)
@@ -140,7 +142,7 @@ export class RedisCounters implements Counters {
     const keys = this.keys(req.keyId, req.period);
     const member = `${this.tag}:${++this.seq}`;
     const ticket = req.group === null ? null : makeTicket(req.keyId, req.period, req.group, member, dayOf(req.now));
-    const args = [req.windowMs, req.perMinute, req.group ?? "", req.quota ?? -1, member, this.opts.redisClock ? "" : req.now, ticket ?? "", RESERVATION_TTL_MS];
+    const args = [req.windowMs, req.window === false ? -1 : req.perMinute, req.group ?? "", req.quota ?? -1, member, this.opts.redisClock ? "" : req.now, ticket ?? "", RESERVATION_TTL_MS];
     let r = (await this.call(ADMIT, keys, args)) as string[];
     if (r[0] === "seed") {
       await this.seed(req.keyId, req.period, Number(r[1]), req.windowMs);
@@ -151,7 +153,7 @@ export class RedisCounters implements Counters {
     if (r[0] === "quota_exceeded") return { ok: false, reason: "quota_exceeded", used };
     if (r[0] !== "ok") throw new StorageError(`Redis: unexpected admission answer ${r[0]}`);
     // Logged for re-seeding the window after a Redis restart; it rides along with the next commit.
-    this.write({ keyId: req.keyId, ms: Number(r[1]), period: req.period, group: null, day: "", sign: 1, window: true }).catch(() => {});
+    if (req.window !== false) this.write({ keyId: req.keyId, ms: Number(r[1]), period: req.period, group: null, day: "", sign: 1, window: true }).catch(() => {});
     return { ok: true, used, ticket };
   }
 

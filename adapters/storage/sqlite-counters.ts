@@ -76,7 +76,7 @@ export class SqliteCounters implements Counters {
     if (!this.mem.holds(req.keyId) || !this.mem.holds(req.keyId, req.period)) this.load(req.keyId, req.period, req.now, req.windowMs);
     const result = this.mem.admitNow(req);
     // The window is only read back after a restart: its write rides along with the next commit.
-    if (result.ok) this.write({ kind: "hit", keyId: req.keyId, ms: req.now, windowMs: req.windowMs }).catch(() => {});
+    if (result.ok && req.window !== false) this.write({ kind: "hit", keyId: req.keyId, ms: req.now, windowMs: req.windowMs }).catch(() => {});
     return result;
   }
 

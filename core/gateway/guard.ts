@@ -52,7 +52,7 @@ export function jsonBody<S extends v.GenericSchema>(schema: S): MiddlewareHandle
   };
 }
 
-async function readCapped(stream: ReadableStream<Uint8Array>): Promise<string> {
+export async function readCapped(stream: ReadableStream<Uint8Array>): Promise<string> {
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -75,7 +75,7 @@ async function readCapped(stream: ReadableStream<Uint8Array>): Promise<string> {
   return new TextDecoder().decode(all);
 }
 
-function tooLarge(): ApiError {
+export function tooLarge(): ApiError {
   return new ApiError("payload_too_large", `The request body is larger than ${MAX_BODY_BYTES / 1024} KiB.`);
 }
 

@@ -1,3 +1,3 @@
 /** Usage groups of the metered operations (api.md §2), always reported, zero when unused. */
-export const USAGE_GROUPS = ["search", "video", "research", "social", "scrape"] as const;
+export const USAGE_GROUPS = ["search", "video", "research", "social", "scrape", "crawl"] as const;
 export type UsageGroup = (typeof USAGE_GROUPS)[number];

@@ -220,8 +220,8 @@ describe.skipIf(!haveChromium)("dashboard in Chromium", () => {
     expect(await stat("Resets").innerText()).toMatch(/^[A-Z][a-z]{2} 1, \d{4}\n12:00\sAM$/);
     const groups = await page.locator("#usage-groups li").evaluateAll((lis) =>
       Object.fromEntries(lis.map((li) => [li.querySelector(".bar-name")!.textContent, li.querySelector(".bar-count")!.textContent])));
-    expect(groups).toEqual({ search: String(before + 3), video: "0", research: "0", social: "0", scrape: "0" });
-    expect(await page.locator("#usage-groups svg.bar").count()).toBe(5);
+    expect(groups).toEqual({ search: String(before + 3), video: "0", research: "0", social: "0", scrape: "0", crawl: "0" });
+    expect(await page.locator("#usage-groups svg.bar").count()).toBe(6);
     expect(await page.locator("#usage-meter").innerText()).toContain(`${before + 3} of 1,000 requests used this month`);
     await shot("06-usage");
   });
@@ -273,8 +273,8 @@ describe.skipIf(!haveChromium)("dashboard in Chromium", () => {
     await page.keyboard.press("Space");
     await expect.poll(() => page.getByRole("button", { name: /By operation group/ }).getAttribute("aria-pressed")).toBe("true");
     expect(await page.getByRole("button", { name: "By key" }).getAttribute("aria-pressed")).toBe("false");
-    await expect.poll(() => page.locator("#daily-legend li").count()).toBe(5);
-    expect(await table.locator("thead th").allInnerTexts()).toEqual(["Day", "search", "video", "research", "social", "scrape", "Total"]);
+    await expect.poll(() => page.locator("#daily-legend li").count()).toBe(6);
+    expect(await table.locator("thead th").allInnerTexts()).toEqual(["Day", "search", "video", "research", "social", "scrape", "crawl", "Total"]);
     expect(await table.locator("tbody tr").last().locator("td").first().innerText()).toBe(String(api24.key.daily.at(-1).groups.search));
     expect(await chart.getAttribute("aria-label")).toContain(`requests counted for this key`);
     await shot("06c-usage-daily-by-group");

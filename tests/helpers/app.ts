@@ -81,6 +81,7 @@ export async function makeApp(opts: { storage?: StorageKind; env?: Env; clock?: 
     },
     drain: () => quarry.drain(),
     async close() {
+      await quarry.stop();
       await quarry.drain();
       await closeStorage();
     },

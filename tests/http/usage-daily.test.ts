@@ -74,7 +74,7 @@ describe.each(stores)("GET /v1/usage/daily over HTTP on $name", ({ pg, redis }) 
     const byId = Object.fromEntries(body.keys.map((k: { id: string }) => [k.id, k]));
     expect(Object.keys(byId).sort()).toEqual([manager.id, lesser.id].sort()); // not the stronger key
     expect(byId[lesser.id].used).toBe(3);
-    expect(byId[lesser.id].daily.at(-1)).toEqual({ date: today, used: 3, groups: { search: 0, video: 0, research: 0, social: 0, scrape: 3 } });
+    expect(byId[lesser.id].daily.at(-1)).toEqual({ date: today, used: 3, groups: { search: 0, video: 0, research: 0, social: 0, scrape: 3, crawl: 0 } });
     expect(body.key).toMatchObject({ id: manager.id, used: 2 });
 
     const own = await (await call("/v1/usage/daily", lesser.key)).json();

@@ -76,7 +76,7 @@ describe.each(["memory", "sqlite"] as const)("limits and usage (%s)", (storage) 
     const usage = await (await t.request("/v1/usage", { key: secret })).json();
     expect(usage).toEqual({
       plan: "free", quota: 1000, used: 1, remaining: 999, reset_at: "2026-12-01T00:00:00Z", per_minute_limit: 60,
-      endpoints: { search: 1, video: 0, research: 0, social: 0, scrape: 0 },
+      endpoints: { search: 1, video: 0, research: 0, social: 0, scrape: 0, crawl: 0 },
     });
   });
 

@@ -29,9 +29,9 @@ describe.each(["memory", "sqlite"] as const)("GET /v1/usage/daily (%s)", (storag
     const body = await daily(t, secret);
     expect(body.period).toBe("2026-11");
     expect(body.days).toEqual(["2026-11-01", "2026-11-02", "2026-11-03", "2026-11-04", "2026-11-05"]);
-    expect(body.groups).toEqual(["search", "video", "research", "social", "scrape"]);
+    expect(body.groups).toEqual(["search", "video", "research", "social", "scrape", "crawl"]);
     expect(body.keys).toBeNull(); // no keys scope
-    const zero = { search: 0, video: 0, research: 0, social: 0, scrape: 0 };
+    const zero = { search: 0, video: 0, research: 0, social: 0, scrape: 0, crawl: 0 };
     expect(body.key).toMatchObject({ used: 5, name: "acme-key" });
     expect(body.key.prefix).toMatch(/^qry_[0-9a-f]{4}\.\.\.[0-9a-f]{4}$/);
     expect(body.key.daily).toEqual([
@@ -76,7 +76,7 @@ describe.each(["memory", "sqlite"] as const)("GET /v1/usage/daily (%s)", (storag
     await t.clock.advance(9 * DAY); // 2026-12-01T12:00Z
     const body = await daily(t, secret);
     expect(body).toMatchObject({ period: "2026-12", days: ["2026-12-01"] });
-    expect(body.key.daily).toEqual([{ date: "2026-12-01", used: 0, groups: { search: 0, video: 0, research: 0, social: 0, scrape: 0 } }]);
+    expect(body.key.daily).toEqual([{ date: "2026-12-01", used: 0, groups: { search: 0, video: 0, research: 0, social: 0, scrape: 0, crawl: 0 } }]);
   });
 
   it("needs a valid key, answers the trailing slash the same, and is in the OpenAPI document with a description", async () => {

@@ -169,3 +169,27 @@ export async function scrape(ports: Ports, req: ScrapeRequest): Promise<ScrapeRe
   if (answered && cacheable) await ports.cache.set(key, result, CACHE_TTL_SECONDS).catch(() => {});
   return result;
 }
+
+/**
+ * A page already fetched, read as scrape reads it: the same extraction and formats, so crawl and
+ * batch pages match what POST /v1/scrape answers for the same URL. Null when the content type is
+ * one Quarry does not read. Needs `loadLibraries()` first.
+ */
+export async function pageContent(
+  page: { finalUrl: string; contentType: string | null; body: Uint8Array },
+  formats: ReadonlyArray<"markdown" | "text" | "html" | "links">,
+  onlyMainContent: boolean,
+): Promise<ScrapeData | null> {
+  const kind = kindOf(page.contentType, page.body);
+  if (!kind) return null;
+  const content = await contentOf(kind, page.body, page.contentType, page.finalUrl, onlyMainContent);
+  const data: ScrapeData = {
+    title: content.title, description: content.description, author: content.author,
+    published_at: content.published_at, language: content.language, site_name: content.site_name,
+  };
+  for (const f of formats) {
+    if (f === "links") data.links = content.links;
+    else data[f] = content[f];
+  }
+  return data;
+}

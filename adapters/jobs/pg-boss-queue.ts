@@ -1,0 +1,95 @@
+/**
+ * The scaled job queue: pg-boss on the same PostgreSQL that holds the jobs. Why pg-boss and not
+ * BullMQ: Quarry already requires PostgreSQL for several instances and Redis is optional, so a
+ * queue in PostgreSQL adds no service; and pg-boss can insert tasks with the caller's own
+ * connection, so a page's new frontier entries and their queue tasks are committed in one
+ * transaction (nothing found can be lost between the two). pg-boss 10.x is the line that runs
+ * on Node 20 (11+ needs Node 22).
+ *
+ * Each instance runs `concurrency` pg-boss workers of one task each. A task taken by an instance
+ * that dies stays active in pg-boss until it expires (180 s, longer than a frontier lease of
+ * 120 s), and is then retried by any instance, which can claim the entry because its lease has
+ * run out. A task delivered twice is worked once: the store's claim is conditional.
+ */
+import PgBoss from "pg-boss";
+import type { JobQueue } from "../../core/ports.ts";
+import type { JobTask } from "../../core/jobs/model.ts";
+import type { Logger } from "../../core/ports.ts";
+
+export const QUEUE_NAME = "quarry-crawl";
+export type RawSql = (text: string, values: unknown[]) => Promise<{ rows: unknown[] }>;
+
+export class PgBossQueue implements JobQueue {
+  private readonly boss: PgBoss;
+  private ready: Promise<void> | null = null;
+  private handling = 0;
+  private stopped = false;
+
+  /**
+   * `serialized` runs pg-boss's start-up (its migrations, createQueue) while holding a lock all
+   * instances share: started at the same moment, they deadlock inside PostgreSQL otherwise.
+   */
+  constructor(connectionString: string, private readonly logger: Logger, private readonly serialized: <T>(fn: () => Promise<T>) => Promise<T> = (fn) => fn()) {
+    this.boss = new PgBoss({
+      connectionString,
+      max: 4,
+      expireInSeconds: 180,
+      retryLimit: 5,
+      retryDelay: 5,
+      retentionDays: 1,
+      deleteAfterHours: 12,
+      // Quarry's own migrations run under an advisory lock; pg-boss's run under its own.
+      migrate: true,
+    });
+    this.boss.on("error", (err: Error) => this.logger.warn({ err: err.message }, "job queue (pg-boss) error"));
+  }
+
+  /** Starts pg-boss and creates the queue once; every instance may call it. */
+  private open(): Promise<void> {
+    this.ready ??= this.serialized(async () => {
+      await this.boss.start();
+      if (!(await this.boss.getQueue(QUEUE_NAME))) await this.boss.createQueue(QUEUE_NAME);
+    });
+    // A failed start is tried again by the next caller rather than remembered.
+    this.ready.catch(() => (this.ready = null));
+    return this.ready;
+  }
+
+  /**
+   * Enqueues tasks on the caller's connection, inside its transaction (the store calls this
+   * from the transaction that adds the frontier entries).
+   */
+  async enqueueWith(raw: RawSql, tasks: JobTask[]): Promise<void> {
+    if (!tasks.length) return;
+    await this.open();
+    const jobs = tasks.map((t) => ({ name: QUEUE_NAME, data: t, singletonKey: `${t.jobId}|${t.url}` }));
+    await this.boss.insert(jobs, { db: { executeSql: (text: string, values: unknown[]) => raw(text, values) as Promise<{ rows: never[] }> } });
+  }
+
+  /** Tasks were already enqueued with their frontier entries (enqueueWith); nothing to do. */
+  async push(_tasks: JobTask[]): Promise<void> {}
+
+  async start(handle: (task: JobTask) => Promise<void>, concurrency: number): Promise<void> {
+    await this.open();
+    for (let i = 0; i < concurrency; i++) {
+      await this.boss.work<JobTask>(QUEUE_NAME, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async (jobs) => {
+        if (this.stopped) throw new Error("stopping: the task goes back to the queue");
+        this.handling++;
+        try {
+          for (const job of jobs) await handle(job.data);
+          // Abandoned because this instance is stopping: fail it, so pg-boss hands it out again.
+          if (this.stopped) throw new Error("stopping: the task goes back to the queue");
+        } finally {
+          this.handling--;
+        }
+      });
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (!this.ready) return;
+    await this.ready.catch(() => {});
+    await this.boss.stop({ graceful: true, wait: true, timeout: 15_000 });
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * The small SQL surface the job store needs, on SQLite (the runtime's synchronous handle) and
+ * PostgreSQL (a pg pool). Statements use `?` placeholders; the PostgreSQL driver numbers them.
+ */
+import type pg from "pg";
+import type { SyncSqlite, SyncStatement } from "../storage/sqlite-counters.ts";
+
+export type Row = Record<string, unknown>;
+export type Query = (sql: string, params?: unknown[]) => Promise<Row[]>;
+/** The transaction's own connection with $n placeholders (PostgreSQL), for a queue engine's statements. */
+export type RawSql = (text: string, values: unknown[]) => Promise<{ rows: unknown[] }>;
+
+export interface SqlDriver {
+  dialect: "sqlite" | "pg";
+  query: Query;
+  /** Runs `fn` in one transaction; its queries see and make one consistent change. */
+  tx<T>(fn: (q: Query, raw?: RawSql) => Promise<T>): Promise<T>;
+  exec(sql: string): Promise<void>;
+}
+
+const RETURNS_ROWS = /^\s*(SELECT|WITH)\b|\bRETURNING\b/i;
+
+/**
+ * SQLite: one connection, so transactions must not interleave with other statements. Every
+ * statement and transaction takes turns through one promise chain; each runs synchronously.
+ */
+export function sqliteDriver(db: SyncSqlite): SqlDriver {
+  const statements = new Map<string, SyncStatement>();
+  const prepared = (sql: string) => {
+    let s = statements.get(sql);
+    if (!s) {
+      if (statements.size > 500) statements.clear();
+      statements.set(sql, (s = db.prepare(sql)));
+    }
+    return s;
+  };
+  const run = (sql: string, params: unknown[] = []): Row[] => {
+    const s = prepared(sql);
+    if (RETURNS_ROWS.test(sql)) return s.all(...params);
+    s.run(...params);
+    return [];
+  };
+  let turn: Promise<unknown> = Promise.resolve();
+  const exclusive = <T>(fn: () => Promise<T>): Promise<T> => {
+    const next = turn.then(fn, fn);
+    turn = next.catch(() => {});
+    return next;
+  };
+  return {
+    dialect: "sqlite",
+    query: (sql, params) => exclusive(async () => run(sql, params)),
+    tx: (fn) =>
+      exclusive(async () => {
+        db.exec("BEGIN IMMEDIATE");
+        try {
+          const out = await fn(async (sql, params) => run(sql, params));
+          db.exec("COMMIT");
+          return out;
+        } catch (err) {
+          try {
+            db.exec("ROLLBACK");
+          } catch {
+            // already rolled back
+          }
+          throw err;
+        }
+      }),
+    exec: (sql) => exclusive(async () => void db.exec(sql)),
+  };
+}
+
+function numbered(sql: string): string {
+  let i = 0;
+  return sql.replace(/\?/g, () => `$${++i}`);
+}
+
+export function pgDriver(pool: pg.Pool): SqlDriver {
+  return {
+    dialect: "pg",
+    query: async (sql, params = []) => (await pool.query(numbered(sql), params)).rows,
+    tx: async (fn) => {
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        const out = await fn(async (sql, params = []) => (await client.query(numbered(sql), params)).rows, (text, values) => client.query(text, values));
+        await client.query("COMMIT");
+        return out;
+      } catch (err) {
+        await client.query("ROLLBACK").catch(() => {});
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    exec: async (sql) => void (await pool.query(sql)),
+  };
+}

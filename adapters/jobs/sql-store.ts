@@ -1,0 +1,185 @@
+/**
+ * JobStore on SQL: one implementation for SQLite (embedded) and PostgreSQL (several instances),
+ * over a small driver (sql-drivers.ts). A job is a row of quarry_jobs; its frontier and its
+ * pages are rows of quarry_frontier (state pending → active → done | failed, or skipped). Every
+ * change of an entry is conditional on its state, inside a transaction that also updates the
+ * job's counts, with the job's row locked on PostgreSQL (FOR UPDATE) and the whole database on
+ * SQLite (BEGIN IMMEDIATE): a page is recorded once however many workers were handed it.
+ */
+import type { JobStore } from "../../core/ports.ts";
+import type { FinishResult, JobRecord, JobStatus, JobTask, PageResult, SkippedUrl, StoredPage } from "../../core/jobs/model.ts";
+import type { Query, RawSql, Row, SqlDriver } from "./sql-drivers.ts";
+
+export const JOBS_SCHEMA = `
+CREATE TABLE IF NOT EXISTS quarry_jobs (
+  id TEXT PRIMARY KEY, kind TEXT NOT NULL, account TEXT NOT NULL, key_id TEXT NOT NULL, status TEXT NOT NULL,
+  created_at BIGINT NOT NULL, finished_at BIGINT, deadline_at BIGINT NOT NULL, expires_at BIGINT,
+  discovered INTEGER NOT NULL DEFAULT 0, completed INTEGER NOT NULL DEFAULT 0, failed INTEGER NOT NULL DEFAULT 0,
+  skipped INTEGER NOT NULL DEFAULT 0, stopped_reason TEXT, lim INTEGER NOT NULL, spec TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS quarry_jobs_status ON quarry_jobs (status);
+CREATE TABLE IF NOT EXISTS quarry_frontier (
+  job_id TEXT NOT NULL, url TEXT NOT NULL, depth INTEGER NOT NULL, state TEXT NOT NULL, lease_until BIGINT,
+  seq INTEGER, status_code INTEGER, title TEXT, data TEXT, error TEXT,
+  PRIMARY KEY (job_id, url)
+);
+CREATE INDEX IF NOT EXISTS quarry_frontier_seq ON quarry_frontier (job_id, seq);
+CREATE INDEX IF NOT EXISTS quarry_frontier_state ON quarry_frontier (state, job_id);
+`;
+
+const CHUNK = 400;
+const ACTIVE_SQL = "('queued','running')";
+
+function toJob(r: Row): JobRecord {
+  const n = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+  return {
+    id: String(r.id), kind: r.kind as JobRecord["kind"], account: String(r.account), keyId: String(r.key_id), status: r.status as JobStatus,
+    createdAt: Number(r.created_at), finishedAt: n(r.finished_at), deadlineAt: Number(r.deadline_at), expiresAt: n(r.expires_at),
+    discovered: Number(r.discovered), completed: Number(r.completed), failed: Number(r.failed), skipped: Number(r.skipped),
+    stoppedReason: (r.stopped_reason ?? null) as JobRecord["stoppedReason"], spec: JSON.parse(String(r.spec)),
+  };
+}
+
+/** Enqueues tasks inside the store's transaction (a queue engine that shares the database). */
+export type EnqueueHook = (raw: RawSql, tasks: JobTask[]) => Promise<void>;
+
+export class SqlJobStore implements JobStore {
+  constructor(private readonly db: SqlDriver, private readonly enqueue?: EnqueueHook) {}
+
+  /** Creates the tables. With `ownsAllWork` (SQLite: one server owns the file), entries left active by a dead process go back to pending. */
+  async init(ownsAllWork: boolean): Promise<void> {
+    // PostgreSQL gets the tables with the other migrations, under their advisory lock
+    // (concurrent CREATE TABLE IF NOT EXISTS can fail there); SQLite has one owner.
+    if (this.db.dialect === "sqlite") await this.db.exec(JOBS_SCHEMA);
+    if (ownsAllWork) await this.db.query("UPDATE quarry_frontier SET state = 'pending', lease_until = NULL WHERE state = 'active'");
+  }
+
+  async create(job: JobRecord, seeds: JobTask[], skipped: SkippedUrl[]): Promise<void> {
+    await this.db.tx(async (q, raw) => {
+      await q(
+        `INSERT INTO quarry_jobs (id, kind, account, key_id, status, created_at, finished_at, deadline_at, expires_at, discovered, completed, failed, skipped, stopped_reason, lim, spec)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?, ?)`,
+        [job.id, job.kind, job.account, job.keyId, job.status, job.createdAt, job.finishedAt, job.deadlineAt, job.expiresAt, seeds.length, skipped.length, job.stoppedReason, job.spec.limit, JSON.stringify(job.spec)],
+      );
+      await insertRows(q, job.id, seeds.map((s) => [s.url, s.depth, "pending", null]));
+      await insertRows(q, job.id, skipped.map((s) => [s.url, 0, "skipped", s.reason]));
+      if (this.enqueue && raw) await this.enqueue(raw, seeds);
+    });
+  }
+
+  async get(id: string): Promise<JobRecord | null> {
+    const [r] = await this.db.query("SELECT * FROM quarry_jobs WHERE id = ?", [id]);
+    return r ? toJob(r) : null;
+  }
+
+  async claim(task: JobTask, now: number, leaseMs: number): Promise<boolean> {
+    const rows = await this.db.query(
+      "UPDATE quarry_frontier SET state = 'active', lease_until = ? WHERE job_id = ? AND url = ? AND (state = 'pending' OR (state = 'active' AND lease_until < ?)) RETURNING url",
+      [now + leaseMs, task.jobId, task.url, now],
+    );
+    return rows.length > 0;
+  }
+
+  async release(task: JobTask): Promise<void> {
+    await this.db.query("UPDATE quarry_frontier SET state = 'pending', lease_until = NULL WHERE job_id = ? AND url = ? AND state = 'active'", [task.jobId, task.url]);
+  }
+
+  async finish(task: JobTask, page: PageResult, found: JobTask[], skipped: SkippedUrl[], _now: number): Promise<FinishResult> {
+    return this.db.tx(async (q, raw) => {
+      const [j] = await q(`SELECT status, discovered, completed, failed, lim FROM quarry_jobs WHERE id = ?${this.db.dialect === "pg" ? " FOR UPDATE" : ""}`, [task.jobId]);
+      const remaining = j ? Number(j.discovered) - Number(j.completed) - Number(j.failed) : 0;
+      const none: FinishResult = { recorded: false, added: [], limited: false, remaining };
+      if (!j || (j.status !== "queued" && j.status !== "running")) return none;
+      const seq = Number(j.completed) + Number(j.failed) + 1;
+      const done = await q(
+        `UPDATE quarry_frontier SET state = ?, seq = ?, status_code = ?, title = ?, data = ?, error = ?, lease_until = NULL
+         WHERE job_id = ? AND url = ? AND state IN ('pending', 'active') RETURNING url`,
+        [page.ok ? "done" : "failed", seq, page.statusCode, page.title, JSON.stringify(page.data), page.error, task.jobId, task.url],
+      );
+      if (!done.length) return none;
+      const fresh = await unknownUrls(q, task.jobId, [...new Set(found.map((f) => f.url))]);
+      const room = Math.max(0, Number(j.lim) - Number(j.discovered));
+      const byUrl = new Map(found.map((f) => [f.url, f]));
+      const added = fresh.slice(0, room).map((u) => byUrl.get(u)!);
+      const limited = fresh.length > room;
+      await insertRows(q, task.jobId, added.map((a) => [a.url, a.depth, "pending", null]));
+      if (this.enqueue && raw) await this.enqueue(raw, added);
+      const skipReasons = new Map(skipped.map((s) => [s.url, s.reason]));
+      const newSkips = await unknownUrls(q, task.jobId, [...skipReasons.keys()]);
+      await insertRows(q, task.jobId, newSkips.map((u) => [u, task.depth + 1, "skipped", skipReasons.get(u)!]));
+      await q(
+        `UPDATE quarry_jobs SET completed = completed + ?, failed = failed + ?, discovered = discovered + ?, skipped = skipped + ?, status = 'running',
+           stopped_reason = CASE WHEN ? = 1 AND stopped_reason IS NULL THEN 'limit_reached' ELSE stopped_reason END WHERE id = ?`,
+        [page.ok ? 1 : 0, page.ok ? 0 : 1, added.length, newSkips.length, limited ? 1 : 0, task.jobId],
+      );
+      return { recorded: true, added, limited, remaining: remaining + added.length - 1 };
+    });
+  }
+
+  async transition(id: string, from: JobStatus[], to: JobStatus, patch: { finishedAt?: number; expiresAt?: number; stoppedReason?: string | null }): Promise<boolean> {
+    const rows = await this.db.query(
+      `UPDATE quarry_jobs SET status = ?, finished_at = coalesce(?, finished_at), expires_at = coalesce(?, expires_at),
+         stopped_reason = CASE WHEN ? = 1 THEN ? ELSE stopped_reason END
+       WHERE id = ? AND status IN (${from.map(() => "?").join(", ")}) RETURNING id`,
+      [to, patch.finishedAt ?? null, patch.expiresAt ?? null, patch.stoppedReason !== undefined ? 1 : 0, patch.stoppedReason ?? null, id, ...from],
+    );
+    return rows.length > 0;
+  }
+
+  async pages(id: string, offset: number, limit: number): Promise<StoredPage[]> {
+    const rows = await this.db.query(
+      "SELECT url, seq, state, status_code, title, data, error FROM quarry_frontier WHERE job_id = ? AND seq IS NOT NULL ORDER BY seq LIMIT ? OFFSET ?",
+      [id, limit, offset],
+    );
+    return rows.map((r) => ({
+      url: String(r.url), seq: Number(r.seq), ok: r.state === "done", statusCode: Number(r.status_code ?? 0),
+      title: (r.title ?? null) as string | null, data: r.data ? JSON.parse(String(r.data)) : {}, error: (r.error ?? null) as string | null,
+    }));
+  }
+
+  async skippedUrls(id: string, limit: number): Promise<SkippedUrl[]> {
+    const rows = await this.db.query("SELECT url, error FROM quarry_frontier WHERE job_id = ? AND state = 'skipped' LIMIT ?", [id, limit]);
+    return rows.map((r) => ({ url: String(r.url), reason: String(r.error ?? "skipped") }));
+  }
+
+  async unfinished(limit: number): Promise<JobTask[]> {
+    const rows = await this.db.query(
+      `SELECT f.job_id, f.url, f.depth FROM quarry_frontier f JOIN quarry_jobs j ON j.id = f.job_id
+       WHERE j.status IN ${ACTIVE_SQL} AND f.state IN ('pending', 'active') ORDER BY j.created_at, f.depth LIMIT ?`,
+      [limit],
+    );
+    return rows.map((r) => ({ jobId: String(r.job_id), url: String(r.url), depth: Number(r.depth) }));
+  }
+
+  async active(): Promise<string[]> {
+    return (await this.db.query(`SELECT id FROM quarry_jobs WHERE status IN ${ACTIVE_SQL}`)).map((r) => String(r.id));
+  }
+
+  async purge(now: number): Promise<number> {
+    return this.db.tx(async (q) => {
+      await q("DELETE FROM quarry_frontier WHERE job_id IN (SELECT id FROM quarry_jobs WHERE expires_at IS NOT NULL AND expires_at <= ?)", [now]);
+      return (await q("DELETE FROM quarry_jobs WHERE expires_at IS NOT NULL AND expires_at <= ? RETURNING id", [now])).length;
+    });
+  }
+}
+
+/** The URLs of `urls` the job's frontier does not hold yet, in their order. */
+async function unknownUrls(q: Query, jobId: string, urls: string[]): Promise<string[]> {
+  const known = new Set<string>();
+  for (let i = 0; i < urls.length; i += CHUNK) {
+    const part = urls.slice(i, i + CHUNK);
+    const rows = await q(`SELECT url FROM quarry_frontier WHERE job_id = ? AND url IN (${part.map(() => "?").join(", ")})`, [jobId, ...part]);
+    for (const r of rows) known.add(String(r.url));
+  }
+  return urls.filter((u) => !known.has(u));
+}
+
+async function insertRows(q: Query, jobId: string, rows: Array<[string, number, string, string | null]>): Promise<void> {
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    const part = rows.slice(i, i + CHUNK);
+    await q(
+      `INSERT INTO quarry_frontier (job_id, url, depth, state, error) VALUES ${part.map(() => "(?, ?, ?, ?, ?)").join(", ")} ON CONFLICT (job_id, url) DO NOTHING`,
+      part.flatMap(([url, depth, state, error]) => [jobId, url, depth, state, error]),
+    );
+  }
+}

@@ -1,0 +1,57 @@
+/** The jobs' settings from the environment (api.md §9; README, "Configuration"). */
+
+export interface JobsConfig {
+  /** How long a finished job and its pages are kept (QUARRY_JOB_TTL, default 24 h). */
+  ttlMs: number;
+  /** Longest a job may run; it then stops with `stopped_reason: "deadline"` (QUARRY_JOB_DEADLINE, default 1 h). */
+  deadlineMs: number;
+  /** Pages fetched at once by this process, all jobs together (QUARRY_CRAWL_CONCURRENCY, default 8). */
+  concurrency: number;
+  /** Requests at once to one host (QUARRY_CRAWL_HOST_CONCURRENCY, default 2; 0 = no limit, for benchmarks). */
+  hostConcurrency: number;
+  /** Base of absolute `next` and `status_url` links (QUARRY_PUBLIC_URL); unset = from the request. */
+  publicUrl: string | null;
+}
+
+type Env = Record<string, string | undefined>;
+export type JobsConfigProblem = { variable: string; problem: string };
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `24h`, `30m`, `90s`, `500ms`, `2d`, or plain seconds. */
+export function parseDuration(raw: string): number | null {
+  const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$/i.exec(raw.trim());
+  if (!m) return null;
+  const ms = Number(m[1]) * UNITS[(m[2] ?? "s").toLowerCase()]!;
+  return ms >= 1 && Number.isFinite(ms) ? Math.round(ms) : null;
+}
+
+export function parseJobsConfig(env: Env): JobsConfig | JobsConfigProblem {
+  const get = (name: string) => env[name]?.trim() || undefined;
+  const duration = (name: string, fallback: number) => {
+    const raw = get(name);
+    if (raw === undefined) return fallback;
+    const ms = parseDuration(raw);
+    return ms ?? ({ variable: name, problem: `"${raw}" is not a duration such as 24h, 30m, 90s or 3600` } as JobsConfigProblem);
+  };
+  const count = (name: string, fallback: number, min: number, max: number) => {
+    const raw = get(name);
+    if (raw === undefined) return fallback;
+    const n = Number(raw);
+    return /^\d+$/.test(raw) && n >= min && n <= max ? n : ({ variable: name, problem: `"${raw}" is not a whole number from ${min} to ${max}` } as JobsConfigProblem);
+  };
+  const ttlMs = duration("QUARRY_JOB_TTL", 24 * 3_600_000);
+  const deadlineMs = duration("QUARRY_JOB_DEADLINE", 3_600_000);
+  const concurrency = count("QUARRY_CRAWL_CONCURRENCY", 8, 1, 256);
+  const hostConcurrency = count("QUARRY_CRAWL_HOST_CONCURRENCY", 2, 0, 64);
+  for (const v of [ttlMs, deadlineMs, concurrency, hostConcurrency]) if (typeof v !== "number") return v;
+  const rawPublic = get("QUARRY_PUBLIC_URL");
+  let publicUrl: string | null = null;
+  if (rawPublic) {
+    if (!URL.canParse(rawPublic) || !/^https?:$/.test(new URL(rawPublic).protocol)) {
+      return { variable: "QUARRY_PUBLIC_URL", problem: `"${rawPublic}" is not an http(s) URL` };
+    }
+    publicUrl = rawPublic.replace(/\/+$/, "");
+  }
+  return { ttlMs: ttlMs as number, deadlineMs: deadlineMs as number, concurrency: concurrency as number, hostConcurrency: hostConcurrency as number, publicUrl };
+}

@@ -1,0 +1,263 @@
+/**
+ * The job engine: creates jobs, hands their tasks to the queue, runs tasks (page-work.ts), and
+ * makes sure every job ends. A job ends when its last frontier entry is recorded, when it is
+ * cancelled, or when it stops early (limit, quota, deadline, the site refusing). A watchdog
+ * (every 2 s) ends jobs past their deadline and jobs whose last page was recorded by a process
+ * that died before it could say so, and deletes expired jobs.
+ */
+import { jobId as newJobId } from "../ids.ts";
+import { LOWEST_PLAN, type Plan, type PlanTable } from "../limits/plans.ts";
+import { parseAllowList, type AllowList } from "../net/allow-list.ts";
+import { checkUrl } from "../net/url-policy.ts";
+import type { Ports } from "../ports.ts";
+import type { JobsConfig } from "./config.ts";
+import { LocalQueue } from "./local-queue.ts";
+import type { JobKind, JobRecord, JobSpec, JobStatus, JobTask, SkippedUrl, StoppedReason } from "./model.ts";
+import { runTask, type WorkContext } from "./page-work.ts";
+import { HostGate, RobotsCache } from "./politeness.ts";
+import type { JobQueue, JobStore } from "./ports.ts";
+import { compilePatterns, frontierKey, TrapGuard, type ScopeRules } from "./url-rules.ts";
+import { Webhooks, type WebhookOptions } from "./webhooks.ts";
+
+export interface EngineOptions {
+  webhooks?: WebhookOptions;
+  /** How long a claimed frontier entry stays claimed (longer than any page fetch). */
+  leaseMs?: number;
+  watchdogMs?: number;
+}
+
+export interface Caller {
+  account: string;
+  keyId: string;
+}
+
+const ACTIVE: JobStatus[] = ["queued", "running"];
+
+export class JobEngine implements WorkContext {
+  readonly store: JobStore;
+  readonly queue: JobQueue;
+  readonly gate: HostGate;
+  readonly robots: RobotsCache;
+  readonly webhooks: Webhooks;
+  readonly allow: AllowList;
+  readonly leaseMs: number;
+  readonly refusals = new Map<string, number>();
+  private readonly traps = new Map<string, TrapGuard>();
+  private readonly rules = new Map<string, ScopeRules>();
+  private readonly plans = new Map<string, { plan: Plan; at: number }>();
+  private readonly running = new Map<string, Set<AbortController>>();
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private started = false;
+  private stopped = false;
+  private nextPurge = 0;
+
+  constructor(
+    readonly ports: Ports,
+    private readonly config: { plans: PlanTable; egressAllow: string[]; jobs: JobsConfig },
+    private readonly options: EngineOptions = {},
+  ) {
+    if (!ports.jobs) throw new Error("JobEngine needs ports.jobs");
+    this.store = ports.jobs.store;
+    this.queue = ports.jobs.queue ?? new LocalQueue(this.store);
+    this.gate = new HostGate(config.jobs.hostConcurrency);
+    this.robots = new RobotsCache(ports.pages, () => ports.clock.now());
+    this.webhooks = new Webhooks(ports.pages, ports.logger, options.webhooks);
+    this.allow = parseAllowList(config.egressAllow);
+    this.leaseMs = options.leaseMs ?? 120_000;
+  }
+
+  /** Starts the workers (resuming unfinished jobs) and the watchdog; idempotent. */
+  async start(): Promise<void> {
+    if (this.started || this.stopped) return;
+    this.started = true;
+    await this.queue.start((task) => this.run(task), this.config.jobs.concurrency);
+    this.schedule();
+  }
+
+  private async run(task: JobTask): Promise<void> {
+    if (this.stopped) return;
+    try {
+      await runTask(this, task);
+    } catch (err) {
+      // The entry stays claimed; its lease runs out and the watchdog or a restart picks it up.
+      this.ports.logger.error({ job_id: task.jobId, url: task.url, err: err instanceof Error ? err.message : String(err) }, "job task failed");
+      throw err;
+    }
+  }
+
+  /**
+   * The watchdog runs while there is something to watch: with the in-process queue it stops when no job
+   * is active (an idle embedded app holds no timer, so a script that created it can exit) and `create`
+   * wakes it; with a shared queue it keeps running, since another instance's jobs may need it. Where the
+   * runtime's timers can be unreferenced, they are, so it never keeps a process alive by itself.
+   */
+  private schedule(): void {
+    if (this.stopped || this.timer) return;
+    const timer = setTimeout(() => {
+      this.timer = null;
+      void this.watch().then((active) => {
+        if (active || this.shared) this.schedule();
+      });
+    }, this.options.watchdogMs ?? 2000);
+    (timer as { unref?: () => void }).unref?.();
+    this.timer = timer;
+  }
+
+  private get shared(): boolean {
+    return this.ports.jobs?.queue !== undefined;
+  }
+
+  /** One watchdog round; true when jobs are still active. */
+  private async watch(): Promise<boolean> {
+    let active = true;
+    try {
+      const now = this.ports.clock.now();
+      const ids = await this.store.active();
+      active = ids.length > 0;
+      for (const id of ids) {
+        const job = await this.store.get(id);
+        if (!job) continue;
+        if (now >= job.deadlineAt) await this.stopJob(id, "deadline");
+        else if (job.discovered <= job.completed + job.failed) await this.complete(id);
+      }
+      if (now >= this.nextPurge) {
+        this.nextPurge = now + 60_000;
+        await this.store.purge(now);
+      }
+    } catch (err) {
+      this.ports.logger.warn({ err: err instanceof Error ? err.message : String(err) }, "job watchdog failed; retrying");
+    }
+    return active;
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    for (const set of this.running.values()) for (const ac of set) ac.abort(new Error("shutting down"));
+    await this.queue.stop();
+    await this.webhooks.stop();
+  }
+
+  /** Creates a job: its seeds are the start URL (crawl) or the URLs (batch); private ones are skipped and reported. */
+  async create(caller: Caller, kind: JobKind, spec: JobSpec, urls: string[]): Promise<JobRecord> {
+    const now = this.ports.clock.now();
+    const id = newJobId(kind, now);
+    const seeds: JobTask[] = [];
+    const skipped: SkippedUrl[] = [];
+    const seen = new Set<string>();
+    for (const raw of urls) {
+      const url = frontierKey(raw) ?? raw;
+      if (seen.has(url)) continue;
+      seen.add(url);
+      if (!checkUrl(url, this.allow).ok) skipped.push({ url, reason: "url_not_allowed" });
+      else seeds.push({ jobId: id, url, depth: 0 });
+    }
+    const job: JobRecord = {
+      id, kind, account: caller.account, keyId: caller.keyId, status: "queued", createdAt: now, finishedAt: null,
+      deadlineAt: now + this.config.jobs.deadlineMs, expiresAt: null, discovered: seeds.length, completed: 0, failed: 0,
+      skipped: skipped.length, stoppedReason: null, spec,
+    };
+    await this.store.create(job, seeds, skipped);
+    this.schedule();
+    this.webhooks.emit(job, "started", { url: spec.url, discovered: seeds.length }, now);
+    if (seeds.length) await this.queue.push(seeds);
+    else await this.complete(id);
+    return (await this.store.get(id)) ?? job;
+  }
+
+  /** Cancels a queued or running job; null when it does not exist. */
+  async cancel(id: string): Promise<JobRecord | null> {
+    await this.stopJob(id, "cancelled");
+    return this.store.get(id);
+  }
+
+  /** Ends a job whose frontier is done: completed, or failed when no page could be read. */
+  async complete(id: string): Promise<void> {
+    const job = await this.store.get(id);
+    if (!job || !ACTIVE.includes(job.status) || job.discovered > job.completed + job.failed) return;
+    const failed = job.completed === 0 && (job.failed > 0 || job.skipped > 0);
+    await this.end(job, failed ? "failed" : "completed", job.stoppedReason);
+  }
+
+  /** Stops a job early; what it has read stays. */
+  async stopJob(id: string, reason: StoppedReason): Promise<void> {
+    const job = await this.store.get(id);
+    if (!job || !ACTIVE.includes(job.status)) return;
+    const status: JobStatus = reason === "cancelled" ? "cancelled" : reason === "site_refused" && job.completed === 0 ? "failed" : "completed";
+    await this.end(job, status, reason);
+    for (const ac of this.running.get(id) ?? []) ac.abort(new Error(`job ${reason}`));
+  }
+
+  private async end(job: JobRecord, status: JobStatus, reason: string | null): Promise<void> {
+    const now = this.ports.clock.now();
+    const ok = await this.store.transition(job.id, ACTIVE, status, { finishedAt: now, expiresAt: now + this.config.jobs.ttlMs, stoppedReason: reason });
+    if (!ok) return;
+    this.forget(job.id);
+    const after = (await this.store.get(job.id)) ?? job;
+    const event = status === "completed" ? "completed" : status === "failed" ? "failed" : "cancelled";
+    this.webhooks.emit(after, event, { status, stopped_reason: reason, discovered: after.discovered, completed: after.completed, failed: after.failed }, now);
+  }
+
+  private forget(id: string): void {
+    this.traps.delete(id);
+    this.rules.delete(id);
+    this.plans.delete(id);
+    this.refusals.delete(id);
+  }
+
+  async planOf(job: JobRecord): Promise<Plan> {
+    const now = this.ports.clock.now();
+    const hit = this.plans.get(job.id);
+    if (hit && now - hit.at < 30_000) return hit.plan;
+    const account = await this.ports.keys.getAccount(job.account);
+    const plan = this.config.plans[account?.plan ?? LOWEST_PLAN] ?? this.config.plans[LOWEST_PLAN]!;
+    this.plans.set(job.id, { plan, at: now });
+    return plan;
+  }
+
+  rulesOf(job: JobRecord): ScopeRules {
+    let r = this.rules.get(job.id);
+    if (!r) {
+      const include = compilePatterns(job.spec.includePaths, "include_paths");
+      const exclude = compilePatterns(job.spec.excludePaths, "exclude_paths");
+      r = {
+        startHost: new URL(job.spec.url ?? "http://invalid/").hostname,
+        allowSubdomains: job.spec.allowSubdomains,
+        allowExternal: job.spec.allowExternal,
+        include: Array.isArray(include) ? include : [],
+        exclude: Array.isArray(exclude) ? exclude : [],
+      };
+      this.rules.set(job.id, r);
+    }
+    return r;
+  }
+
+  trapsOf(jobId: string): TrapGuard {
+    let g = this.traps.get(jobId);
+    if (!g) this.traps.set(jobId, (g = new TrapGuard()));
+    return g;
+  }
+
+  private readonly held = new Map<string, number>();
+
+  holding(jobId: string): number {
+    return this.held.get(jobId) ?? 0;
+  }
+
+  hold(jobId: string, delta: number): void {
+    const n = (this.held.get(jobId) ?? 0) + delta;
+    if (n > 0) this.held.set(jobId, n);
+    else this.held.delete(jobId);
+  }
+
+  track(jobId: string, ac: AbortController): () => void {
+    let set = this.running.get(jobId);
+    if (!set) this.running.set(jobId, (set = new Set()));
+    set.add(ac);
+    return () => {
+      set.delete(ac);
+      if (set.size === 0) this.running.delete(jobId);
+    };
+  }
+}

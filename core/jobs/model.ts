@@ -1,0 +1,91 @@
+/**
+ * The job model (api.md §9): a crawl or a batch scrape, its frontier of URLs and the pages it
+ * has read. Everything here is plain data, stored as is by every JobStore.
+ */
+
+export type JobKind = "crawl" | "batch";
+export type JobStatus = "queued" | "running" | "completed" | "failed" | "cancelled";
+export const TERMINAL: ReadonlySet<JobStatus> = new Set(["completed", "failed", "cancelled"]);
+
+/** Why a job stopped before its frontier was done. */
+export type StoppedReason = "limit_reached" | "quota_exceeded" | "deadline" | "site_refused" | "cancelled";
+
+export type PageFormat = "markdown" | "text" | "html" | "links";
+export type WebhookEvent = "started" | "page" | "completed" | "failed" | "cancelled";
+
+/** What the caller asked for; fixed when the job is created. */
+export interface JobSpec {
+  url: string | null;
+  limit: number;
+  maxDepth: number;
+  includePaths: string[];
+  excludePaths: string[];
+  allowSubdomains: boolean;
+  allowExternal: boolean;
+  respectRobots: boolean;
+  formats: PageFormat[];
+  onlyMainContent: boolean;
+  timeoutMs: number;
+  webhook: { url: string; secret: string | null; events: WebhookEvent[] } | null;
+}
+
+export interface JobRecord {
+  id: string;
+  kind: JobKind;
+  account: string;
+  keyId: string;
+  status: JobStatus;
+  /** Milliseconds since the epoch. */
+  createdAt: number;
+  finishedAt: number | null;
+  /** Work stops here whatever is left (QUARRY_JOB_DEADLINE). */
+  deadlineAt: number;
+  /** The job and its pages are deleted after this (finishedAt + QUARRY_JOB_TTL). */
+  expiresAt: number | null;
+  discovered: number;
+  completed: number;
+  failed: number;
+  skipped: number;
+  stoppedReason: StoppedReason | null;
+  spec: JobSpec;
+}
+
+/** One unit of work: fetch this URL for this job. */
+export interface JobTask {
+  jobId: string;
+  url: string;
+  depth: number;
+}
+
+/** A URL the job chose not to fetch, and why (robots.txt, a private address, a URL trap). */
+export interface SkippedUrl {
+  url: string;
+  reason: string;
+}
+
+/** What reading one page produced. `ok` pages count toward the quota; failed ones do not. */
+export interface PageResult {
+  url: string;
+  ok: boolean;
+  statusCode: number;
+  title: string | null;
+  /** The requested formats (markdown, text, html, links), plus final_url and metadata. */
+  data: Record<string, unknown>;
+  error: string | null;
+}
+
+export interface StoredPage extends PageResult {
+  /** Order in which the job recorded its pages, from 1. */
+  seq: number;
+}
+
+/** What recording a page did: `recorded` is false when another worker got there first. */
+export interface FinishResult {
+  recorded: boolean;
+  /** New frontier entries (the caller hands them to the queue). */
+  added: JobTask[];
+  /** True when the job's discovery was cut by its limit. */
+  limited: boolean;
+  /** Frontier entries of the job not yet finished, after this one. */
+  remaining: number;
+}

@@ -1,0 +1,226 @@
+/**
+ * One task of a job: read one URL and record what it gave. In order: the job must still be
+ * running and within its deadline; the frontier entry is claimed (so a task handed out twice is
+ * worked once); robots.txt; one unit of quota, quota only (the per-minute window is for
+ * requests, not a job's pages); a slot on the host (2 at a time, Crawl-delay); the guarded fetch and
+ * scrape's own extraction; the links found, filtered (private addresses, scope, robots, traps);
+ * then one store transaction records the page and the new frontier entries. The unit is
+ * committed only when that transaction recorded a page that succeeded: failed pages and pages a
+ * second worker recorded first cost nothing.
+ */
+import { loadLibraries } from "../lazy.ts";
+import { decodeHtml } from "../extract/decode-html.ts";
+import { periodOf, WINDOW_MS } from "../limits/period.ts";
+import { checkUrl } from "../net/url-policy.ts";
+import type { AllowList } from "../net/allow-list.ts";
+import { PageFetchError } from "../net/fetch-errors.ts";
+import { ApiError } from "../errors.ts";
+import type { Plan } from "../limits/plans.ts";
+import type { Ports } from "../ports.ts";
+import { pageContent } from "../operations/scrape/scrape.ts";
+import type { JobQueue, JobStore } from "./ports.ts";
+import { TERMINAL, type JobRecord, type JobTask, type PageResult, type SkippedUrl, type StoppedReason } from "./model.ts";
+import type { HostGate, RobotsCache } from "./politeness.ts";
+import { pageLinks } from "./site-files.ts";
+import { frontierKey, outOfScope, type ScopeRules, type TrapGuard } from "./url-rules.ts";
+import type { Webhooks } from "./webhooks.ts";
+
+/** What a task needs from the engine that runs it. */
+export interface WorkContext {
+  ports: Ports;
+  store: JobStore;
+  queue: JobQueue;
+  gate: HostGate;
+  robots: RobotsCache;
+  webhooks: Webhooks;
+  allow: AllowList;
+  leaseMs: number;
+  planOf(job: JobRecord): Promise<Plan>;
+  rulesOf(job: JobRecord): ScopeRules;
+  trapsOf(jobId: string): TrapGuard;
+  track(jobId: string, ac: AbortController): () => void;
+  /** Quota units this process holds for the job's pages under way (reserved, not yet settled). */
+  holding(jobId: string): number;
+  hold(jobId: string, delta: number): void;
+  stopJob(jobId: string, reason: StoppedReason): Promise<void>;
+  complete(jobId: string): Promise<void>;
+  /** Answers that tell a crawler to go away (429, 503, 403) in a row, per job. */
+  refusals: Map<string, number>;
+}
+
+/** Consecutive refusing answers after which a job stops with `site_refused`. */
+const REFUSALS_TO_STOP = 5;
+
+function failedPage(url: string, statusCode: number, error: string, data: Record<string, unknown> = {}): PageResult {
+  return { url, ok: false, statusCode, title: null, data, error };
+}
+
+/** The reason a fetch failed, as a short code (the public error code of the failure). */
+function failureOf(err: unknown): string {
+  if (err instanceof PageFetchError) return err.code;
+  if (err instanceof ApiError) return err.code;
+  return "upstream_error";
+}
+
+export async function runTask(ctx: WorkContext, task: JobTask): Promise<void> {
+  const held = { units: 0 };
+  try {
+    await work(ctx, task, held);
+  } finally {
+    if (held.units) ctx.hold(task.jobId, -held.units);
+  }
+}
+
+async function work(ctx: WorkContext, task: JobTask, held: { units: number }): Promise<void> {
+  const { store, ports } = ctx;
+  const job = await store.get(task.jobId);
+  if (!job || TERMINAL.has(job.status)) return;
+  const now = ports.clock.now();
+  if (now >= job.deadlineAt) return ctx.stopJob(job.id, "deadline");
+  if (!(await store.claim(task, now, ctx.leaseMs))) return;
+  await loadLibraries();
+  const spec = job.spec;
+  const target = new URL(task.url);
+  const robots = spec.respectRobots ? await ctx.robots.get(target.origin) : null;
+  if (robots && !robots.allowed(task.url)) {
+    await record(ctx, job, task, failedPage(task.url, 0, "robots_disallowed"), [], null);
+    if (task.depth === 0 && job.kind === "crawl") await ctx.stopJob(job.id, "site_refused");
+    return;
+  }
+  const delay = robots?.crawlDelay();
+  const ac = new AbortController();
+  const untrack = ctx.track(job.id, ac);
+  let release: (() => void) | null = null;
+  let ticket: string | null = null;
+  let page: PageResult;
+  let links: string[] = [];
+  try {
+    const plan = await ctx.planOf(job);
+    const admit = () => {
+      const at = ports.clock.now();
+      return ports.counters.admit({
+        keyId: job.keyId, now: at, perMinute: plan.perMinute, windowMs: WINDOW_MS, period: periodOf(at), group: "crawl", quota: plan.quota, window: false,
+      });
+    };
+    let admitted = await admit();
+    // Refused while this job's other pages hold reservations: those may yet fail and give their
+    // unit back, so wait for them before deciding the quota is really spent.
+    while (!admitted.ok && ctx.holding(job.id) > 0 && !ac.signal.aborted) {
+      await new Promise((r) => setTimeout(r, 50));
+      if (ctx.holding(job.id) === 0) admitted = await admit();
+    }
+    if (ac.signal.aborted) throw ac.signal.reason;
+    if (!admitted.ok) {
+      untrack();
+      await store.release(task).catch(() => {});
+      return ctx.stopJob(job.id, "quota_exceeded");
+    }
+    ticket = admitted.ticket;
+    ctx.hold(job.id, 1);
+    held.units = 1;
+    // The slot last, right before the request: Crawl-delay spaces the requests, not the bookkeeping.
+    release = await ctx.gate.acquire(target.host, delay ? Math.min(delay * 1000, 60_000) : 0, ac.signal);
+    try {
+      const fetched = await ports.pages.fetchPage(task.url, { timeoutMs: spec.timeoutMs, signal: ac.signal });
+      const meta = { final_url: fetched.finalUrl, content_type: fetched.contentType };
+      if (fetched.status >= 400) {
+        page = failedPage(task.url, fetched.status, `http_${fetched.status}`, meta);
+      } else {
+        const data = await pageContent(fetched, spec.formats, spec.onlyMainContent);
+        if (!data) page = failedPage(task.url, fetched.status, "unsupported_content", meta);
+        else {
+          page = { url: task.url, ok: true, statusCode: fetched.status, title: data.title, data: { ...meta, ...data }, error: null };
+          if (job.kind === "crawl" && task.depth < spec.maxDepth && /html/i.test(fetched.contentType ?? "html")) {
+            links = pageLinks(decodeHtml(fetched.body, fetched.contentType), fetched.finalUrl).map((l) => l.url);
+          }
+        }
+      }
+    } catch (err) {
+      page = failedPage(task.url, 0, failureOf(err));
+    }
+  } catch (err) {
+    // Aborted while waiting for the host (the job was cancelled or stopped), or storage failed.
+    if (ticket) await ports.counters.release(ticket).catch(() => {});
+    untrack();
+    release?.();
+    await store.release(task).catch(() => {});
+    if (!ac.signal.aborted) throw err;
+    return;
+  }
+  release();
+  untrack();
+  if (ac.signal.aborted) {
+    // Cancelled (the job is over) or stopping (the entry goes back for the next process).
+    if (ticket) await ports.counters.release(ticket).catch(() => {});
+    await store.release(task).catch(() => {});
+    return;
+  }
+  const refused = page.statusCode === 429 || page.statusCode === 503 || page.statusCode === 403;
+  const streak = refused ? (ctx.refusals.get(job.id) ?? 0) + 1 : 0;
+  ctx.refusals.set(job.id, streak);
+  const found = links.length ? await discover(ctx, job, links, task) : { tasks: [], skipped: [] };
+  await record(ctx, job, task, page, found, ticket);
+  if ((refused && task.depth === 0 && job.kind === "crawl") || streak >= REFUSALS_TO_STOP) await ctx.stopJob(job.id, "site_refused");
+}
+
+async function record(
+  ctx: WorkContext,
+  job: JobRecord,
+  task: JobTask,
+  page: PageResult,
+  found: { tasks: JobTask[]; skipped: SkippedUrl[] } | [],
+  ticket: string | null,
+): Promise<void> {
+  const { tasks, skipped } = Array.isArray(found) ? { tasks: [], skipped: [] } : found;
+  let res;
+  try {
+    res = await ctx.store.finish(task, page, tasks, skipped, ctx.ports.clock.now());
+  } catch (err) {
+    if (ticket) await ctx.ports.counters.release(ticket).catch(() => {});
+    throw err;
+  }
+  if (ticket) {
+    if (res.recorded && page.ok) await ctx.ports.counters.commit(ticket);
+    else await ctx.ports.counters.release(ticket);
+  }
+  if (!res.recorded) return;
+  ctx.ports.logger.debug({ job_id: job.id, url: page.url, ok: page.ok }, "job page recorded");
+  ctx.webhooks.emit(job, "page", { url: page.url, status_code: page.statusCode, title: page.title, ...(page.error ? { error: page.error } : {}) }, ctx.ports.clock.now());
+  if (res.added.length) await ctx.queue.push(res.added);
+  if (res.remaining === 0) await ctx.complete(job.id);
+}
+
+/**
+ * The links worth adding: a private address is skipped and reported whatever the scope; then
+ * scope (silently: other sites are not this crawl's business), robots.txt and URL traps
+ * (reported). Duplicates and what the frontier already holds are left to the store.
+ */
+async function discover(ctx: WorkContext, job: JobRecord, links: string[], from: JobTask): Promise<{ tasks: JobTask[]; skipped: SkippedUrl[] }> {
+  const depth = from.depth + 1;
+  const rules = ctx.rulesOf(job);
+  const traps = ctx.trapsOf(job.id);
+  const seen = new Set<string>();
+  const tasks: JobTask[] = [];
+  const skipped: SkippedUrl[] = [];
+  for (const raw of links) {
+    const url = frontierKey(raw);
+    if (!url || seen.has(url)) continue;
+    seen.add(url);
+    if (!checkUrl(url, ctx.allow).ok) {
+      skipped.push({ url, reason: "url_not_allowed" });
+      continue;
+    }
+    if (outOfScope(url, rules)) continue;
+    if (job.spec.respectRobots && !(await ctx.robots.get(new URL(url).origin)).allowed(url)) {
+      skipped.push({ url, reason: "robots_disallowed" });
+      continue;
+    }
+    const trap = traps.check(url, from.url);
+    if (trap) {
+      skipped.push({ url, reason: `trap_${trap}` });
+      continue;
+    }
+    tasks.push({ jobId: job.id, url, depth });
+  }
+  return { tasks, skipped };
+}

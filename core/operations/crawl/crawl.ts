@@ -1,0 +1,114 @@
+/**
+ * The site-level job operations (api.md §9), callable from core without HTTP (the MCP and
+ * compatibility layers map onto these): start a crawl or a batch, read a job, cancel it. A job
+ * belongs to the account that started it; to any other account it does not exist (404).
+ */
+import { ApiError } from "../../errors.ts";
+import type { Caller, JobEngine } from "../../jobs/engine.ts";
+import type { JobKind, JobRecord, JobSpec } from "../../jobs/model.ts";
+import { periodOf } from "../../limits/period.ts";
+import type { Plan } from "../../limits/plans.ts";
+import { checkUrl } from "../../net/url-policy.ts";
+import type { Services } from "../../services.ts";
+import type { BatchRequest, CrawlRequest } from "./schema.ts";
+
+export const PAGE_SLICE = 100;
+
+export type { Caller };
+export interface JobCaller extends Caller {
+  plan: Plan;
+}
+
+const NO_JOBS = "Crawl and batch jobs need job storage, and this Quarry was embedded without it (Ports.jobs).";
+
+function engineOf(services: Services): JobEngine {
+  if (!services.jobs) throw new ApiError("service_unavailable", NO_JOBS);
+  return services.jobs;
+}
+
+export function jobPath(kind: JobKind, id: string): string {
+  return kind === "crawl" ? `/v1/crawl/${id}` : `/v1/batch/scrape/${id}`;
+}
+
+async function admitJob(engine: JobEngine, caller: JobCaller, targets: string[], webhook: JobSpec["webhook"]) {
+  const allow = engine.allow;
+  for (const u of targets) {
+    const check = checkUrl(u, allow);
+    if (!check.ok) throw new ApiError("url_not_allowed", check.message);
+  }
+  if (webhook) {
+    const check = checkUrl(webhook.url, allow);
+    if (!check.ok) throw new ApiError("url_not_allowed", `webhook.url: ${check.message}`);
+  }
+  const { quota } = caller.plan;
+  if (quota !== null) {
+    const { used } = await engine.ports.counters.usage(caller.keyId, periodOf(engine.ports.clock.now()));
+    if (used >= quota) throw new ApiError("quota_exceeded", `Monthly quota of ${quota} requests exhausted; a job would read nothing.`);
+  }
+}
+
+function hook(w: CrawlRequest["webhook"]): JobSpec["webhook"] {
+  return w ? { url: w.url, secret: w.secret ?? null, events: w.events } : null;
+}
+
+export async function startCrawl(services: Services, caller: JobCaller, body: CrawlRequest, base: string) {
+  const engine = engineOf(services);
+  const spec: JobSpec = {
+    url: body.url, limit: body.limit, maxDepth: body.max_depth, includePaths: body.include_paths, excludePaths: body.exclude_paths,
+    allowSubdomains: body.allow_subdomains, allowExternal: body.allow_external, respectRobots: body.respect_robots,
+    formats: body.formats, onlyMainContent: body.only_main_content, timeoutMs: body.timeout_ms, webhook: hook(body.webhook),
+  };
+  await admitJob(engine, caller, [body.url], spec.webhook);
+  const job = await engine.create(caller, "crawl", spec, [body.url]);
+  return { id: job.id, status: job.status, status_url: `${base}${jobPath("crawl", job.id)}` };
+}
+
+export async function startBatch(services: Services, caller: JobCaller, body: BatchRequest, base: string) {
+  const engine = engineOf(services);
+  const spec: JobSpec = {
+    url: null, limit: body.urls.length, maxDepth: 0, includePaths: [], excludePaths: [], allowSubdomains: false, allowExternal: true,
+    respectRobots: false, formats: body.formats, onlyMainContent: body.only_main_content, timeoutMs: body.timeout_ms, webhook: hook(body.webhook),
+  };
+  // Private URLs in a batch are skipped and reported, not refused: the rest is still read.
+  await admitJob(engine, caller, [], spec.webhook);
+  const job = await engine.create(caller, "batch", spec, body.urls);
+  return { id: job.id, status: job.status, status_url: `${base}${jobPath("batch", job.id)}` };
+}
+
+/** The caller's job of this kind, or a 404 that says nothing about other accounts' jobs. */
+export async function ownJob(services: Services, caller: Caller, kind: JobKind, id: string): Promise<JobRecord> {
+  const engine = engineOf(services);
+  const job = /^(crawl|batch)_[0-9A-Z]{26}$/.test(id) ? await engine.store.get(id) : null;
+  if (!job || job.account !== caller.account || job.kind !== kind || (job.expiresAt !== null && job.expiresAt <= engine.ports.clock.now())) {
+    throw new ApiError("not_found", `No ${kind === "crawl" ? "crawl" : "batch scrape"} job ${id.slice(0, 64)}.`);
+  }
+  return job;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export async function jobStatus(services: Services, caller: Caller, kind: JobKind, id: string, skip: number, base: string) {
+  const job = await ownJob(services, caller, kind, id);
+  const store = engineOf(services).store;
+  const [pages, skipped] = await Promise.all([store.pages(id, skip, PAGE_SLICE), store.skippedUrls(id, 100)]);
+  const data = pages.map((p) => {
+    const d = p.data as Record<string, unknown>;
+    const pick = Object.fromEntries(["final_url", "markdown", "text", "html", "links"].filter((k) => d[k] !== undefined).map((k) => [k, d[k]]));
+    return { url: p.url, status_code: p.statusCode, title: p.title, ...pick, ...(p.error ? { error: p.error } : {}) };
+  });
+  const recorded = job.completed + job.failed;
+  return {
+    id: job.id, status: job.status, created_at: iso(job.createdAt)!, finished_at: iso(job.finishedAt), expires_at: iso(job.expiresAt),
+    discovered: job.discovered, completed: job.completed, failed: job.failed, skipped: job.skipped, stopped_reason: job.stoppedReason,
+    data,
+    failures: pages.filter((p) => !p.ok).map((p) => ({ url: p.url, status_code: p.statusCode, error: p.error ?? "failed" })),
+    skipped_urls: skipped,
+    next: skip + pages.length < recorded && pages.length === PAGE_SLICE ? `${base}${jobPath(kind, id)}?skip=${skip + PAGE_SLICE}` : null,
+  };
+}
+
+export async function cancelJob(services: Services, caller: Caller, kind: JobKind, id: string) {
+  await ownJob(services, caller, kind, id);
+  const job = await engineOf(services).cancel(id);
+  return { id, status: job?.status ?? "cancelled" };
+}

@@ -1,0 +1,45 @@
+/**
+ * GET /v1/crawl/{id}/events (and the batch one): the job as Server-Sent Events. Every page
+ * recorded becomes a `page` event (in the order recorded), every change of the counts or the
+ * status a `status` event; the stream ends after the status event of a finished job. It reads
+ * the store, so it shows the work of every instance, and a client that reconnects with
+ * `Last-Event-ID` (the page's sequence number) continues where it left off.
+ */
+import type { Context } from "hono";
+import { streamSSE } from "hono/streaming";
+import type { AppEnv } from "../../gateway/context.ts";
+import { TERMINAL, type JobKind } from "../../jobs/model.ts";
+import type { Services } from "../../services.ts";
+import { ownJob, type Caller } from "./crawl.ts";
+
+const POLL_MS = 250;
+
+export async function jobEvents(c: Context<AppEnv>, services: Services, caller: Caller, kind: JobKind, id: string): Promise<Response> {
+  await ownJob(services, caller, kind, id);
+  const store = services.jobs!.store;
+  const last = Number(c.req.header("last-event-id") ?? "0");
+  let seq = Number.isInteger(last) && last > 0 ? last : 0;
+  return streamSSE(c, async (stream) => {
+    let closed = false;
+    stream.onAbort(() => void (closed = true));
+    let shown = "";
+    while (!closed) {
+      const job = await store.get(id);
+      if (!job) break;
+      for (let pages = await store.pages(id, seq, 100); pages.length && !closed; pages = await store.pages(id, seq, 100)) {
+        for (const p of pages) {
+          await stream.writeSSE({ event: "page", id: String(p.seq), data: JSON.stringify({ url: p.url, status_code: p.statusCode, title: p.title, ...(p.error ? { error: p.error } : {}) }) });
+          seq = p.seq;
+        }
+      }
+      const status = { id: job.id, status: job.status, discovered: job.discovered, completed: job.completed, failed: job.failed, skipped: job.skipped, stopped_reason: job.stoppedReason };
+      const text = JSON.stringify(status);
+      if (text !== shown) {
+        await stream.writeSSE({ event: "status", data: text });
+        shown = text;
+      }
+      if (TERMINAL.has(job.status) && job.completed + job.failed <= seq) break;
+      await stream.sleep(POLL_MS);
+    }
+  });
+}

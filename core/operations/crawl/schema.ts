@@ -1,0 +1,91 @@
+/** POST /v1/crawl, POST /v1/batch/scrape and the job answers (api.md §9). */
+import * as v from "valibot";
+import { Count, wholeNumber } from "../fields.ts";
+import { HttpUrl } from "../map/schema.ts";
+
+export const PAGE_FORMATS = ["markdown", "text", "html", "links"] as const;
+export const WEBHOOK_EVENTS = ["started", "page", "completed", "failed", "cancelled"] as const;
+
+const Formats = v.optional(
+  v.pipe(
+    v.array(v.picklist(PAGE_FORMATS, `each format must be one of ${PAGE_FORMATS.join(", ")}`), "formats must be an array"),
+    v.minLength(1, "formats must not be empty"),
+  ),
+  ["markdown"],
+);
+
+const Pattern = (field: string) =>
+  v.pipe(
+    v.string(`each of ${field} must be a string`),
+    v.maxLength(500, `each of ${field} must be at most 500 characters`),
+    v.check((p) => {
+      try {
+        new RegExp(p);
+        return true;
+      } catch {
+        return false;
+      }
+    }, `each of ${field} must be a valid regular expression`),
+  );
+const Patterns = (field: string) => v.optional(v.pipe(v.array(Pattern(field), `${field} must be an array`), v.maxLength(50, `${field} takes at most 50 patterns`)), []);
+
+export const Webhook = v.strictObject({
+  url: HttpUrl("webhook.url"),
+  secret: v.optional(v.pipe(v.string("webhook.secret must be a string"), v.minLength(1, "webhook.secret must not be empty"), v.maxLength(256, "webhook.secret must be at most 256 characters"))),
+  events: v.optional(
+    v.pipe(v.array(v.picklist(WEBHOOK_EVENTS, `each webhook event must be one of ${WEBHOOK_EVENTS.join(", ")}`), "webhook.events must be an array"), v.minLength(1, "webhook.events must not be empty")),
+    [...WEBHOOK_EVENTS],
+  ),
+});
+
+const Common = {
+  formats: Formats,
+  only_main_content: v.optional(v.boolean("only_main_content must be a boolean"), true),
+  timeout_ms: v.optional(wholeNumber("timeout_ms", 1000, 60_000), 15_000),
+  webhook: v.optional(Webhook),
+};
+
+export const CrawlBody = v.strictObject({
+  url: HttpUrl("url"),
+  limit: v.optional(wholeNumber("limit", 1, 10_000), 100),
+  max_depth: v.optional(wholeNumber("max_depth", 0, 10), 3),
+  include_paths: Patterns("include_paths"),
+  exclude_paths: Patterns("exclude_paths"),
+  allow_subdomains: v.optional(v.boolean("allow_subdomains must be a boolean"), false),
+  allow_external: v.optional(v.boolean("allow_external must be a boolean"), false),
+  respect_robots: v.optional(v.boolean("respect_robots must be a boolean"), true),
+  ...Common,
+});
+export type CrawlRequest = v.InferOutput<typeof CrawlBody>;
+
+export const BatchBody = v.strictObject({
+  urls: v.pipe(v.array(HttpUrl("each of urls"), "urls must be an array"), v.minLength(1, "urls must not be empty"), v.maxLength(1000, "urls takes at most 1000 URLs")),
+  ...Common,
+});
+export type BatchRequest = v.InferOutput<typeof BatchBody>;
+
+export const JobAccepted = v.object({ id: v.string(), status: v.string(), status_url: v.string() });
+
+const Nullable = v.nullable(v.string());
+export const JobStatusResponse = v.object({
+  id: v.string(),
+  status: v.picklist(["queued", "running", "completed", "failed", "cancelled"]),
+  created_at: v.string(),
+  finished_at: Nullable,
+  expires_at: Nullable,
+  discovered: Count,
+  completed: Count,
+  failed: Count,
+  skipped: Count,
+  stopped_reason: v.pipe(Nullable, v.description("limit_reached, quota_exceeded, deadline, site_refused or cancelled, when the job stopped early")),
+  data: v.array(v.object({
+    url: v.string(), status_code: Count, title: Nullable, final_url: v.optional(v.string()),
+    markdown: v.optional(v.string()), text: v.optional(v.string()), html: v.optional(v.string()),
+    links: v.optional(v.array(v.object({ text: v.string(), url: v.string() }))), error: v.optional(v.string()),
+  })),
+  failures: v.pipe(v.array(v.object({ url: v.string(), status_code: Count, error: v.string() })), v.description("Every page that failed in this slice, with why")),
+  skipped_urls: v.pipe(v.array(v.object({ url: v.string(), reason: v.string() })), v.description("URLs not fetched: private addresses, robots.txt, URL traps (first 100)")),
+  next: v.pipe(Nullable, v.description("Absolute URL of the next slice of at most 100 pages, or null")),
+});
+
+export const JobCancelled = v.object({ id: v.string(), status: v.string() });

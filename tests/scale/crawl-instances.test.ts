@@ -1,0 +1,72 @@
+/**
+ * One crawl shared by three `quarry serve` processes on one PostgreSQL, through pg-boss: every
+ * instance reads part of the site, every page is read once, recorded once and counted once.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tempDatabase } from "../helpers/pg.ts";
+import { createKeyCli, startServer, type Server } from "../helpers/server.ts";
+import { sitePagePaths, startTestSite, type TestSite } from "../helpers/test-site.ts";
+
+let db: { url: string; drop(): Promise<void> };
+let site: TestSite;
+let servers: Server[] = [];
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  db = await tempDatabase("crawl3");
+  site = await startTestSite({ crawlDelay: 0.01 });
+  env = {
+    QUARRY_DATABASE_URL: db.url,
+    QUARRY_EGRESS_ALLOW: "127.0.0.1/32",
+    QUARRY_IP_RATE: "off",
+    QUARRY_PLANS: '{"free":{"quota":1000,"per_minute":100000}}',
+    QUARRY_LOG_LEVEL: "debug",
+    QUARRY_CRAWL_CONCURRENCY: "2",
+  };
+  // All three start at once: Quarry's and pg-boss's migrations must take turns by themselves.
+  servers = await Promise.all([0, 1, 2].map(() => startServer("node", env)));
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.stop()));
+  await site?.close();
+  await db?.drop();
+});
+
+type Job = Record<string, any>;
+
+describe("a crawl over three instances on PostgreSQL", () => {
+  it("spreads the pages over all three and reads, records and counts each once", async () => {
+    const { key } = createKeyCli(env, "acme", "scrape");
+    const call = async (i: number, path: string, init: RequestInit = {}): Promise<Job> =>
+      (await fetch(servers[i % 3]!.url + path, { ...init, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" } })).json();
+    const started = await call(0, "/v1/crawl", { method: "POST", body: JSON.stringify({ url: `${site.ipUrl}/`, max_depth: 10, limit: 300, timeout_ms: 2000 }) });
+    expect(started.id, JSON.stringify(started) + servers[0]!.output().split("\n").filter((l) => /error/i.test(l)).slice(-5).join("\n")).toMatch(/^crawl_/);
+    let job: Job = {};
+    const until = Date.now() + 120_000;
+    for (let i = 1; Date.now() < until; i++) {
+      job = await call(i, `/v1/crawl/${started.id}`);
+      if (["completed", "failed", "cancelled"].includes(job.status)) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(job.status).toBe("completed");
+    const pages: Job[] = [...job.data];
+    for (let next = job.next; next; ) {
+      const more = await call(2, new URL(next).pathname + new URL(next).search);
+      pages.push(...more.data);
+      next = more.next;
+    }
+    const paths = pages.map((p) => new URL(p.url).pathname + new URL(p.url).search);
+    expect(new Set(paths).size).toBe(paths.length);
+    for (const p of sitePagePaths()) expect(paths.filter((x) => x === p), p).toHaveLength(1);
+    const fetched = new Map<string, number>();
+    for (const h of site.hits) if (h.path !== "/robots.txt") fetched.set(h.path, (fetched.get(h.path) ?? 0) + 1);
+    expect([...fetched].filter(([, n]) => n > 1)).toEqual([]);
+    // Each instance recorded some of the pages.
+    const byInstance = servers.map((s) => (s.output().match(new RegExp(`"job_id":"${started.id}"[^\\n]*job page recorded`, "g")) ?? []).length);
+    expect(byInstance.reduce((a, b) => a + b, 0)).toBe(pages.length);
+    for (const n of byInstance) expect(n, JSON.stringify(byInstance) + servers.map((s) => s.output().split("\n").filter((l) => /"level":(40|50)/.test(l)).slice(0, 3).join("\n")).join("\n---\n")).toBeGreaterThan(0);
+    const usage = await call(1, "/v1/usage");
+    expect(usage.endpoints.crawl).toBe(job.completed);
+  }, 180_000);
+});
