@@ -176,13 +176,14 @@ export async function scrape(ports: Ports, req: ScrapeRequest): Promise<ScrapeRe
  * one Quarry does not read. Needs `loadLibraries()` first.
  */
 export async function pageContent(
+  ports: Ports,
   page: { finalUrl: string; contentType: string | null; body: Uint8Array },
   formats: ReadonlyArray<"markdown" | "text" | "html" | "links">,
   onlyMainContent: boolean,
 ): Promise<ScrapeData | null> {
   const kind = kindOf(page.contentType, page.body);
   if (!kind) return null;
-  const content = await contentOf(kind, page.body, page.contentType, page.finalUrl, onlyMainContent);
+  const content = await contentOf(ports, kind, page.body, page.contentType, page.finalUrl, onlyMainContent);
   const data: ScrapeData = {
     title: content.title, description: content.description, author: content.author,
     published_at: content.published_at, language: content.language, site_name: content.site_name,
