@@ -134,17 +134,10 @@ export interface Counters {
   commit(ticket: string): Promise<number>;
   /** Drops a reservation: the request counts toward nothing (a 5xx answer). */
   release(ticket: string): Promise<void>;
-  /**
-   * Gives one committed unit back (a stream that failed after its 200), from the month and from
-   * `day`, the UTC day it was admitted on. Never below zero.
-   */
+  /** Gives one committed unit back (a stream failed after its 200), from the month and its admission `day`. Never below zero. */
   refund(keyId: string, period: string, group: string, day: string): Promise<void>;
   usage(keyId: string, period: string): Promise<UsageCount>;
-  /**
-   * Committed use per day of `period` for each of `keyIds` (absent keys have none). Each unit is
-   * counted on the UTC day of its admission, in the same write as the month's count, so the
-   * days of a month add up to its `usage().used` (from the day the store first kept days).
-   */
+  /** Committed use per UTC day of admission, written with the month's count (the days add up to it). */
   daily(keyIds: string[], period: string): Promise<Record<string, DailyUsage>>;
 }
 

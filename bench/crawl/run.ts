@@ -96,7 +96,7 @@ async function baseline(start: string): Promise<{ pages: number; seconds: number
         void (async () => {
           try {
             const page = await pages.fetchPage(url, { timeoutMs: 15_000 });
-            const data = await pageContent(page, ["markdown"], true);
+            const data = await pageContent({}, page, ["markdown"], true); // in process, as a plain loop would
             results.push({ url, markdown: data?.markdown });
             for (const l of pageLinks(decodeHtml(page.body, page.contentType), page.finalUrl)) {
               const key = frontierKey(l.url);

@@ -53,7 +53,7 @@ function cacheKey(req: ScrapeRequest): string {
 }
 
 /** Turns a fetched body into the response data (all formats; the caller keeps the requested ones). */
-async function contentOf(ports: Ports, kind: Kind, body: Uint8Array, contentType: string | null, finalUrl: string, onlyMain: boolean) {
+async function contentOf(ports: Pick<Ports, "extract">, kind: Kind, body: Uint8Array, contentType: string | null, finalUrl: string, onlyMain: boolean) {
   if (kind === "html") return extractPage(ports, { body, contentType, url: finalUrl, onlyMainContent: onlyMain });
   const text = kind === "pdf" ? await pdfText(body) : { text: decodeHtml(body, contentType), title: null };
   return {
@@ -176,7 +176,7 @@ export async function scrape(ports: Ports, req: ScrapeRequest): Promise<ScrapeRe
  * one Quarry does not read. Needs `loadLibraries()` first.
  */
 export async function pageContent(
-  ports: Ports,
+  ports: Pick<Ports, "extract">,
   page: { finalUrl: string; contentType: string | null; body: Uint8Array },
   formats: ReadonlyArray<"markdown" | "text" | "html" | "links">,
   onlyMainContent: boolean,
