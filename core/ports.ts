@@ -227,12 +227,7 @@ export interface Metrics {
 /** One step a page is put through before it is read (api.md §10). */
 export interface RenderAction {
   type: "wait" | "click" | "scroll" | "write" | "press";
-  selector?: string;
-  text?: string;
-  key?: string;
-  ms?: number;
-  direction?: "up" | "down";
-  amount?: number;
+  selector?: string; text?: string; key?: string; ms?: number; direction?: "up" | "down"; amount?: number;
 }
 
 export interface RenderRequest {
