@@ -24,7 +24,7 @@ import { loadLibraries } from "../../core/lazy.ts";
 import { decodeHtml } from "../../core/extract/decode-html.ts";
 import { pageLinks } from "../../core/jobs/site-files.ts";
 import { frontierKey } from "../../core/jobs/url-rules.ts";
-import { pageContent } from "../../core/operations/scrape/scrape.ts";
+import { contentOf, kindOf } from "../../core/operations/scrape/read-page.ts";
 import type { Logger } from "../../core/ports.ts";
 import { buildPorts } from "../../adapters/shared/bootstrap.ts";
 import { nodeRuntime } from "../../adapters/node/server.ts";
@@ -96,7 +96,9 @@ async function baseline(start: string): Promise<{ pages: number; seconds: number
         void (async () => {
           try {
             const page = await pages.fetchPage(url, { timeoutMs: 15_000 });
-            const data = await pageContent({}, page, ["markdown"], true); // in process, as a plain loop would
+            const kind = kindOf(page.contentType, page.body);
+            // Extracted in process, as a plain loop would, by the same function scrape uses.
+            const data = kind ? await contentOf({}, kind, page.body, page.contentType, page.finalUrl, true) : null;
             results.push({ url, markdown: data?.markdown });
             for (const l of pageLinks(decodeHtml(page.body, page.contentType), page.finalUrl)) {
               const key = frontierKey(l.url);

@@ -2,9 +2,9 @@
  * One task of a job: read one URL and record what it gave. In order: the job must still be
  * running and within its deadline; the frontier entry is claimed (so a task handed out twice is
  * worked once); robots.txt; one unit of quota, quota only (the per-minute window is for
- * requests, not a job's pages); a slot on the host (2 at a time, Crawl-delay); the guarded fetch and
- * scrape's own extraction; the links found, filtered (private addresses, scope, robots, traps);
- * then one store transaction records the page and the new frontier entries. The unit is
+ * requests, not a job's pages); a slot on the host (2 at a time, Crawl-delay); the page read as
+ * scrape reads it (guarded fetch, the browser when asked or for a script shell, extraction); the
+ * links found, filtered (private addresses, scope, robots, traps); then one store transaction records the page and the new frontier entries. The unit is
  * committed only when that transaction recorded a page that succeeded: failed pages and pages a
  * second worker recorded first cost nothing.
  */
@@ -17,7 +17,7 @@ import { PageFetchError } from "../net/fetch-errors.ts";
 import { ApiError } from "../errors.ts";
 import type { Plan } from "../limits/plans.ts";
 import type { Ports } from "../ports.ts";
-import { pageContent } from "../operations/scrape/scrape.ts";
+import { readJobPage } from "../operations/scrape/scrape.ts";
 import type { JobQueue, JobStore } from "./ports.ts";
 import { TERMINAL, type JobRecord, type JobTask, type PageResult, type SkippedUrl, type StoppedReason } from "./model.ts";
 import type { HostGate, RobotsCache } from "./politeness.ts";
@@ -125,18 +125,20 @@ async function work(ctx: WorkContext, task: JobTask, held: { units: number }): P
     // The slot last, right before the request: Crawl-delay spaces the requests, not the bookkeeping.
     release = await ctx.gate.acquire(target.host, delay ? Math.min(delay * 1000, 60_000) : 0, ac.signal);
     try {
-      const fetched = await ports.pages.fetchPage(task.url, { timeoutMs: spec.timeoutMs, signal: ac.signal });
-      const meta = { final_url: fetched.finalUrl, content_type: fetched.contentType };
-      if (fetched.status >= 400) {
-        page = failedPage(task.url, fetched.status, `http_${fetched.status}`, meta);
+      const { read, data } = await readJobPage(ports, {
+        url: task.url, formats: spec.formats, only_main_content: spec.onlyMainContent, timeout_ms: spec.timeoutMs, signal: ac.signal,
+        render: spec.render ?? "auto", ...(spec.waitFor != null ? { wait_for: spec.waitFor } : {}), ...(spec.actions?.length ? { actions: spec.actions } : {}),
+      });
+      const meta = { final_url: read.finalUrl, content_type: read.contentType, rendered: read.rendered };
+      if (read.status >= 400) {
+        page = failedPage(task.url, read.status, `http_${read.status}`, meta);
+      } else if (!data) {
+        page = failedPage(task.url, read.status, "unsupported_content", meta);
       } else {
-        const data = await pageContent(ports, fetched, spec.formats, spec.onlyMainContent);
-        if (!data) page = failedPage(task.url, fetched.status, "unsupported_content", meta);
-        else {
-          page = { url: task.url, ok: true, statusCode: fetched.status, title: data.title, data: { ...meta, ...data }, error: null };
-          if (job.kind === "crawl" && task.depth < spec.maxDepth && /html/i.test(fetched.contentType ?? "html")) {
-            links = pageLinks(decodeHtml(fetched.body, fetched.contentType), fetched.finalUrl).map((l) => l.url);
-          }
+        page = { url: task.url, ok: true, statusCode: read.status, title: data.title, data: { ...meta, ...data }, error: null };
+        // Links from what was read: a rendered page's links include those its scripts added.
+        if (job.kind === "crawl" && task.depth < spec.maxDepth && /html/i.test(read.contentType ?? "html")) {
+          links = pageLinks(decodeHtml(read.body, read.contentType), read.finalUrl).map((l) => l.url);
         }
       }
     } catch (err) {

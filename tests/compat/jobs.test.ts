@@ -84,6 +84,21 @@ describe("Firecrawl v2 client: map, crawl, batch", () => {
     for (const d of batch.data) expect(d.markdown).toMatch(/Article number \d explains/);
   }, 60_000);
 
+  it("batch scrape and crawl pass waitFor, actions and the screenshot format to the server's browser", async () => {
+    const hidden = "The archive opens only for readers who ask, and the ledger inside lists every ship.";
+    h.site.route("/reveal/", send("text/html; charset=utf-8", `<html><head><title>Reveal</title></head><body><main><h1>Reveal</h1><button id="more">More</button><article id="full" hidden><p>${hidden}</p></article></main><script>document.getElementById("more").onclick = () => { document.getElementById("full").hidden = false; };</script></body></html>`));
+    const url = `${h.site.url}/reveal/`;
+    const batch = await v2(h.keys.full).batchScrape([url], {
+      options: { formats: ["markdown", "screenshot"], waitFor: 100, actions: [{ type: "click", selector: "#more" }] }, pollInterval: 1,
+    });
+    expect(batch.status).toBe("completed");
+    expect(batch.data[0]!.markdown).toContain("the ledger inside lists every ship");
+    expect(batch.data[0]!.screenshot).toMatch(/^data:image\/png;base64,iVBORw0KGgo/);
+    const crawl = await v2(h.keys.full).crawl(url, { limit: 1, scrapeOptions: { formats: ["markdown", "screenshot"], actions: [{ type: "click", selector: "#more" }] }, pollInterval: 1 });
+    expect(crawl.data[0]!.markdown).toContain("the ledger inside lists every ship");
+    expect(crawl.data[0]!.screenshot).toMatch(/^data:image\/png;base64,/);
+  }, 90_000);
+
   it("refusals are SdkErrors: a missing scope 403, an exhausted quota 402, another account's job 404", async () => {
     const scope = await errorOf(v2(h.keys.narrow).startCrawl(root, {}));
     expect((scope as SdkError).status).toBe(403);
