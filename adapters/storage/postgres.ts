@@ -1,4 +1,5 @@
 /** Opens PostgreSQL (QUARRY_DATABASE_URL): a pool, the schema, and a db0 database over the pool. */
+import { createHash } from "node:crypto";
 import { createDatabase, type Database } from "db0";
 import pg from "pg";
 import { StorageError } from "../../core/errors.ts";
@@ -13,12 +14,34 @@ export interface PgHandle {
   close(): Promise<void>;
 }
 
+/** The schema's digest, kept in the database once applied: instances with the same schema skip the DDL. */
+const SCHEMA_DIGEST = createHash("sha256").update(PG_SCHEMA).digest("hex");
+
+/**
+ * Applies the schema under an advisory lock, and only when the database does not already have this
+ * version of it. Running the DDL again on every start was not harmless: the script is one
+ * transaction, and `CREATE INDEX IF NOT EXISTS` still takes its table's share lock, so an instance
+ * (or a CLI command) starting beside busy ones could deadlock with their admissions. A deadlock
+ * while upgrading is retried.
+ */
 export async function migrate(pool: pg.Pool): Promise<void> {
   const client = await pool.connect();
   try {
     await client.query("SELECT pg_advisory_lock($1)", [PG_MIGRATION_LOCK]);
     try {
-      await client.query(PG_SCHEMA);
+      await client.query("CREATE TABLE IF NOT EXISTS quarry_schema (id INTEGER PRIMARY KEY, digest TEXT NOT NULL)");
+      const { rows } = await client.query("SELECT digest FROM quarry_schema WHERE id = 1");
+      if (rows[0]?.digest === SCHEMA_DIGEST) return;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await client.query(PG_SCHEMA);
+          break;
+        } catch (err) {
+          if ((err as { code?: string }).code !== "40P01" || attempt >= 5) throw err;
+          await new Promise((r) => setTimeout(r, 50 * attempt));
+        }
+      }
+      await client.query("INSERT INTO quarry_schema (id, digest) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET digest = $1", [SCHEMA_DIGEST]);
     } finally {
       await client.query("SELECT pg_advisory_unlock($1)", [PG_MIGRATION_LOCK]);
     }
