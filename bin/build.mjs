@@ -11,7 +11,7 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 rmSync(`${root}dist`, { recursive: true, force: true });
 await build({
   absWorkingDir: root,
-  entryPoints: { cli: "adapters/node/cli.ts", core: "core/mod.ts", embed: "adapters/node/embed.ts" },
+  entryPoints: { cli: "adapters/node/cli.ts", core: "core/mod.ts", embed: "adapters/node/embed.ts", "extract-worker": "adapters/extract/worker.ts" },
   outdir: "dist",
   bundle: true,
   splitting: true,

@@ -35,6 +35,7 @@ import { metasearchProbe } from "./routes/metasearch-probe.ts";
 import { usageRoutes } from "./routes/usage.ts";
 import { metricsRoutes } from "./routes/metrics.ts";
 import { meteredCache } from "./gateway/metered-cache.ts";
+import { compatRoutes } from "./compat/mod.ts";
 
 export interface AppOptions {
   /** Operations an embedding service adds; one on a built-in's method and path replaces it. */
@@ -100,11 +101,15 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
     app.on([r.method], [r.path], ...(steps as [MiddlewareHandler<AppEnv>]), r.handler);
   }
 
+  // Compatible APIs and MCP: they authenticate through the native routes they call, and answer in their own shapes.
+  const compat = compatRoutes(() => app, deps, auth, routes);
+  for (const r of compat) app.on([r.method], [r.path], r.handler);
+
   const document = openApiDocument(routes, config.version);
   app.get("/openapi.json", (c) => (c.set("route", "/openapi.json"), c.json(document)));
   mountDashboard(app);
   mountDocs(app, ports.docsAssets);
-  const known = [...routes.map((r) => ({ method: r.method, path: r.path })), { method: "GET", path: "/openapi.json" }];
+  const known = [...[...routes, ...compat.filter((r) => !r.fallback)].map((r) => ({ method: r.method, path: r.path })), { method: "GET", path: "/openapi.json" }];
 
   // Both handlers answer rather than throw, so the header middleware still wraps their responses.
   const errorResponse = (err: unknown, c: Context<AppEnv>) => {

@@ -43,6 +43,8 @@ export interface Config {
   metrics: { token: string | null } | null;
   /** Rendering: QUARRY_CHROMIUM_PATH (null = look in the usual places), QUARRY_BROWSER_PAGES. */
   browser: { path: string | null; pages: number };
+  /** Extraction threads (QUARRY_EXTRACT_WORKERS, 0 = in process) and their idle time (QUARRY_EXTRACT_IDLE, ms). */
+  extract: { workers: number; idleMs: number };
   /** The response cache's bounds, in bytes (QUARRY_CACHE_MAX_BYTES, QUARRY_CACHE_MAX_ENTRY_BYTES). */
   cache: { maxBytes: number; maxEntryBytes: number };
   /** HTTP(S)_PROXY / NO_PROXY for page fetches, from the env handed to start-up (never the process's own). */
@@ -256,6 +258,7 @@ export function parseConfig(env: Env, version = "0.0.0"): Config {
     egressAllow,
     metrics: parseBool(env, "QUARRY_METRICS") ? { token: str(env, "QUARRY_METRICS_TOKEN") ?? null } : null,
     browser: { path: str(env, "QUARRY_CHROMIUM_PATH") ?? null, pages: parseCount(env, "QUARRY_BROWSER_PAGES", 4, 1, 64) },
+    extract: { workers: parseCount(env, "QUARRY_EXTRACT_WORKERS", 1, 0, 16), idleMs: parseCount(env, "QUARRY_EXTRACT_IDLE", 10, 1, 3600) * 1000 },
     cache: {
       maxBytes: parseSize(env, "QUARRY_CACHE_MAX_BYTES", 32 * 2 ** 20),
       maxEntryBytes: parseSize(env, "QUARRY_CACHE_MAX_ENTRY_BYTES", 2 * 2 ** 20),

@@ -14,16 +14,25 @@ interface Libraries {
 }
 
 let libraries: Libraries | null = null;
+let loadingDom: Promise<void> | null = null;
 let loading: Promise<void> | null = null;
+let ready = false;
 
-export function loadLibraries(): Promise<void> {
+/** The HTML libraries alone (an extraction worker needs no tokenizer). */
+export function loadExtractLibraries(): Promise<void> {
   if (libraries) return Promise.resolve();
-  loading ??= Promise.all([import("linkedom"), import("@mozilla/readability"), import("turndown"), loadTokenizer()]).then(
+  loadingDom ??= Promise.all([import("linkedom"), import("@mozilla/readability"), import("turndown")]).then(
     ([linkedom, readability, turndown]) => {
       const module = turndown as unknown as { default?: Libraries["turndown"] };
       libraries = { linkedom, readability, turndown: (module.default ?? turndown) as Libraries["turndown"] };
     },
   );
+  return loadingDom;
+}
+
+export function loadLibraries(): Promise<void> {
+  if (ready) return Promise.resolve();
+  loading ??= Promise.all([loadExtractLibraries(), loadTokenizer()]).then(() => void (ready = true));
   return loading;
 }
 

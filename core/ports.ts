@@ -5,6 +5,9 @@
  * in `adapters/storage/`, all held to the same contract suite in `tests/contracts/`.
  */
 import type { DocsAssets } from "./docs/mod.ts";
+import type { ExtractPort } from "./extract/types.ts";
+
+export type { ExtractPort, ExtractRequest } from "./extract/types.ts";
 
 /** Milliseconds since the Unix epoch. Tests inject a controllable clock. */
 export interface Clock {
@@ -95,20 +98,28 @@ export type AdmitResult =
 /** How long a reservation holds when its instance never settles it (longer than any deadline). */
 export const RESERVATION_TTL_MS = 120_000;
 
-/** A reservation ticket names what it reserves, so any instance can settle it without a lookup. */
-export function makeTicket(keyId: string, period: string, group: string, id: string): string {
-  return `${keyId}|${period}|${group}|${id}`;
+/**
+ * A reservation ticket names what it reserves, so any instance can settle it without a lookup:
+ * the key, the month, the usage group, a unique id, and the UTC day of admission (`2026-11-05`),
+ * the day its use is counted on.
+ */
+export function makeTicket(keyId: string, period: string, group: string, id: string, day: string): string {
+  return `${keyId}|${period}|${group}|${id}|${day}`;
 }
 
-export function parseTicket(ticket: string): { keyId: string; period: string; group: string; id: string } {
-  const [keyId, period, group, id] = ticket.split("|");
-  return { keyId, period, group, id };
+export function parseTicket(ticket: string): { keyId: string; period: string; group: string; id: string; day: string } {
+  const [keyId, period, group, id, day] = ticket.split("|");
+  // A ticket issued before days were recorded (a lease alive across an upgrade) counts on the month's first day.
+  return { keyId, period, group, id, day: day || `${period}-01` };
 }
 
 export interface UsageCount {
   used: number;
   groups: Record<string, number>;
 }
+
+/** One key's committed use per UTC day of a month: day (`2026-11-05`) → group → count. Days without use are absent. */
+export type DailyUsage = Record<string, Record<string, number>>;
 
 /**
  * Atomic admission: the per-minute sliding window and the monthly quota are checked and
@@ -123,9 +134,18 @@ export interface Counters {
   commit(ticket: string): Promise<number>;
   /** Drops a reservation: the request counts toward nothing (a 5xx answer). */
   release(ticket: string): Promise<void>;
-  /** Gives one committed unit back (a stream that failed after its 200). Never below zero. */
-  refund(keyId: string, period: string, group: string): Promise<void>;
+  /**
+   * Gives one committed unit back (a stream that failed after its 200), from the month and from
+   * `day`, the UTC day it was admitted on. Never below zero.
+   */
+  refund(keyId: string, period: string, group: string, day: string): Promise<void>;
   usage(keyId: string, period: string): Promise<UsageCount>;
+  /**
+   * Committed use per day of `period` for each of `keyIds` (absent keys have none). Each unit is
+   * counted on the UTC day of its admission, in the same write as the month's count, so the
+   * days of a month add up to its `usage().used` (from the day the store first kept days).
+   */
+  daily(keyIds: string[], period: string): Promise<Record<string, DailyUsage>>;
 }
 
 /** The response cache. Values are JSON-serialisable. */
@@ -266,6 +286,8 @@ export interface Ports {
   pages: PagePort;
   /** Site-level jobs; absent = map works, crawl and batch answer 503. `queue` absent = in process. */
   jobs?: { store: JobStore; queue?: JobQueue };
+  /** Where HTML pages are extracted; absent = in process. */
+  extract?: ExtractPort;
   /** A browser for pages that need JavaScript; absent when the process has none. */
   render?: RenderPort;
   /** Swagger UI's files for GET /docs (the adapters read the swagger-ui-dist package). */

@@ -7,6 +7,7 @@
  */
 import sqliteConnector from "db0/connectors/bun-sqlite";
 import type { RuntimeParts } from "../shared/bootstrap.ts";
+import { webSpawner } from "../extract/spawn.ts";
 import { abandon, announce, listenFailure, prepare, shutdown, StartupError } from "../shared/start.ts";
 
 declare const Bun: {
@@ -19,6 +20,7 @@ declare const Bun: {
 
 const runtime: RuntimeParts = {
   sqlite: (opts) => sqliteConnector({ path: opts.path }),
+  extractWorkers: async () => webSpawner(),
   remoteAddress: (req, server) => (server as ReturnType<typeof Bun.serve>).requestIP(req)?.address,
 };
 

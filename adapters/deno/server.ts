@@ -6,6 +6,7 @@
  */
 import sqliteConnector from "db0/connectors/node-sqlite";
 import type { RuntimeParts } from "../shared/bootstrap.ts";
+import { webSpawner } from "../extract/spawn.ts";
 import { abandon, announce, listenFailure, prepare, shutdown, StartupError } from "../shared/start.ts";
 
 declare const Deno: {
@@ -20,6 +21,7 @@ declare const Deno: {
 
 const runtime: RuntimeParts = {
   sqlite: (opts) => sqliteConnector({ path: opts.path }),
+  extractWorkers: async () => webSpawner(),
   remoteAddress: (_req, info) => (info as { remoteAddr?: { hostname: string } } | undefined)?.remoteAddr?.hostname,
 };
 

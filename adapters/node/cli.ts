@@ -22,6 +22,7 @@ const HELP = `quarry — search and research API for AI agents
 
   quarry serve [--host HOST] [--port PORT]       start the HTTP service
   quarry demo                                    try it offline: recorded upstreams, a throwaway key
+  quarry mcp                                     the MCP tools over stdio, calling the server at QUARRY_URL with QUARRY_KEY
   quarry help | --help                           this text
   quarry --version                               the version
   quarry keys create --account NAME --scopes a,b --name LABEL [--plan PLAN] [--json]
@@ -94,6 +95,12 @@ export async function main(argv: string[]): Promise<number> {
     const { startDemo } = await import("./demo.ts");
     await startDemo(process.env);
     return -1; // keep running
+  }
+  if (cmd === "mcp") {
+    if (sub) fail(`mcp takes no argument "${sub}"; set QUARRY_URL and QUARRY_KEY`);
+    const { startMcpStdio } = await import("./mcp-stdio.ts");
+    await startMcpStdio(process.env);
+    return -1; // serve stdio until the client closes it
   }
   if (cmd === "serve") {
     if (sub) fail(`serve takes no argument "${sub}"; use --host and --port`);

@@ -25,7 +25,10 @@ const JSON_TYPE = "application/json";
 export const RECORDED: Record<string, RecordedAnswer[]> = {
   duckduckgo: [{ path: "/html/", type: "text/html; charset=utf-8", file: "duckduckgo/html_results_exit_nvim.html" }],
   wikipedia: [{ path: "/w/api.php", type: JSON_TYPE, file: "wikipedia/mw_api_generator_search_formatversion2.json" }],
-  brave: [{ path: "/res/v1/web/search", type: JSON_TYPE, file: "brave/web_search_blue_tack_minimal.json" }],
+  brave: [
+    { path: "/res/v1/web/search", type: JSON_TYPE, file: "brave/web_search_blue_tack_minimal.json" },
+    { path: "/res/v1/news/search", type: JSON_TYPE, file: "brave/news_search_synthetic.json" },
+  ],
   searxng: [{ path: "/search", type: JSON_TYPE, file: "searxng/search_format_json_synthetic.json" }],
   youtube: [
     { path: "/youtubei/v1/search", type: JSON_TYPE, file: "youtube/innertube_web_search_test_videos.json" },
@@ -56,6 +59,8 @@ export interface ReplayServer {
   bodies: Record<string, string>;
   /** Requests seen per backend id. */
   hits: Record<string, number>;
+  /** The path and query of every request, per backend id (what the backend asked its upstream). */
+  requests: Record<string, string[]>;
   close(): Promise<void>;
 }
 
@@ -63,6 +68,7 @@ export async function startReplayServer(options: { host?: string; port?: number 
   const faults: Record<string, Fault> = {};
   const bodies: Record<string, string> = {};
   const hits: Record<string, number> = {};
+  const requests: Record<string, string[]> = {};
   const hanging = new Set<ServerResponse>();
 
   const answer = (req: IncomingMessage, res: ServerResponse) => {
@@ -73,6 +79,7 @@ export async function startReplayServer(options: { host?: string; port?: number 
     const route = RECORDED[id]?.find((r) => path.startsWith(r.path));
     if (!route) return res.writeHead(404, { "content-type": "text/plain" }).end(`nothing recorded for ${id}${path}`);
     hits[id] = (hits[id] ?? 0) + 1;
+    (requests[id] ??= []).push(`${path}${(req.url ?? "").includes("?") ? `?${(req.url ?? "").split("?").slice(1).join("?")}` : ""}`);
     req.resume();
     switch (faults[id] ?? "ok") {
       case "hang":
@@ -108,6 +115,7 @@ export async function startReplayServer(options: { host?: string; port?: number 
     faults,
     bodies,
     hits,
+    requests,
     close: () =>
       new Promise((resolve) => {
         for (const res of hanging) res.destroy();

@@ -6,9 +6,14 @@ import type { Env } from "../../core/config.ts";
 import type { RuntimeParts } from "../shared/bootstrap.ts";
 import { abandon, announce, listenFailure, prepare, shutdown } from "../shared/start.ts";
 import { guardConnections } from "./connections.ts";
+import { nodeSpawner } from "../extract/spawn.ts";
+
+/** Heap limit of one extraction worker; a page that needs more is extracted in process. */
+const EXTRACT_WORKER_OLD_SPACE_MB = 512;
 
 export const nodeRuntime: RuntimeParts = {
   sqlite: (opts) => sqliteConnector(opts),
+  extractWorkers: () => nodeSpawner(EXTRACT_WORKER_OLD_SPACE_MB),
   remoteAddress: (_req, env) => (env as HttpBindings | undefined)?.incoming?.socket?.remoteAddress,
 };
 

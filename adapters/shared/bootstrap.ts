@@ -21,6 +21,7 @@ import { docsAssets } from "./docs-assets.ts";
 import { MemoryJobStore } from "../jobs/memory-store.ts";
 import { SqlJobStore } from "../jobs/sql-store.ts";
 import { sqliteDriver } from "../jobs/sql-drivers.ts";
+import { ExtractPool, type WorkerLike } from "../extract/pool.ts";
 
 export const KV_TABLE = "quarry_kv";
 export const systemClock: Clock = { now: () => Date.now() };
@@ -33,6 +34,8 @@ export interface RuntimeParts {
   remoteAddress?: Ports["remoteAddress"];
   /** Replaces the guarded page fetcher (tests); the default suits Node, Deno and Bun alike. */
   pages?: (config: Config) => PagePort;
+  /** How this runtime starts an extraction worker (adapters/extract/spawn.ts); absent = extract in process. */
+  extractWorkers?: () => Promise<() => WorkerLike>;
 }
 
 interface Stores {
@@ -175,7 +178,21 @@ export function browserPool(config: Config, logger: Logger): BrowserPool {
   });
 }
 
-function assemble(stores: Stores, config: Config, runtime: RuntimeParts, logger: Logger, clock: Clock): Built {
+/** A worker's heap past this is handed back after its page (a fresh worker holds about 30 MB). */
+export const EXTRACT_WORKER_MAX_HEAP = 96 * 2 ** 20;
+
+/** The extraction pool, when the runtime can start workers and QUARRY_EXTRACT_WORKERS is not 0. */
+async function extractPool(config: Config, runtime: RuntimeParts, logger: Logger): Promise<ExtractPool | null> {
+  if (!runtime.extractWorkers || config.extract.workers === 0) return null;
+  try {
+    return new ExtractPool({ size: config.extract.workers, idleMs: config.extract.idleMs, maxHeapBytes: EXTRACT_WORKER_MAX_HEAP, spawn: await runtime.extractWorkers(), logger });
+  } catch (err) {
+    logger.warn({ err: String(err) }, "extraction workers unavailable; extracting in process");
+    return null;
+  }
+}
+
+function assemble(stores: Stores, config: Config, runtime: RuntimeParts, logger: Logger, clock: Clock, extract: ExtractPool | null): Built {
   const { describe, close, ...storage } = stores;
   const render = browserPool(config, logger);
   return {
@@ -188,10 +205,12 @@ function assemble(stores: Stores, config: Config, runtime: RuntimeParts, logger:
       remoteAddress: runtime.remoteAddress,
       docsAssets: docsAssets(),
       render,
+      ...(extract ? { extract } : {}),
     },
     describe,
     close: async () => {
       await render.close();
+      await extract?.close();
       await close();
     },
   };
@@ -211,7 +230,7 @@ export async function buildPorts(config: Config, runtime: RuntimeParts, logger: 
     : config.dataDir === ":memory:"
       ? memoryStores(clock, config.cache)
       : await sqliteStores(config, runtime, clock);
-  const built = assemble(stores, config, runtime, logger, clock);
+  const built = assemble(stores, config, runtime, logger, clock, await extractPool(config, runtime, logger));
   // prom-client is loaded only when metrics are on.
   if (config.metrics) built.ports.metrics = (await import("../metrics/prometheus.ts")).createPrometheusMetrics();
   return built;

@@ -1,10 +1,19 @@
 /** In-memory Counters: exact within one process (JavaScript runs each admit to completion). */
+import { dayOf } from "../../core/limits/period.ts";
 import { SlidingWindow } from "../../core/limits/sliding-window.ts";
-import { makeTicket, parseTicket, type AdmitRequest, type AdmitResult, type Counters, type UsageCount } from "../../core/ports.ts";
+import { makeTicket, parseTicket, type AdmitRequest, type AdmitResult, type Counters, type DailyUsage, type UsageCount } from "../../core/ports.ts";
 
 export class MemoryCounters implements Counters {
+  /**
+   * @param days keep per-day counts (false when a durable store keeps them and this object only
+   *   holds the state its decisions are made on, as in SqliteCounters).
+   */
+  constructor(private readonly days = true) {}
+
   private windows = new Map<string, SlidingWindow>();
   private usageBy = new Map<string, Map<string, number>>();
+  /** `keyId|period` → day → group → count (only when this object is the store, see `days`). */
+  private dailyBy = new Map<string, DailyUsage>();
   /** Reservations not yet settled, per key and period (a process that dies takes them along). */
   private pending = new Map<string, number>();
   private seq = 0;
@@ -65,10 +74,10 @@ export class MemoryCounters implements Counters {
     if (windowed) w.add(req.now);
     if (req.group === null) return { ok: true, used, ticket: null };
     this.pending.set(slot, pending + 1);
-    return { ok: true, used, ticket: makeTicket(req.keyId, req.period, req.group, String(++this.seq)) };
+    return { ok: true, used, ticket: makeTicket(req.keyId, req.period, req.group, String(++this.seq), dayOf(req.now)) };
   }
 
-  private unreserve(ticket: string): { keyId: string; period: string; group: string } {
+  private unreserve(ticket: string): { keyId: string; period: string; group: string; day: string } {
     const t = parseTicket(ticket);
     const slot = `${t.keyId}|${t.period}`;
     const n = this.pending.get(slot) ?? 0;
@@ -85,22 +94,45 @@ export class MemoryCounters implements Counters {
     const t = this.unreserve(ticket);
     const g = this.groups(t.keyId, t.period);
     g.set(t.group, (g.get(t.group) ?? 0) + 1);
+    this.addDay(t.keyId, t.period, t.day, t.group, 1);
     return this.used(t.keyId, t.period);
+  }
+
+  private addDay(keyId: string, period: string, day: string, group: string, n: 1 | -1): void {
+    if (!this.days) return;
+    const id = `${keyId}|${period}`;
+    let month = this.dailyBy.get(id);
+    if (!month) this.dailyBy.set(id, (month = {}));
+    const groups = (month[day] ??= {});
+    const next = (groups[group] ?? 0) + n;
+    if (next > 0) groups[group] = next;
+    else delete groups[group];
+    if (!Object.keys(groups).length) delete month[day];
   }
 
   async release(ticket: string): Promise<void> {
     this.unreserve(ticket);
   }
 
-  async refund(keyId: string, period: string, group: string): Promise<void> {
-    this.refundNow(keyId, period, group);
+  async refund(keyId: string, period: string, group: string, day: string): Promise<void> {
+    this.refundNow(keyId, period, group, day);
   }
 
-  refundNow(keyId: string, period: string, group: string): boolean {
+  refundNow(keyId: string, period: string, group: string, day: string): boolean {
     const g = this.groups(keyId, period);
     const n = g.get(group) ?? 0;
     if (n > 0) g.set(group, n - 1);
+    if (n > 0 && (this.dailyBy.get(`${keyId}|${period}`)?.[day]?.[group] ?? 0) > 0) this.addDay(keyId, period, day, group, -1);
     return n > 0;
+  }
+
+  async daily(keyIds: string[], period: string): Promise<Record<string, DailyUsage>> {
+    const out: Record<string, DailyUsage> = {};
+    for (const id of keyIds) {
+      const month = this.dailyBy.get(`${id}|${period}`);
+      if (month) out[id] = Object.fromEntries(Object.entries(month).map(([day, g]) => [day, { ...g }]));
+    }
+    return out;
   }
 
   async usage(keyId: string, period: string): Promise<UsageCount> {

@@ -5,7 +5,8 @@
  */
 import type pg from "pg";
 import { StorageError } from "../../core/errors.ts";
-import { makeTicket, parseTicket, RESERVATION_TTL_MS, type AdmitRequest, type AdmitResult, type Counters, type UsageCount } from "../../core/ports.ts";
+import { dayOf } from "../../core/limits/period.ts";
+import { makeTicket, parseTicket, RESERVATION_TTL_MS, type AdmitRequest, type AdmitResult, type Counters, type DailyUsage, type UsageCount } from "../../core/ports.ts";
 
 async function q<T extends pg.QueryResultRow>(pool: pg.Pool, sql: string, params: unknown[]): Promise<T[]> {
   try {
@@ -27,7 +28,7 @@ export class PgCounters implements Counters {
   ) {}
 
   async admit(req: AdmitRequest): Promise<AdmitResult> {
-    const ticket = req.group === null ? null : makeTicket(req.keyId, req.period, req.group, crypto.randomUUID());
+    const ticket = req.group === null ? null : makeTicket(req.keyId, req.period, req.group, crypto.randomUUID(), dayOf(req.now));
     const [r] = await q<{ ok: boolean; reason: string | null; retry_ms: string; used: number }>(
       this.pool,
       "SELECT ok, reason, retry_ms, used FROM quarry_admit($1, $2, $3, $4, $5, $6, $7, $8, $9)",
@@ -58,15 +59,17 @@ export class PgCounters implements Counters {
 
   async commit(ticket: string): Promise<number> {
     const t = parseTicket(ticket);
-    // One statement: the reservation goes and the use arrives together. An expired lease still
-    // counts: the request was answered.
+    // One statement: the reservation goes and the use arrives together, in the month and its
+    // day. An expired lease still counts: the request was answered.
     const [r] = await q<{ used: string }>(
       this.pool,
       `WITH d AS (DELETE FROM quarry_reservations WHERE ticket = $1),
             u AS (INSERT INTO quarry_usage AS t (key_id, period, grp, n) VALUES ($2, $3, $4, 1)
-                  ON CONFLICT (key_id, period, grp) DO UPDATE SET n = t.n + 1 RETURNING 1)
+                  ON CONFLICT (key_id, period, grp) DO UPDATE SET n = t.n + 1 RETURNING 1),
+            y AS (INSERT INTO quarry_usage_daily AS t (key_id, period, day, grp, n) VALUES ($2, $3, $5, $4, 1)
+                  ON CONFLICT (key_id, period, day, grp) DO UPDATE SET n = t.n + 1 RETURNING 1)
        SELECT coalesce(sum(n), 0) + 1 AS used FROM quarry_usage WHERE key_id = $2 AND period = $3`,
-      [ticket, t.keyId, t.period, t.group],
+      [ticket, t.keyId, t.period, t.group, t.day],
     );
     return Number(r.used);
   }
@@ -75,8 +78,17 @@ export class PgCounters implements Counters {
     await q(this.pool, "DELETE FROM quarry_reservations WHERE ticket = $1", [ticket]);
   }
 
-  async refund(keyId: string, period: string, group: string): Promise<void> {
-    await q(this.pool, "UPDATE quarry_usage SET n = n - 1 WHERE key_id = $1 AND period = $2 AND grp = $3 AND n > 0", [keyId, period, group]);
+  async refund(keyId: string, period: string, group: string, day: string): Promise<void> {
+    await q(
+      this.pool,
+      `WITH m AS (UPDATE quarry_usage SET n = n - 1 WHERE key_id = $1 AND period = $2 AND grp = $3 AND n > 0 RETURNING 1)
+       UPDATE quarry_usage_daily SET n = n - 1 WHERE key_id = $1 AND period = $2 AND day = $4 AND grp = $3 AND n > 0 AND EXISTS (SELECT 1 FROM m)`,
+      [keyId, period, group, day],
+    );
+  }
+
+  async daily(keyIds: string[], period: string): Promise<Record<string, DailyUsage>> {
+    return readDaily(this.pool, keyIds, period);
   }
 
   async usage(keyId: string, period: string): Promise<UsageCount> {
@@ -84,4 +96,17 @@ export class PgCounters implements Counters {
     const groups = Object.fromEntries(rows.map((r) => [r.grp, r.n]));
     return { used: rows.reduce((a, r) => a + r.n, 0), groups };
   }
+}
+
+/** Per-day use of several keys in one query (PostgreSQL alone, and Redis mode, whose units PostgreSQL holds first). */
+export async function readDaily(pool: pg.Pool, keyIds: string[], period: string): Promise<Record<string, DailyUsage>> {
+  if (!keyIds.length) return {};
+  const rows = await q<{ key_id: string; day: string; grp: string; n: number }>(
+    pool,
+    "SELECT key_id, day, grp, n FROM quarry_usage_daily WHERE key_id = ANY($1::text[]) AND period = $2 AND n > 0",
+    [keyIds, period],
+  );
+  const out: Record<string, DailyUsage> = {};
+  for (const r of rows) ((out[r.key_id] ??= {})[r.day] ??= {})[r.grp] = Number(r.n);
+  return out;
 }

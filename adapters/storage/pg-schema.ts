@@ -40,6 +40,8 @@ CREATE TABLE IF NOT EXISTS quarry_window_log (key_id TEXT NOT NULL, ms BIGINT NO
 CREATE TABLE IF NOT EXISTS quarry_reservations (ticket TEXT PRIMARY KEY, key_id TEXT NOT NULL, period TEXT NOT NULL, expires_at BIGINT NOT NULL);
 CREATE INDEX IF NOT EXISTS quarry_reservations_key ON quarry_reservations (key_id, period);
 CREATE TABLE IF NOT EXISTS quarry_usage (key_id TEXT NOT NULL, period TEXT NOT NULL, grp TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (key_id, period, grp));
+-- The same units per UTC day of admission (GET /v1/usage/daily), written in the same statement.
+CREATE TABLE IF NOT EXISTS quarry_usage_daily (key_id TEXT NOT NULL, period TEXT NOT NULL, day TEXT NOT NULL, grp TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (key_id, period, day, grp));
 
 -- One exact admission: the key's state row is locked, so concurrent admissions of one key,
 -- from any instance, run one after another. p_now NULL = the database's clock (production).

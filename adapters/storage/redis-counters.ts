@@ -12,12 +12,16 @@
  *   dead instance leaves expires: requests it never answered are not counted in Redis.
  * - A key whose state Redis lacks (first use, expiry, a Redis restart) is seeded from
  *   PostgreSQL: the month's usage and the last minute's window, so limits stay exact.
+ * - Per-day use lives only in PostgreSQL, written in the same statement as the month's unit;
+ *   it is read for reports, never for admission, so Redis holds nothing more per key.
  * - While Redis is unreachable, admissions fail (503 service_unavailable): never unlimited.
  */
 import type { Redis } from "ioredis";
 import type pg from "pg";
 import { StorageError } from "../../core/errors.ts";
-import { makeTicket, parseTicket, RESERVATION_TTL_MS, type AdmitRequest, type AdmitResult, type Counters, type UsageCount } from "../../core/ports.ts";
+import { dayOf } from "../../core/limits/period.ts";
+import { makeTicket, parseTicket, RESERVATION_TTL_MS, type AdmitRequest, type AdmitResult, type Counters, type DailyUsage, type UsageCount } from "../../core/ports.ts";
+import { readDaily } from "./pg-counters.ts";
 
 const ADMIT = `
 local now
@@ -85,7 +89,7 @@ return 1
 
 const MONTH_TTL_MS = 35 * 86_400_000;
 
-type Write = { keyId: string; ms: number; period: string; group: string | null; sign: 1 | -1; window: boolean };
+type Write = { keyId: string; ms: number; period: string; group: string | null; day: string; sign: 1 | -1; window: boolean };
 
 export class RedisCounters implements Counters {
   private seq = 0;
@@ -137,7 +141,7 @@ export class RedisCounters implements Counters {
   async admit(req: AdmitRequest): Promise<AdmitResult> {
     const keys = this.keys(req.keyId, req.period);
     const member = `${this.tag}:${++this.seq}`;
-    const ticket = req.group === null ? null : makeTicket(req.keyId, req.period, req.group, member);
+    const ticket = req.group === null ? null : makeTicket(req.keyId, req.period, req.group, member, dayOf(req.now));
     const args = [req.windowMs, req.window === false ? -1 : req.perMinute, req.group ?? "", req.quota ?? -1, member, this.opts.redisClock ? "" : req.now, ticket ?? "", RESERVATION_TTL_MS];
     let r = (await this.call(ADMIT, keys, args)) as string[];
     if (r[0] === "seed") {
@@ -149,7 +153,7 @@ export class RedisCounters implements Counters {
     if (r[0] === "quota_exceeded") return { ok: false, reason: "quota_exceeded", used };
     if (r[0] !== "ok") throw new StorageError(`Redis: unexpected admission answer ${r[0]}`);
     // Logged for re-seeding the window after a Redis restart; it rides along with the next commit.
-    if (req.window !== false) this.write({ keyId: req.keyId, ms: Number(r[1]), period: req.period, group: null, sign: 1, window: true }).catch(() => {});
+    if (req.window !== false) this.write({ keyId: req.keyId, ms: Number(r[1]), period: req.period, group: null, day: "", sign: 1, window: true }).catch(() => {});
     return { ok: true, used, ticket };
   }
 
@@ -158,7 +162,7 @@ export class RedisCounters implements Counters {
     const keys = this.keys(t.keyId, t.period);
     try {
       // Durable first; until the Redis step below, the lease still holds the unit for the quota.
-      await this.write({ keyId: t.keyId, ms: 0, period: t.period, group: t.group, sign: 1, window: false });
+      await this.write({ keyId: t.keyId, ms: 0, period: t.period, group: t.group, day: t.day, sign: 1, window: false });
     } catch (err) {
       // Not durable, so not counted anywhere: free the lease now (the caller answers 503).
       await this.release(ticket).catch(() => {});
@@ -179,9 +183,13 @@ export class RedisCounters implements Counters {
     }
   }
 
-  async refund(keyId: string, period: string, group: string): Promise<void> {
+  async refund(keyId: string, period: string, group: string, day: string): Promise<void> {
     await this.call(GIVE_BACK, this.keys(keyId, period), [group]);
-    await this.write({ keyId, ms: 0, period, group, sign: -1, window: false });
+    await this.write({ keyId, ms: 0, period, group, day, sign: -1, window: false });
+  }
+
+  async daily(keyIds: string[], period: string): Promise<Record<string, DailyUsage>> {
+    return readDaily(this.pool, keyIds, period);
   }
 
   async usage(keyId: string, period: string): Promise<UsageCount> {
@@ -221,7 +229,7 @@ export class RedisCounters implements Counters {
     for (const w of batch) {
       if (w.window) win.set(`${w.keyId}\u0000${w.ms}`, (win.get(`${w.keyId}\u0000${w.ms}`) ?? 0) + 1);
       if (w.group !== null) {
-        const k = `${w.keyId}\u0000${w.period}\u0000${w.group}`;
+        const k = `${w.keyId}\u0000${w.period}\u0000${w.group}\u0000${w.day}`;
         use.set(k, (use.get(k) ?? 0) + w.sign);
       }
     }
@@ -234,14 +242,20 @@ export class RedisCounters implements Counters {
            INSERT INTO quarry_window_log AS t (key_id, ms, n)
            SELECT * FROM unnest($1::text[], $2::bigint[], $3::int[])
            ON CONFLICT (key_id, ms) DO UPDATE SET n = t.n + excluded.n RETURNING 1
+         ), a AS (
+           SELECT * FROM unnest($4::text[], $5::text[], $6::text[], $8::text[], $7::int[]) AS a (key_id, period, grp, day, n)
          ), u AS (
            INSERT INTO quarry_usage AS t (key_id, period, grp, n)
-           SELECT * FROM unnest($4::text[], $5::text[], $6::text[], $7::int[])
+           SELECT key_id, period, grp, sum(n)::int FROM a GROUP BY key_id, period, grp
            ON CONFLICT (key_id, period, grp) DO UPDATE SET n = greatest(0, t.n + excluded.n) RETURNING 1
-         ) SELECT (SELECT count(*) FROM w) AS w, (SELECT count(*) FROM u) AS u`,
+         ), y AS (
+           INSERT INTO quarry_usage_daily AS t (key_id, period, day, grp, n)
+           SELECT key_id, period, day, grp, n FROM a
+           ON CONFLICT (key_id, period, day, grp) DO UPDATE SET n = greatest(0, t.n + excluded.n) RETURNING 1
+         ) SELECT (SELECT count(*) FROM w) AS w, (SELECT count(*) FROM u) AS u, (SELECT count(*) FROM y) AS y`,
         [
           wk.map((k) => k[0]), wk.map((k) => Number(k[1])), [...win.values()],
-          uk.map((k) => k[0]), uk.map((k) => k[1]), uk.map((k) => k[2]), [...use.values()],
+          uk.map((k) => k[0]), uk.map((k) => k[1]), uk.map((k) => k[2]), [...use.values()], uk.map((k) => k[3]),
         ],
       );
       for (const w of waiters) w.resolve();

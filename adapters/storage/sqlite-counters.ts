@@ -7,7 +7,7 @@
  * process owns a SQLite file (several instances use PostgreSQL); the CLI only reads counts.
  */
 import { StorageError } from "../../core/errors.ts";
-import { parseTicket, type AdmitRequest, type AdmitResult, type Counters, type UsageCount } from "../../core/ports.ts";
+import { parseTicket, type AdmitRequest, type AdmitResult, type Counters, type DailyUsage, type UsageCount } from "../../core/ports.ts";
 import { MemoryCounters } from "./memory-counters.ts";
 
 type Row = Record<string, unknown>;
@@ -25,15 +25,17 @@ export interface SyncSqlite {
 export const SQLITE_COUNTER_SCHEMA = `
 CREATE TABLE IF NOT EXISTS quarry_window (key_id TEXT NOT NULL, ms INTEGER NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (key_id, ms)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS quarry_usage (key_id TEXT NOT NULL, period TEXT NOT NULL, grp TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (key_id, period, grp)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS quarry_usage_daily (key_id TEXT NOT NULL, period TEXT NOT NULL, day TEXT NOT NULL, grp TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (key_id, period, day, grp)) WITHOUT ROWID;
 `;
 
 type Op =
   | { kind: "hit"; keyId: string; ms: number; windowMs: number }
-  | { kind: "count"; keyId: string; period: string; group: string }
-  | { kind: "refund"; keyId: string; period: string; group: string };
+  | { kind: "count"; keyId: string; period: string; group: string; day: string }
+  | { kind: "refund"; keyId: string; period: string; group: string; day: string };
 
 export class SqliteCounters implements Counters {
-  private readonly mem = new MemoryCounters();
+  /** Decisions only: the days are kept in SQLite, not in memory. */
+  private readonly mem = new MemoryCounters(false);
   private readonly q;
   private queue: Op[] = [];
   private waiters: Array<{ resolve: () => void; reject: (e: unknown) => void }> = [];
@@ -49,6 +51,9 @@ export class SqliteCounters implements Counters {
       count: p("INSERT INTO quarry_usage (key_id, period, grp, n) VALUES (?, ?, ?, ?) ON CONFLICT (key_id, period, grp) DO UPDATE SET n = n + excluded.n"),
       refund: p("UPDATE quarry_usage SET n = n - 1 WHERE key_id = ? AND period = ? AND grp = ? AND n > 0"),
       groups: p("SELECT grp, n FROM quarry_usage WHERE key_id = ? AND period = ?"),
+      countDay: p("INSERT INTO quarry_usage_daily (key_id, period, day, grp, n) VALUES (?, ?, ?, ?, ?) ON CONFLICT (key_id, period, day, grp) DO UPDATE SET n = n + excluded.n"),
+      refundDay: p("UPDATE quarry_usage_daily SET n = n - 1 WHERE key_id = ? AND period = ? AND day = ? AND grp = ? AND n > 0"),
+      days: p("SELECT day, grp, n FROM quarry_usage_daily WHERE key_id = ? AND period = ? AND n > 0"),
     };
   }
 
@@ -80,7 +85,7 @@ export class SqliteCounters implements Counters {
     const used = this.mem.commitNow(ticket);
     // A failed transaction makes memory forget the key, so it is read back from SQLite (without
     // this unit) on its next request; the caller answers 503.
-    await this.write({ kind: "count", keyId: t.keyId, period: t.period, group: t.group });
+    await this.write({ kind: "count", keyId: t.keyId, period: t.period, group: t.group, day: t.day });
     return used;
   }
 
@@ -88,9 +93,24 @@ export class SqliteCounters implements Counters {
     await this.mem.release(ticket);
   }
 
-  async refund(keyId: string, period: string, group: string): Promise<void> {
+  async refund(keyId: string, period: string, group: string, day: string): Promise<void> {
     if (!this.mem.holds(keyId, period)) this.mem.seed(keyId, null, period, this.readGroups(keyId, period));
-    if (this.mem.refundNow(keyId, period, group)) await this.write({ kind: "refund", keyId, period, group });
+    if (this.mem.refundNow(keyId, period, group, day)) await this.write({ kind: "refund", keyId, period, group, day });
+  }
+
+  async daily(keyIds: string[], period: string): Promise<Record<string, DailyUsage>> {
+    const out: Record<string, DailyUsage> = {};
+    try {
+      for (const id of keyIds) {
+        const rows = this.q.days.all(id, period);
+        if (!rows.length) continue;
+        const days: DailyUsage = (out[id] = {});
+        for (const r of rows) (days[String(r.day)] ??= {})[String(r.grp)] = Number(r.n);
+      }
+    } catch (err) {
+      throw new StorageError(`SQLite: ${(err as Error).message}`, { cause: err });
+    }
+    return out;
   }
 
   async usage(keyId: string, period: string): Promise<UsageCount> {
@@ -127,7 +147,7 @@ export class SqliteCounters implements Counters {
         hits.set(h, (hits.get(h) ?? 0) + 1);
         cutoffs.set(op.keyId, Math.max(cutoffs.get(op.keyId) ?? 0, op.ms - op.windowMs));
       } else if (op.kind === "count") {
-        const c = `${op.keyId}\u0000${op.period}\u0000${op.group}`;
+        const c = `${op.keyId}\u0000${op.period}\u0000${op.group}\u0000${op.day}`;
         counts.set(c, (counts.get(c) ?? 0) + 1);
       }
     }
@@ -139,10 +159,15 @@ export class SqliteCounters implements Counters {
           this.q.hit.run(keyId, Number(ms), n);
         }
         for (const [c, n] of counts) {
-          const [keyId, period, group] = c.split("\u0000");
+          const [keyId, period, group, day] = c.split("\u0000");
           this.q.count.run(keyId, period, group, n);
+          this.q.countDay.run(keyId, period, day, group, n);
         }
-        for (const op of ops) if (op.kind === "refund") this.q.refund.run(op.keyId, op.period, op.group);
+        for (const op of ops) {
+          if (op.kind !== "refund") continue;
+          this.q.refund.run(op.keyId, op.period, op.group);
+          this.q.refundDay.run(op.keyId, op.period, op.day, op.group);
+        }
         for (const [keyId, cutoff] of cutoffs) this.q.expire.run(keyId, cutoff);
         this.db.exec("COMMIT");
       } catch (err) {

@@ -25,7 +25,7 @@ import { decodeHtml } from "../../core/extract/decode-html.ts";
 import { pageLinks } from "../../core/jobs/site-files.ts";
 import { frontierKey } from "../../core/jobs/url-rules.ts";
 import { pageContent } from "../../core/operations/scrape/scrape.ts";
-import type { Logger } from "../../core/ports.ts";
+import type { Logger, Ports } from "../../core/ports.ts";
 import { buildPorts } from "../../adapters/shared/bootstrap.ts";
 import { nodeRuntime } from "../../adapters/node/server.ts";
 import { createSafeFetch, parseAllowList } from "../../adapters/fetch/mod.ts";
@@ -78,6 +78,9 @@ class RssSampler {
 
 const pages = createSafeFetch({ allow: parseAllowList(["127.0.0.1/32"]) });
 
+/** Extraction in this process for the baseline (no extraction port: the core's in-process default). */
+const inProcess = {} as Ports;
+
 /** The baseline: breadth-first, CONCURRENCY at a time, fetch + extract, results kept in memory. */
 async function baseline(start: string): Promise<{ pages: number; seconds: number }> {
   await loadLibraries();
@@ -96,7 +99,7 @@ async function baseline(start: string): Promise<{ pages: number; seconds: number
         void (async () => {
           try {
             const page = await pages.fetchPage(url, { timeoutMs: 15_000 });
-            const data = await pageContent(page, ["markdown"], true);
+            const data = await pageContent(inProcess, page, ["markdown"], true);
             results.push({ url, markdown: data?.markdown });
             for (const l of pageLinks(decodeHtml(page.body, page.contentType), page.finalUrl)) {
               const key = frontierKey(l.url);
@@ -124,7 +127,9 @@ async function quarry(start: string): Promise<{ pages: number; seconds: number; 
   const dir = mkdtempSync(join(tmpdir(), "quarry-bench-crawl-"));
   const config = parseConfig({
     QUARRY_DATA_DIR: dir, QUARRY_EGRESS_ALLOW: "127.0.0.1/32", QUARRY_IP_RATE: "off", QUARRY_LOG_LEVEL: "silent",
-    QUARRY_CRAWL_HOST_CONCURRENCY: "0", QUARRY_CRAWL_CONCURRENCY: String(CONCURRENCY), QUARRY_PLANS: '{"free":{"quota":null,"per_minute":100000}}',
+    QUARRY_CRAWL_HOST_CONCURRENCY: "0", QUARRY_CRAWL_CONCURRENCY: String(CONCURRENCY),
+    // Extraction in this process too, as the baseline does it (worker threads would change the comparison).
+    QUARRY_EXTRACT_WORKERS: "0", QUARRY_PLANS: '{"free":{"quota":null,"per_minute":100000}}',
   }, "bench");
   const built = await buildPorts(config, nodeRuntime, silent);
   const q = createQuarry(built.ports, config);

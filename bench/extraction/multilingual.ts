@@ -20,6 +20,18 @@ export interface SegmentPage {
   language: string;
   /** Where `language` came from. */
   languageSource: "declared" | "tld" | "none";
+  /** `heldout` for a fixed quarter of the pages (by a hash of the file name), looked at only through totals. */
+  split: "dev" | "heldout";
+}
+
+/** FNV-1a of the page's file name: a fixed split that does not depend on the set's order. */
+export function splitOf(id: string): "dev" | "heldout" {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) {
+    h ^= id.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h % 4 === 0 ? "heldout" : "dev";
 }
 
 export function multilingualDir(): string {
@@ -37,7 +49,8 @@ export function loadSegmentPages(): SegmentPage[] {
     .map(([url, entry]) => {
       const html = decodeHtml(gunzipSync(readFileSync(join(dir, "html", entry.file))), null);
       const { language, source } = pageLanguage(html, url);
-      return { id: entry.file.replace(/\.html\.gz$/, ""), url, html, with: entry.with, without: entry.without, language, languageSource: source };
+      const id = entry.file.replace(/\.html\.gz$/, "");
+      return { id, url, html, with: entry.with, without: entry.without, language, languageSource: source, split: splitOf(id) };
     });
 }
 

@@ -4,7 +4,8 @@
  * Usage: npx tsx bench/extraction/per-page.ts [--multilingual] [--baseline] [--limit N] [--json out.json]
  *  - articles (default): per-page shingle precision/recall, worst first;
  *  - --multilingual: pages with missed (`-`) or leaked (`+`) segments, most errors first.
- * --json writes per-page results for diffing two runs.
+ * --json writes per-page results for diffing two runs. Held-out pages of the multilingual set
+ * (multilingual.ts, `split`) are only counted, never listed, unless --all.
  */
 import { writeFileSync } from "node:fs";
 import { Readability } from "@mozilla/readability";
@@ -42,10 +43,11 @@ const articles = loadPages().map((p) => {
   const c = pageCounts(p.truth, predicted);
   return { id: p.id, url: p.url, truth: p.truth, p: pagePrecision(c), r: pageRecall(c), predicted };
 });
-const multi = loadSegmentPages().map((p) => ({ id: p.id, url: p.url, lang: p.language, ...segmentCounts(extract(p.html, p.url), p.with, p.without) }));
+const multi = loadSegmentPages().map((p) => ({ id: p.id, url: p.url, lang: p.language, split: p.split, ...segmentCounts(extract(p.html, p.url), p.with, p.without) }));
+const listed = args.includes("--all") ? multi : multi.filter((r) => r.split === "dev");
 
 if (showMulti) {
-  const bad = multi.filter((r) => r.fn + r.fp > 0).sort((a, b) => b.fn + b.fp - (a.fn + a.fp));
+  const bad = listed.filter((r) => r.fn + r.fp > 0).sort((a, b) => b.fn + b.fp - (a.fn + a.fp));
   for (const r of bad.slice(0, limit)) {
     console.log(`${r.id} [${r.lang}] ${r.url}`);
     for (const s of r.missed) console.log(`   - ${s.slice(0, 110)}`);
@@ -59,12 +61,16 @@ const a = score(articles);
 const m = segmentScore(multi);
 console.log(`articles F1 ${a.f1.toFixed(4)} P ${a.precision.toFixed(4)} R ${a.recall.toFixed(4)}`);
 console.log(`multilingual F ${m.f.toFixed(4)} P ${m.precision.toFixed(4)} R ${m.recall.toFixed(4)} (tp ${m.tp}, fn ${m.fn}, fp ${m.fp})`);
+for (const split of ["dev", "heldout"] as const) {
+  const s = segmentScore(multi.filter((r) => r.split === split));
+  console.log(`  ${split} F ${s.f.toFixed(4)} P ${s.precision.toFixed(4)} R ${s.recall.toFixed(4)}`);
+}
 if (jsonAt >= 0) {
   writeFileSync(
     args[jsonAt + 1]!,
     JSON.stringify({
       articles: articles.map(({ id, p, r }) => ({ id, p, r })),
-      multilingual: multi.map(({ id, missed, leaked }) => ({ id, missed, leaked })),
+      multilingual: listed.map(({ id, missed, leaked }) => ({ id, missed, leaked })),
     }),
   );
 }

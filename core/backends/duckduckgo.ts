@@ -16,9 +16,24 @@ const DEFAULT_REGION: Record<string, string> = {
   de: "de-de", fr: "fr-fr", es: "es-es", it: "it-it", nl: "nl-nl", pt: "br-pt", ja: "jp-jp", pl: "pl-pl",
 };
 
-/** `de-AT` → `at-de`; a bare `en` searches all regions (`wt-wt`). */
-export function ddgRegion(language: string): string {
+/** DDG's regions (`kl`) by ISO country code, from its settings page; `uk` is Great Britain. */
+const REGIONS: Record<string, readonly string[]> = {
+  AR: ["ar-es"], AT: ["at-de"], AU: ["au-en"], BE: ["be-nl", "be-fr"], BG: ["bg-bg"], BR: ["br-pt"], CA: ["ca-en", "ca-fr"],
+  CH: ["ch-de", "ch-fr", "ch-it"], CL: ["cl-es"], CN: ["cn-zh"], CO: ["co-es"], CZ: ["cz-cs"], DE: ["de-de"], DK: ["dk-da"],
+  EE: ["ee-et"], ES: ["es-es"], FI: ["fi-fi"], FR: ["fr-fr"], GB: ["uk-en"], GR: ["gr-el"], HK: ["hk-tzh"], HR: ["hr-hr"],
+  HU: ["hu-hu"], ID: ["id-id", "id-en"], IE: ["ie-en"], IL: ["il-he"], IN: ["in-en"], IT: ["it-it"], JP: ["jp-jp"], KR: ["kr-kr"],
+  LT: ["lt-lt"], LV: ["lv-lv"], MX: ["mx-es"], MY: ["my-ms", "my-en"], NL: ["nl-nl"], NO: ["no-no"], NZ: ["nz-en"], PE: ["pe-es"],
+  PH: ["ph-en", "ph-tl"], PL: ["pl-pl"], PT: ["pt-pt"], RO: ["ro-ro"], RU: ["ru-ru"], SE: ["se-sv"], SG: ["sg-en"], SI: ["sl-sl"],
+  SK: ["sk-sk"], TH: ["th-th"], TR: ["tr-tr"], TW: ["tw-tzh"], UA: ["ua-uk"], US: ["us-en", "us-es"], VE: ["ve-es"], VN: ["vn-vi"],
+  ZA: ["za-en"],
+};
+export const DDG_COUNTRIES = Object.keys(REGIONS);
+
+/** `de-AT` → `at-de`; a bare `en` searches all regions (`wt-wt`); a country wins over the tag's region. */
+export function ddgRegion(language: string, country?: string): string {
   const { lang, region } = languageParts(language);
+  const regions = country ? REGIONS[country] : undefined;
+  if (regions) return regions.find((r) => r.endsWith(`-${lang}`)) ?? regions[0]!;
   if (region) return `${region === "gb" ? "uk" : region}-${lang}`;
   return DEFAULT_REGION[lang] ?? "wt-wt";
 }
@@ -65,10 +80,11 @@ export const duckduckgo: Backend = {
     kind: "web",
     defaultBaseUrl: "https://html.duckduckgo.com",
     docs: "https://duckduckgo.com/duckduckgo-help-pages/settings/params/",
+    supports: { countries: DDG_COUNTRIES, dates: "window" },
   },
 
   buildRequest(query, cfg) {
-    const form = new URLSearchParams({ q: query.query, kl: ddgRegion(query.language) });
+    const form = new URLSearchParams({ q: query.query, kl: ddgRegion(query.language, query.country) });
     if (query.freshness) form.set("df", FRESHNESS[query.freshness]);
     if (query.page && query.page > 1) {
       const offset = (query.page - 1) * PAGE_SIZE;

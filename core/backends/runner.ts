@@ -40,6 +40,8 @@ export interface RunRequest {
   backends?: readonly string[];
   /** Which backends are reported (default `web`). */
   kind?: BackendKind;
+  /** Backends not to ask this time, each with the reason `meta.backends` shows (e.g. no news search). */
+  skip?: Readonly<Record<string, string>>;
   /** The request's one deadline, in clock milliseconds. */
   deadline?: number;
 }
@@ -196,6 +198,10 @@ export function createRunner(options: RunnerOptions): BackendRunner {
         }
         if (wanted && !wanted.has(id)) {
           backends[id] = { status: "skipped", results: 0, latency_ms: 0, error: "not requested" };
+          continue;
+        }
+        if (request.skip?.[id]) {
+          backends[id] = { status: "skipped", results: 0, latency_ms: 0, error: request.skip[id] };
           continue;
         }
         const suspended = breaker.suspension(id, startedAt);

@@ -12,6 +12,9 @@ const Result = v.object({
   title: v.optional(v.nullable(v.string()), ""),
   content: v.optional(v.nullable(v.string()), ""),
   publishedDate: v.optional(v.nullable(v.string()), null),
+  // News and image engines set these; web engines mostly do not.
+  img_src: v.optional(v.nullable(v.string()), null),
+  thumbnail: v.optional(v.nullable(v.string()), null),
 });
 
 const Answer = v.object({
@@ -27,14 +30,17 @@ export const searxng: Backend = {
     defaultBaseUrl: null,
     needs: ["url"],
     docs: "https://docs.searxng.org/dev/search_api.html",
+    // `language` takes a locale such as en-US, which the instance's engines map to their regions.
+    supports: { news: true, countries: "any", dates: "window" },
   },
 
   buildRequest(query, cfg) {
+    const { lang } = languageParts(query.language);
     const url = upstreamUrl(cfg.baseUrl, "/search", {
       q: query.query,
       format: "json",
-      categories: "general",
-      language: languageParts(query.language).lang,
+      categories: query.topic === "news" ? "news" : "general",
+      language: query.country ? `${lang}-${query.country}` : lang,
       time_range: query.freshness ?? undefined,
       pageno: query.page && query.page > 1 ? query.page : undefined,
     });
@@ -61,12 +67,14 @@ export const searxng: Backend = {
       // Single odd items (infobox-like templates without a URL) are skipped, not fatal.
       if (!parsed.success || !isWebUrl(parsed.output.url)) continue;
       const r = parsed.output;
+      const image = [r.img_src, r.thumbnail].find((u): u is string => !!u && isWebUrl(u));
       results.push({
         title: plainText(r.title ?? ""),
         url: r.url,
         content: plainText(r.content ?? ""),
         published_at: toIsoUtc(r.publishedDate),
         rank: results.length + 1,
+        ...(image ? { image } : {}),
       });
     }
     const failed = answer.output.unresponsive_engines;

@@ -23,7 +23,24 @@ export interface BackendAbout {
   needs?: readonly Credential[];
   /** The upstream's documentation, for operators and reviewers. */
   docs: string;
+  /** What the upstream can narrow a search by beyond the query and language; absent: nothing. */
+  supports?: BackendSupports;
 }
+
+/**
+ * Search options an upstream honours itself (api.md §8). Whatever a backend lacks, the search
+ * operation names in `meta.ignored`; date ranges are applied to dated results afterwards anyway.
+ */
+export interface BackendSupports {
+  /** Has a news vertical (`topic: news`); backends without one are skipped for news. */
+  news?: boolean;
+  /** ISO 3166-1 alpha-2 codes (upper case) it can search in, or `any`. */
+  countries?: readonly string[] | "any";
+  /** `exact`: takes a from–to date range; `window`: only day/week/month/year. */
+  dates?: "exact" | "window";
+}
+
+export type Topic = "general" | "news";
 
 export interface BackendQuery {
   query: string;
@@ -34,6 +51,12 @@ export interface BackendQuery {
   freshness: Freshness | null;
   /** 1-based result page. */
   page?: number;
+  /** Default `general`; `news` asks the upstream's news vertical. */
+  topic?: Topic;
+  /** ISO 3166-1 alpha-2, upper case: search as from this country (backends that support it). */
+  country?: string;
+  /** Inclusive publication dates, YYYY-MM-DD, for backends with `supports.dates: "exact"`. */
+  dateRange?: { from: string; to: string };
 }
 
 /** A backend's resolved settings (registry.ts fills defaults; core never reads env). */
@@ -52,6 +75,10 @@ export interface RawResult {
   published_at: string | null;
   /** 1-based position within this backend's answer. */
   rank: number;
+  /** An image the upstream shows for this result (thumbnail), absolute URL. */
+  image?: string;
+  /** The site's icon as the upstream gives it, absolute URL. */
+  favicon?: string;
 }
 
 export type ErrorClass =

@@ -18,6 +18,8 @@ const Page = v.object({
   description: v.optional(v.string()),
   // pageterms (wbptterms=description) in older clients, e.g. the recorded app request.
   terms: v.optional(v.object({ description: v.optional(v.array(v.string())) })),
+  // prop=pageimages: the article's lead image, scaled.
+  thumbnail: v.optional(v.object({ source: v.string() })),
 });
 
 const Answer = v.object({
@@ -51,12 +53,15 @@ export const wikipedia: Backend = {
       gsrnamespace: 0,
       gsrlimit: limit,
       gsroffset: query.page && query.page > 1 ? (query.page - 1) * limit : undefined,
-      prop: "info|description|extracts",
+      prop: "info|description|extracts|pageimages",
       inprop: "url",
       exintro: 1,
       explaintext: 1,
       exsentences: 2,
       exlimit: limit,
+      piprop: "thumbnail",
+      pithumbsize: 320,
+      pilimit: limit,
     });
     // Wikimedia asks API clients to identify themselves; Api-User-Agent works where User-Agent cannot be set.
     return new Request(url, { headers: { accept: "application/json", "api-user-agent": "Quarry search API" } });
@@ -94,6 +99,7 @@ export const wikipedia: Backend = {
       content: plainText(page.extract || page.description || page.terms?.description?.[0] || ""),
       published_at: null, // articles are living documents; last-edit time is not a publication date
       rank: i + 1,
+      ...(page.thumbnail && isWebUrl(page.thumbnail.source) ? { image: page.thumbnail.source } : {}),
     }));
     return { ok: true, results };
   },

@@ -89,6 +89,25 @@ export function dashboardHtml(assets: { script: string; style: string }): string
       <h2>Requests by operation group</h2>
       <ul id="usage-groups" class="bars"></ul>
     </div>
+    <div class="card">
+      <div class="chart-head">
+        <h2 id="daily-title">Requests per day</h2>
+        <div id="daily-modes" class="modes" role="group" aria-label="Show the requests per day">
+          <button type="button" class="small" data-mode="keys" aria-pressed="true">By key</button>
+          <button type="button" class="small" data-mode="groups" aria-pressed="false">By operation group (this key)</button>
+        </div>
+      </div>
+      <figure class="daily" aria-labelledby="daily-title">
+        <div id="daily-chart"></div>
+        <figcaption id="daily-summary"></figcaption>
+        <ul id="daily-legend" class="legend" aria-label="Legend"></ul>
+      </figure>
+      <details class="daily-data">
+        <summary>Show the figures as a table</summary>
+        <div class="table-wrap"><table id="daily-table" class="plain daily-table"></table></div>
+      </details>
+      <p class="hint">Days in UTC. A request counts on the day it was admitted; refused requests and server errors count on none.</p>
+    </div>
   </section>
 
   <section id="view-health" data-view="health" class="view" aria-labelledby="health-title" hidden>

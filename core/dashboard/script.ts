@@ -2,8 +2,11 @@
  * The dashboard's behaviour, served as /dashboard/app.js (a plain browser module, no build step).
  * It only talks to the public API with `Authorization: Bearer <key>`; the key lives in this tab's
  * sessionStorage and nowhere else. All data is put into the page as text, never as markup.
- * (Kept free of backticks and dollar-brace so it can sit in this template string.)
+ * (Kept free of backticks and dollar-brace so it can sit in this template string; the one
+ * substitution below inserts the daily chart, daily-chart.ts.)
  */
+import { DAILY_CHART_JS } from "./daily-chart.ts";
+
 export const DASHBOARD_JS = String.raw`"use strict";
 const STORE = "quarry.dashboard.key";
 const KEY_RE = /^qry_[0-9a-f]{64}$/;
@@ -189,6 +192,9 @@ function signOut(message) {
   ui.usageStats.replaceChildren();
   ui.usageMeter.replaceChildren();
   ui.usageGroups.replaceChildren();
+  daily.data = null;
+  for (const el of [daily.chart, daily.legend, daily.table]) el.replaceChildren();
+  daily.summary.textContent = "";
   ui.whoKey.textContent = "";
   ui.usageKey.textContent = "";
   route(true);
@@ -423,7 +429,9 @@ ui.revokeConfirm.addEventListener("click", async () => {
 
 // ---- usage ----
 async function loadUsage() {
-  const u = await call("GET", "/v1/usage");
+  const [u, perDay] = await Promise.all([call("GET", "/v1/usage"), call("GET", "/v1/usage/daily")]);
+  daily.data = perDay;
+  renderDaily();
   const stat = (label, value, small) => [h("div", { class: "stat" }, h("dt", { text: label }),
     h("dd", {}, value, small ? h("small", { text: small }) : null))];
   const reset = new Date(u.reset_at);
@@ -501,7 +509,7 @@ async function loadHealth() {
         h("td", { text: b.status === "disabled" ? "\u2013" : !b.calls ? "no traffic" : Math.round(Number(b.success_rate) * 100) + "% of " + num(b.calls) }))))));
   }
 }
-
+${DAILY_CHART_JS}
 // ---- start ----
 {
   let saved = null;

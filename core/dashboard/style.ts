@@ -102,6 +102,27 @@ svg.bar .fill { fill: var(--accent); }
 .bars li { display: grid; grid-template-columns: 6rem 4rem 1fr; align-items: center; gap: .75rem; }
 .bar-name { font-weight: 600; }
 .bar-count { text-align: right; font-variant-numeric: tabular-nums; }
+.chart-head { display: flex; flex-wrap: wrap; align-items: baseline; justify-content: space-between; gap: .25rem 1rem; }
+.modes { display: flex; flex-wrap: wrap; gap: .25rem; margin: 0 0 .5rem; }
+.modes button[aria-pressed="true"] { background: var(--accent); border-color: var(--accent); color: var(--accent-fg); }
+figure.daily { margin: 0; }
+svg.chart { display: block; width: 100%; height: auto; }
+svg.chart .grid { stroke: var(--line); stroke-width: 1; }
+svg.chart .axis { fill: var(--muted); font-size: 11px; font-variant-numeric: tabular-nums; }
+svg.chart .hit { fill: transparent; }
+svg.chart g.day:hover .hit { fill: var(--chip); fill-opacity: .5; }
+#daily-summary { margin: .5rem 0; font-weight: 500; }
+.legend { list-style: none; margin: 0 0 .5rem; padding: 0; display: flex; flex-wrap: wrap; gap: .25rem 1.25rem; font-size: .9rem; }
+.legend li { display: flex; align-items: center; gap: .4rem; overflow-wrap: anywhere; }
+.swatch { width: .85rem; height: .85rem; border-radius: 2px; flex: none; }
+.s0 { --c: #0072b2; } .s1 { --c: #e69f00; } .s2 { --c: #009e73; } .s3 { --c: #cc79a7; }
+.s4 { --c: #56b4e9; } .s5 { --c: #d55e00; } .s6 { --c: #8a7d00; } .s7 { --c: #7f7f7f; }
+.swatch { background: var(--c); }
+svg.chart rect[class^="s"] { fill: var(--c); }
+.daily-data summary { cursor: pointer; font-weight: 600; margin: .25rem 0 .5rem; }
+.daily-table td { text-align: right; font-variant-numeric: tabular-nums; }
+.daily-table th[scope=col] { white-space: normal; }
+.daily-table tfoot > tr > * { border-top: 2px solid var(--line); font-weight: 650; }
 
 .banner { display: flex; align-items: center; gap: .6rem; padding: .9rem 1.1rem; border-radius: var(--radius); font-size: 1.1rem; border: 1px solid currentColor; }
 .banner:empty { display: none; }
@@ -132,6 +153,7 @@ dialog::backdrop { background: rgba(10, 14, 22, .55); }
   h1 { font-size: 1.35rem; }
   .who { margin-left: 0; }
   .table-wrap { overflow: visible; background: none; border: 0; }
+  .daily-data .table-wrap { overflow-x: auto; }
   table.keys thead { display: none; }
   table.keys, table.keys tbody, table.keys tr, table.keys td { display: block; }
   table.keys tr { background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); margin-bottom: .75rem; padding: .4rem .9rem; }

@@ -1,6 +1,7 @@
 /**
  * Small DOM helpers over linkedom. linkedom is fast but lenient in its own way: markup without a
- * `<body>` tag leaves the body empty, so `parseDocument` adds one where the page forgot it.
+ * `<body>` (or `<html>`) tag leaves the body empty, so `parseDocument` adds one where the page
+ * forgot it, and repairs the other malformations that would hide a page's text (see below).
  */
 import { lib } from "../lazy.ts";
 
@@ -8,14 +9,72 @@ const HAS_BODY = /<body[\s>]/i;
 const HEAD_END = /<\/head\s*>/i;
 const HTML_START = /<html[^>]*>/i;
 
+/** Where the document proper starts: its doctype or `<html>` tag. */
+const DOCUMENT_START = /<!doctype\s|<html[\s>]/i;
+
+/** The first of the document's structural tags. */
+const FIRST_STRUCTURE = /<(html|head|body)[\s>]/i;
+
 export function parseDocument(html: string): Document {
-  let markup = html;
+  let markup = dropServerErrors(dropLeadingOutput(html));
+  // `<!DOCTYPE html><head>…` without an `<html>` tag: linkedom makes the head the document element.
+  const first = FIRST_STRUCTURE.exec(markup);
+  if (first && first[1]!.toLowerCase() !== "html") markup = `${markup.slice(0, first.index)}<html>${markup.slice(first.index)}`;
   if (!HAS_BODY.test(markup)) {
     if (HEAD_END.test(markup)) markup = markup.replace(HEAD_END, (m) => `${m}<body>`);
     else if (HTML_START.test(markup)) markup = markup.replace(HTML_START, (m) => `${m}<body>`);
     else markup = `<!DOCTYPE html><html><head></head><body>${markup}</body></html>`;
   }
-  return lib("linkedom").parseHTML(markup).document;
+  const document = lib("linkedom").parseHTML(markup).document;
+  unwrapNestedDocuments(document);
+  return document;
+}
+
+/**
+ * A CMS that pastes a whole HTML document into a post (`<article><html><body><p>…`) leaves
+ * `<html>`, `<head>` and `<body>` elements inside the page's body, where browsers ignore those
+ * tags but keep their content; linkedom keeps the elements, which hide the post from the
+ * scorer. They are replaced by their children; a nested head's title and metadata join the real head.
+ */
+const HEAD_TAGS = new Set(["TITLE", "META", "LINK", "BASE"]);
+
+function unwrapNestedDocuments(document: Document): void {
+  const body = document.body;
+  if (!body) return;
+  const nested = body.querySelectorAll("html, head, body");
+  for (let i = nested.length - 1; i >= 0; i--) {
+    const el = nested[i]!;
+    const parent = el.parentNode;
+    if (!parent) continue;
+    // A head may hold the whole page when its closing tag is missing: its metadata moves to the real head.
+    if (el.tagName === "HEAD") {
+      for (const t of Array.from(el.children)) if (HEAD_TAGS.has(t.tagName)) (document.head ?? el).appendChild(t);
+    }
+    while (el.firstChild) parent.insertBefore(el.firstChild, el);
+    el.remove();
+  }
+}
+
+/**
+ * Server-side error output (PHP warnings and notices) printed before the doctype makes linkedom
+ * take the first stray tag for the document element and leave the real body empty. Markup before
+ * the doctype or `<html>` tag is never the page's content, so it is dropped.
+ */
+function dropLeadingOutput(html: string): string {
+  const head = html.slice(0, 4096);
+  const at = head.search(DOCUMENT_START);
+  if (at <= 0 || !head.slice(0, at).includes("<")) return html;
+  // Comments and processing instructions before the doctype are harmless; only tags and text are cut.
+  if (/^(?:\s|<!--[\s\S]*?-->|<\?[\s\S]*?\?>|\uFEFF)*$/.test(head.slice(0, at))) return html;
+  return html.slice(at);
+}
+
+/** PHP's HTML error format: `<b>Warning</b>: message in <b>/path/file.php</b> on line <b>12</b>`. */
+const PHP_ERROR = /(?:<br\s*\/?>\s*)?<b>(?:Warning|Notice|Deprecated|Strict Standards|Fatal error|Parse error|Catchable fatal error)<\/b>:[^<]{0,500}(?:<b>[^<]{0,300}<\/b>[^<]{0,100})?on line <b>\d+<\/b>(?:\s*<br\s*\/?>)?/g;
+
+/** Server error messages printed into the page are never its content. */
+function dropServerErrors(html: string): string {
+  return html.includes("</b> on line <b>") ? html.replace(PHP_ERROR, "") : html;
 }
 
 /** Elements that start a new line/paragraph when rendered as text. */

@@ -38,3 +38,24 @@ export interface PageMetadata {
   /** JSON-LD `articleBody`, kept as a fallback candidate for the main text. */
   articleBody: string | null;
 }
+
+/** One fetched HTML page to turn into main content (core/extract's `extractContent`). */
+export interface ExtractRequest {
+  /** The page's bytes, as fetched; decoded by its charset where it is extracted. */
+  body: Uint8Array;
+  contentType: string | null;
+  /** The final URL, which links are made absolute against. */
+  url: string;
+  onlyMainContent: boolean;
+}
+
+/**
+ * HTML → content. The core's default runs `extractContent` in process (core/extract/run.ts); a
+ * runtime with threads can run it elsewhere (adapters/extract/: a pool of workers whose heaps
+ * are returned when they end), as long as the result is exactly what `extractContent` gives.
+ */
+export interface ExtractPort {
+  extract(req: ExtractRequest): Promise<ExtractResult>;
+  /** For /metrics: workers running, busy, and pages waiting for one. */
+  stats?(): { workers: number; busy: number; queued: number };
+}

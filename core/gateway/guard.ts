@@ -10,7 +10,7 @@ import type * as v from "valibot";
 import { ApiError } from "../errors.ts";
 import type { Authenticator } from "../keys/authenticate.ts";
 import { LOWEST_PLAN, type PlanTable } from "../limits/plans.ts";
-import { periodOf, periodResetAt, WINDOW_MS } from "../limits/period.ts";
+import { dayOf, periodOf, periodResetAt, WINDOW_MS } from "../limits/period.ts";
 import { retryAfterSeconds } from "../limits/sliding-window.ts";
 import type { Clock, Counters, Logger } from "../ports.ts";
 import type { AppEnv } from "./context.ts";
@@ -52,7 +52,7 @@ export function jsonBody<S extends v.GenericSchema>(schema: S): MiddlewareHandle
   };
 }
 
-async function readCapped(stream: ReadableStream<Uint8Array>): Promise<string> {
+export async function readCapped(stream: ReadableStream<Uint8Array>): Promise<string> {
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -75,7 +75,7 @@ async function readCapped(stream: ReadableStream<Uint8Array>): Promise<string> {
   return new TextDecoder().decode(all);
 }
 
-function tooLarge(): ApiError {
+export function tooLarge(): ApiError {
   return new ApiError("payload_too_large", `The request body is larger than ${MAX_BODY_BYTES / 1024} KiB.`);
 }
 
@@ -128,7 +128,7 @@ export function admit(
       if (!committed || refunded || group === null) return;
       refunded = true;
       try {
-        await counters.refund(key.id, period, group);
+        await counters.refund(key.id, period, group, dayOf(now));
         limits.used = Math.max(0, limits.used - 1);
       } catch (err) {
         logger.warn({ req_id: c.get("requestId"), err: String(err) }, "could not refund a failed stream");

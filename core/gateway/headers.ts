@@ -8,12 +8,15 @@ import { LOWEST_PLAN, type PlanTable } from "../limits/plans.ts";
 import { periodResetAt } from "../limits/period.ts";
 import type { Clock, Logger, Metrics } from "../ports.ts";
 import type { AppEnv } from "./context.ts";
+import { parentOf } from "./internal.ts";
 
 export function gatewayHeaders(clock: Clock, logger: Logger, plans: PlanTable, metrics?: Metrics): MiddlewareHandler<AppEnv> {
   const anonymousQuota = plans[LOWEST_PLAN]?.quota ?? null;
   return async (c, next) => {
     const started = clock.now();
-    const id = requestId(started);
+    // A request the app sends itself (compatibility routes, MCP tools) shares its parent's id.
+    const parent = parentOf(c);
+    const id = parent?.get("requestId") ?? requestId(started);
     c.set("requestId", id);
     c.set("startedAt", started);
     const t0 = performance.now();
@@ -31,12 +34,18 @@ export function gatewayHeaders(clock: Clock, logger: Logger, plans: PlanTable, m
       c.res = new Response(null, { status: c.res.status, headers: new Headers(h) });
     }
     const auth = c.get("auth");
+    if (parent) {
+      // The parent answers the client: it reports the key and limits this request found.
+      if (c.get("limits")) parent.set("limits", c.get("limits"));
+      if (auth) parent.set("auth", auth);
+    }
     const seconds = (performance.now() - t0) / 1000;
     metrics?.request(c.get("route") ?? (c.req.path.startsWith("/dashboard") ? "/dashboard" : "unmatched"), c.req.method, c.res.status, seconds);
     logger.info({
       req_id: id,
       method: c.req.method,
       path: c.req.path,
+      ...(parent ? { via: parent.req.path } : {}),
       status: c.res.status,
       duration_ms: Math.round(seconds * 10_000) / 10,
       ...(auth ? { key_id: auth.key.id, account: auth.account.name } : {}),

@@ -5,6 +5,7 @@ import { retryAfterSeconds } from "../limits/sliding-window.ts";
 import { TokenBuckets, type BucketConfig } from "../limits/token-bucket.ts";
 import type { Clock, Ports } from "../ports.ts";
 import type { AppEnv } from "./context.ts";
+import { parentOf } from "./internal.ts";
 import { clientAddress, type TrustProxy } from "./trusted-proxies.ts";
 
 export function clientIp(req: Request, env: unknown, ports: Ports, trustProxy: TrustProxy): string {
@@ -14,6 +15,8 @@ export function clientIp(req: Request, env: unknown, ports: Ports, trustProxy: T
 export function ipLimit(cfg: BucketConfig, clock: Clock, ports: Ports, trustProxy: TrustProxy): MiddlewareHandler<AppEnv> {
   const buckets = new TokenBuckets(cfg);
   return async (c, next) => {
+    // A request the app sends itself was counted when its parent came in.
+    if (parentOf(c)) return next();
     const waitMs = buckets.take(clientIp(c.req.raw, c.env, ports, trustProxy), clock.now());
     if (waitMs > 0) {
       const retryAfter = retryAfterSeconds(waitMs);

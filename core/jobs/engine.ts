@@ -71,7 +71,7 @@ export class JobEngine implements WorkContext {
     if (this.started || this.stopped) return;
     this.started = true;
     await this.queue.start((task) => this.run(task), this.config.jobs.concurrency);
-    await this.watch();
+    this.schedule();
   }
 
   private async run(task: JobTask): Promise<void> {
@@ -86,23 +86,35 @@ export class JobEngine implements WorkContext {
   }
 
   /**
-   * The watchdog ticks only while jobs are active, so an idle app holds no timer (an embedding
-   * script or a CLI run ends when its work does).
+   * The watchdog runs while there is something to watch: with the in-process queue it stops when no job
+   * is active (an idle embedded app holds no timer, so a script that created it can exit) and `create`
+   * wakes it; with a shared queue it keeps running, since another instance's jobs may need it. Where the
+   * runtime's timers can be unreferenced, they are, so it never keeps a process alive by itself.
    */
   private schedule(): void {
     if (this.stopped || this.timer) return;
-    this.timer = setTimeout(() => {
+    const timer = setTimeout(() => {
       this.timer = null;
-      void this.watch();
+      void this.watch().then((active) => {
+        if (active || this.shared) this.schedule();
+      });
     }, this.options.watchdogMs ?? 2000);
+    (timer as { unref?: () => void }).unref?.();
+    this.timer = timer;
   }
 
-  private async watch(): Promise<void> {
+  private get shared(): boolean {
+    return this.ports.jobs?.queue !== undefined;
+  }
+
+  /** One watchdog round; true when jobs are still active. */
+  private async watch(): Promise<boolean> {
+    let active = true;
     try {
       const now = this.ports.clock.now();
-      const active = await this.store.active();
-      if (active.length) this.schedule();
-      for (const id of active) {
+      const ids = await this.store.active();
+      active = ids.length > 0;
+      for (const id of ids) {
         const job = await this.store.get(id);
         if (!job) continue;
         if (now >= job.deadlineAt) await this.stopJob(id, "deadline");
@@ -114,8 +126,8 @@ export class JobEngine implements WorkContext {
       }
     } catch (err) {
       this.ports.logger.warn({ err: err instanceof Error ? err.message : String(err) }, "job watchdog failed; retrying");
-      this.schedule();
     }
+    return active;
   }
 
   async stop(): Promise<void> {

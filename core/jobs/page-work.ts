@@ -130,7 +130,7 @@ async function work(ctx: WorkContext, task: JobTask, held: { units: number }): P
       if (fetched.status >= 400) {
         page = failedPage(task.url, fetched.status, `http_${fetched.status}`, meta);
       } else {
-        const data = await pageContent(fetched, spec.formats, spec.onlyMainContent);
+        const data = await pageContent(ports, fetched, spec.formats, spec.onlyMainContent);
         if (!data) page = failedPage(task.url, fetched.status, "unsupported_content", meta);
         else {
           page = { url: task.url, ok: true, statusCode: fetched.status, title: data.title, data: { ...meta, ...data }, error: null };

@@ -28,6 +28,13 @@ export function metricsRoutes({ config, services, ports }: AppDeps, metrics: Met
       return { in_use: h.pages_in_use, max: h.max_pages };
     });
   }
+  const extract = ports.extract;
+  if (extract?.stats) {
+    metrics.gauge("quarry_extract_workers", "Extraction worker threads: running, busy with a page, and pages waiting for one (queued)", "state", () => {
+      const st = extract.stats!();
+      return { running: st.workers, busy: st.busy, queued: st.queued };
+    });
+  }
   return [
     {
       method: "GET",

@@ -6,6 +6,7 @@ import { USAGE_GROUPS } from "../limits/groups.ts";
 import { periodOf, periodResetAt } from "../limits/period.ts";
 import type { RouteDef } from "../gateway/route.ts";
 import { IsoTimestamp } from "./schemas.ts";
+import { dailyUsageRoute } from "./usage-daily.ts";
 
 
 export const UsageRecord = v.object({
@@ -18,7 +19,8 @@ export const UsageRecord = v.object({
   endpoints: v.record(v.string(), Count),
 });
 
-export function usageRoutes({ ports }: AppDeps): RouteDef[] {
+export function usageRoutes(deps: AppDeps): RouteDef[] {
+  const { ports } = deps;
   return [
     {
       method: "GET",
@@ -48,5 +50,6 @@ export function usageRoutes({ ports }: AppDeps): RouteDef[] {
         });
       },
     },
+    dailyUsageRoute(deps),
   ];
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { brave } from "../../core/backends/brave.ts";
+import { brave, dateFromAge } from "../../core/backends/brave.ts";
 import { answer, fixture, query } from "./helpers.ts";
 
 const cfg = { baseUrl: "https://api.search.brave.com", key: "BSA-test-key" };
@@ -17,9 +17,22 @@ describe("brave.parseResponse", () => {
             "lightweight objects (such as posters or sheets of paper) to walls, doors or other dry surfaces. Traditionally blue, it is also available in other colours.",
           published_at: "2023-11-23T09:26:19Z",
           rank: 1,
+          favicon: expect.stringMatching(/^https:\/\/imgs\.search\.brave\.com\//),
         },
       ],
     });
+  });
+
+  it("parses a news answer (synthetic, from the documented shape): thumbnails, icons, page_age, undated items kept undated", () => {
+    const outcome = brave.parseResponse(answer(fixture("brave/news_search_synthetic.json")), query({ topic: "news" }));
+    expect(outcome.ok).toBe(true);
+    const results = outcome.ok ? outcome.results : [];
+    expect(results.map((r) => r.published_at)).toEqual(["2024-05-02T08:15:00Z", "2024-04-26T17:40:12Z", "2019-03-03T10:00:00Z", "2024-06-12T00:00:00Z", null]);
+    expect(results[0]).toMatchObject({ title: "Adhesive putty maker reports record Blue Tack sales", image: expect.stringContaining("putty-sales.jpg"), favicon: expect.stringContaining("news.example.com") });
+    expect(results[2]!.image).toBeUndefined();
+    // A news answer where web results were expected (and the reverse) is not silently empty.
+    expect(brave.parseResponse(answer(fixture("brave/news_search_synthetic.json")), query()).ok).toBe(false);
+    expect(brave.parseResponse(answer(fixture("brave/web_search_blue_tack_minimal.json")), query({ topic: "news" })).ok).toBe(false);
   });
 
   it("answers a search without web results with zero results", () => {
@@ -52,6 +65,26 @@ describe("brave.parseResponse", () => {
   });
 });
 
+describe("dateFromAge (Brave's display age when page_age is missing)", () => {
+  const served = new Headers({ date: "Tue, 10 Mar 2026 12:00:00 GMT" });
+  it.each([
+    ["March 3, 2019", "2019-03-03T00:00:00Z"],
+    ["December 2, 2015", "2015-12-02T00:00:00Z"],
+    ["5 hours ago", "2026-03-10T07:00:00Z"],
+    ["1 day ago", "2026-03-09T12:00:00Z"],
+    ["2 days ago", "2026-03-08T12:00:00Z"],
+    ["1 month ago", null],
+    ["February 30, 2020", null],
+    ["Smarch 3, 2019", null],
+    ["", null],
+  ])("%s → %s", (age, iso) => {
+    expect(dateFromAge(age, served)).toBe(iso);
+  });
+  it("a relative age without the answer's Date header gives no date", () => {
+    expect(dateFromAge("2 days ago", new Headers())).toBeNull();
+  });
+});
+
 describe("brave.buildRequest", () => {
   it("sends the key in X-Subscription-Token and the documented parameters", () => {
     const req = brave.buildRequest(query({ query: "blue tack", maxResults: 50, language: "en-US", freshness: "week", page: 2 }), cfg);
@@ -60,6 +93,16 @@ describe("brave.buildRequest", () => {
     expect(Object.fromEntries(url.searchParams)).toEqual({ q: "blue tack", count: "20", offset: "1", search_lang: "en", country: "us", freshness: "pw" });
     expect(req.headers.get("x-subscription-token")).toBe("BSA-test-key");
     expect(req.url).not.toContain("BSA-test-key");
+  });
+
+  it("asks the news endpoint for topic news, with an exact date range and a supported country", () => {
+    const req = brave.buildRequest(query({ query: "blue tack", topic: "news", country: "DE", dateRange: { from: "2024-01-01", to: "2024-06-30" }, freshness: "week" }), cfg);
+    const url = new URL(req.url);
+    expect(url.pathname).toBe("/res/v1/news/search");
+    expect(url.searchParams.get("country")).toBe("de");
+    expect(url.searchParams.get("freshness")).toBe("2024-01-01to2024-06-30");
+    // Brave answers 422 to countries off its list: those are left out (and named in meta.ignored by search).
+    expect(new URL(brave.buildRequest(query({ country: "KE" }), cfg).url).searchParams.has("country")).toBe(false);
   });
 
   it("keeps the upstream path under a rebased base URL", () => {

@@ -99,6 +99,14 @@ describe("duckduckgo.buildRequest", () => {
     expect(req.headers.get("content-type")).toMatch(/^application\/x-www-form-urlencoded/);
   });
 
+  it("searches as from a country with DDG's own region code, in the query's language where the region has it", async () => {
+    const kl = async (q: Parameters<typeof query>[0]) => new URLSearchParams(await duckduckgo.buildRequest(query(q), cfg).text()).get("kl");
+    expect(await kl({ country: "DE" })).toBe("de-de");
+    expect(await kl({ country: "GB" })).toBe("uk-en");
+    expect(await kl({ country: "CA", language: "fr" })).toBe("ca-fr");
+    expect(await kl({ country: "CH", language: "it" })).toBe("ch-it");
+  });
+
   it("asks for later pages by offset", async () => {
     const form = new URLSearchParams(await duckduckgo.buildRequest(query({ page: 3 }), cfg).text());
     expect(form.get("s")).toBe("60");

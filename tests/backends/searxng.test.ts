@@ -49,7 +49,25 @@ describe("searxng.parseResponse (synthetic sample of the documented JSON)", () =
   });
 });
 
+describe("searxng.parseResponse images", () => {
+  it("keeps a news or image engine's img_src / thumbnail as the result's image, http(s) only", () => {
+    const body = JSON.stringify({ results: [
+      { url: "https://a.example/1", title: "a", content: "", img_src: "https://a.example/1.jpg" },
+      { url: "https://a.example/2", title: "b", content: "", img_src: "", thumbnail: "https://a.example/2-small.jpg" },
+      { url: "https://a.example/3", title: "c", content: "", thumbnail: "javascript:alert(1)" },
+    ] });
+    const outcome = searxng.parseResponse(answer(body), query());
+    expect(outcome.ok && outcome.results.map((r) => r.image)).toEqual(["https://a.example/1.jpg", "https://a.example/2-small.jpg", undefined]);
+  });
+});
+
 describe("searxng.buildRequest", () => {
+  it("asks the news category for topic news and a country's locale", () => {
+    const url = new URL(searxng.buildRequest(query({ query: "blue tack", topic: "news", country: "DE", language: "en" }), { baseUrl: "https://s.example.org" }).url);
+    expect(url.searchParams.get("categories")).toBe("news");
+    expect(url.searchParams.get("language")).toBe("en-DE");
+  });
+
   it("asks /search for JSON under the operator's path prefix", () => {
     const req = searxng.buildRequest(query({ query: "blue tack", freshness: "month", page: 2, language: "fr-CA" }), {
       baseUrl: "https://search.example.org/searx",

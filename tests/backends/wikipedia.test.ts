@@ -24,7 +24,10 @@ describe("wikipedia.parseResponse on the recorded generator=search answer", () =
   it("builds article URLs and uses the short description as content", () => {
     const outcome = wikipedia.parseResponse(answer(body), query({ maxResults: 3 }));
     if (!outcome.ok) throw new Error(outcome.error.message);
-    expect(outcome.results).toEqual([
+    const { image: _a, ...first } = outcome.results[0]!;
+    const { image: _b, ...second } = outcome.results[1]!;
+    const { image: queensImage, ...third } = outcome.results[2]!;
+    expect([first, second, third]).toEqual([
       { title: "IND Queens Boulevard Line", url: "https://en.wikipedia.org/wiki/IND_Queens_Boulevard_Line", content: "", published_at: null, rank: 1 },
       { title: "Queens Boulevard", url: "https://en.wikipedia.org/wiki/Queens_Boulevard", content: "", published_at: null, rank: 2 },
       {
@@ -35,6 +38,8 @@ describe("wikipedia.parseResponse on the recorded generator=search answer", () =
         rank: 3,
       },
     ]);
+    // prop=pageimages: the recorded lead-image thumbnail becomes the result's image.
+    expect(queensImage).toBe("https://upload.wikimedia.org/wikipedia/commons/thumb/1/1a/Queens_Montage_2012_1.png/285px-Queens_Montage_2012_1.png");
   });
 
   it("answers an empty search (no query key) with zero results", () => {

@@ -79,11 +79,41 @@ export function countersContract(name: string, make: () => Promise<Counters>, op
     it("refunds give one committed unit back and never go below zero", async () => {
       await serve({ perMinute: 100 });
       await serve({ perMinute: 100 });
-      await c.refund(keyId, "2026-11", "search");
+      await c.refund(keyId, "2026-11", "search", "2026-11-22");
       expect((await c.usage(keyId, "2026-11")).used).toBe(1);
-      await c.refund(keyId, "2026-11", "search");
-      await c.refund(keyId, "2026-11", "search");
+      expect(await c.daily([keyId], "2026-11")).toEqual({ [keyId]: { "2026-11-22": { search: 1 } } });
+      await c.refund(keyId, "2026-11", "search", "2026-11-22");
+      await c.refund(keyId, "2026-11", "search", "2026-11-22");
       expect((await c.usage(keyId, "2026-11")).used).toBe(0);
+      expect((await c.daily([keyId], "2026-11"))[keyId] ?? {}).toEqual({});
+    });
+
+    it("counts each committed unit on the UTC day it was admitted, by group, per key; refused, released and pending ones on no day", async () => {
+      const q = { perMinute: 1000, quota: 100 };
+      const day = (d: number, h = 12) => Date.UTC(2026, 10, d, h, 0, 0);
+      await serve({ ...q, now: day(1, 0) }); // the first instant of the day
+      await serve({ ...q, now: day(1, 23) });
+      await serve({ ...q, now: day(1, 23), group: "video" });
+      await serve({ ...q, now: Date.UTC(2026, 10, 3, 23, 59, 59, 999) });
+      await serve({ ...q, now: day(22) });
+      const pending = await c.admit(req({ ...q, now: day(22) }));
+      const released = await c.admit(req({ ...q, now: day(22) }));
+      if (released.ok) await c.release(released.ticket!);
+      expect((await c.admit(req({ perMinute: 1000, quota: 6, now: day(22) }))).ok).toBe(false); // 5 used + 1 pending fill 6
+      const other = `${keyId}_other`;
+      await serve({ ...q, keyId: other, now: day(2) });
+      await serve({ ...q, period: "2026-12", now: Date.UTC(2026, 11, 1, 0, 0, 1) });
+      const daily = await c.daily([keyId, other, `${keyId}_none`], "2026-11");
+      expect(daily).toEqual({
+        [keyId]: { "2026-11-01": { search: 2, video: 1 }, "2026-11-03": { search: 1 }, "2026-11-22": { search: 1 } },
+        [other]: { "2026-11-02": { search: 1 } },
+      });
+      expect(await c.daily([keyId], "2026-12")).toEqual({ [keyId]: { "2026-12-01": { search: 1 } } });
+      // the days add up to the month
+      expect((await c.usage(keyId, "2026-11")).used).toBe(5);
+      expect(await c.daily([], "2026-11")).toEqual({});
+      if (pending.ok) await c.commit(pending.ticket!);
+      expect((await c.daily([keyId], "2026-11"))[keyId]["2026-11-22"]).toEqual({ search: 2 });
     });
 
     it("a lowered limit waits until enough have left", async () => {

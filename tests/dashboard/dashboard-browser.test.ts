@@ -220,10 +220,68 @@ describe.skipIf(!haveChromium)("dashboard in Chromium", () => {
     expect(await stat("Resets").innerText()).toMatch(/^[A-Z][a-z]{2} 1, \d{4}\n12:00\sAM$/);
     const groups = await page.locator("#usage-groups li").evaluateAll((lis) =>
       Object.fromEntries(lis.map((li) => [li.querySelector(".bar-name")!.textContent, li.querySelector(".bar-count")!.textContent])));
-    expect(groups).toEqual({ search: String(before + 3), video: "0", research: "0", social: "0", scrape: "0" });
-    expect(await page.locator("#usage-groups svg.bar").count()).toBe(5);
+    expect(groups).toEqual({ search: String(before + 3), video: "0", research: "0", social: "0", scrape: "0", crawl: "0" });
+    expect(await page.locator("#usage-groups svg.bar").count()).toBe(6);
     expect(await page.locator("#usage-meter").innerText()).toContain(`${before + 3} of 1,000 requests used this month`);
     await shot("06-usage");
+  });
+
+  it("draws requests per day as a chart, by key side by side and by group, with the same figures in a table", async () => {
+    phase = "daily";
+    // A second key of the account with its own use, so the keys stand side by side.
+    const bot = createKeyCli(server.env, "acme", "search");
+    for (let i = 0; i < 2; i++) expect((await echo(bot.key)).status).toBe(200);
+    const api24 = await (await api("/v1/usage/daily", admin.key)).json();
+    const today = new Date().toISOString().slice(0, 10);
+    const adminToday = api24.key.daily.at(-1).used;
+    expect(adminToday).toBeGreaterThan(0);
+    await page.getByRole("button", { name: "Refresh" }).click();
+    await expect.poll(() => page.locator("#daily-legend li").count()).toBe(2);
+
+    // The chart is one image with a summary sentence; each day a group with its tooltip.
+    const chart = page.getByRole("img", { name: /^Chart: / });
+    expect(await chart.count()).toBe(1);
+    const total = adminToday + 2;
+    expect(await chart.getAttribute("aria-label")).toContain(`${total} requests counted for your 2 keys`);
+    expect(await page.locator("#daily-summary").innerText()).toContain(`the busiest day was`);
+    expect(await page.locator("svg.chart g.day").count()).toBe(api24.days.length);
+    const bar = page.locator(`svg.chart g.day[data-date="${today}"]`);
+    expect(await bar.locator("rect.s0, rect.s1").count()).toBe(2); // two keys stacked
+    expect(await bar.locator("title").textContent()).toContain(`: ${total} (`);
+    const legend = await page.locator("#daily-legend li").allTextContents();
+    expect(legend.some((l) => l.includes(mask(bot.key)) && l.endsWith(" 2"))).toBe(true);
+    expect(legend.some((l) => l.includes(`${mask(admin.key)}), signed in`))).toBe(true);
+
+    // The table: closed by default, opened with the keyboard; a row per day, a column per key, totals.
+    const table = page.locator("#daily-table");
+    expect(await table.isVisible()).toBe(false);
+    await page.locator(".daily-data summary").focus();
+    await page.keyboard.press("Enter");
+    await expect.poll(() => table.isVisible()).toBe(true);
+    expect(await table.locator("tbody tr").count()).toBe(api24.days.length);
+    const headers = await table.locator("thead th").allInnerTexts();
+    expect(headers[0]).toBe("Day");
+    expect(headers.at(-1)).toBe("Total");
+    expect(headers).toHaveLength(4);
+    expect(await table.locator("tbody tr").last().locator("td").last().innerText()).toBe(String(total));
+    expect(await table.locator("tfoot td").last().innerText()).toBe(String(api24.keys.reduce((a: number, k: { used: number }) => a + k.used, 0)));
+    await shot("06b-usage-daily-by-key");
+
+    // By operation group: the signed-in key's groups, picked with the keyboard.
+    expect(await page.getByRole("button", { name: "By key" }).getAttribute("aria-pressed")).toBe("true");
+    await page.getByRole("button", { name: /By operation group/ }).focus();
+    await page.keyboard.press("Space");
+    await expect.poll(() => page.getByRole("button", { name: /By operation group/ }).getAttribute("aria-pressed")).toBe("true");
+    expect(await page.getByRole("button", { name: "By key" }).getAttribute("aria-pressed")).toBe("false");
+    await expect.poll(() => page.locator("#daily-legend li").count()).toBe(6);
+    expect(await table.locator("thead th").allInnerTexts()).toEqual(["Day", "search", "video", "research", "social", "scrape", "crawl", "Total"]);
+    expect(await table.locator("tbody tr").last().locator("td").first().innerText()).toBe(String(api24.key.daily.at(-1).groups.search));
+    expect(await chart.getAttribute("aria-label")).toContain(`requests counted for this key`);
+    await shot("06c-usage-daily-by-group");
+    await page.getByRole("button", { name: "By key" }).click();
+    await page.locator(".daily-data summary").click();
+    // The extra key would show in later lists of narrower keys: it goes again.
+    expect((await api(`/v1/keys/${bot.id}`, admin.key, { method: "DELETE" })).status).toBe(200);
   });
 
   it("shows health at a glance", async () => {
@@ -309,11 +367,9 @@ describe.skipIf(!haveChromium)("dashboard in Chromium", () => {
     await tab.goto(`${server.url}/dashboard#/usage`);
     // A new tab has its own sessionStorage: it starts signed out.
     await expect.poll(() => tab.locator("#view-signin").isVisible()).toBe(true);
-    await signIn(tab, tight.key); // 1: GET /v1/keys, then 2: GET /v1/usage
+    await signIn(tab, tight.key); // 1: GET /v1/keys, then 2 and 3: GET /v1/usage and /v1/usage/daily
     await expect.poll(() => tab.locator("#usage-stats dd").first().innerText()).toBe("Starter");
-    await tab.getByRole("button", { name: "Refresh" }).click(); // 3
-    await expect.poll(() => tab.locator("#notice").innerText()).toBe("Updated.");
-    await tab.getByRole("button", { name: "Refresh" }).click(); // 4: over the limit
+    await tab.getByRole("button", { name: "Refresh" }).click(); // 4 and 5: over the limit
     await expect.poll(() => tab.locator("#error").innerText()).toMatch(/^Too many requests — try again in \d+ s\.$/);
     const seconds = Number(/in (\d+) s/.exec(await tab.locator("#error").innerText())![1]);
     expect(seconds).toBeGreaterThan(0);

@@ -4,7 +4,9 @@
  * trailing headings, captions) and metadata normalisation.
  */
 import { describe, expect, it } from "vitest";
+import { parseHTML } from "linkedom";
 import { extractContent, normalizeLanguage, toIsoDate } from "../../core/extract/mod.ts";
+import { findLead } from "../../core/extract/lead.ts";
 
 const para = (n: number, topic = "river") =>
   Array.from({ length: n }, (_, i) => `<p>Paragraph ${i + 1} about the ${topic}: it carries enough words, commas, and detail to read as real article prose for the scorer.</p>`).join("\n");
@@ -123,6 +125,27 @@ describe("pruning inside the chosen content", () => {
   });
 });
 
+describe("leads", () => {
+  const lead = "The council voted on Monday to close the old bridge to cars for good. Cyclists and pedestrians will keep using it while engineers plan the repairs, which could take two years.";
+  const deck = "A short deck that sums the story up in a single line.";
+  const story = (intro: string) => `<header class="article-header"><h1>Bridge closed</h1><p class="${intro}">${lead}</p><p class="dek">${deck}</p></header><div class="article-body">${para(5)}</div>`;
+
+  it("puts back a lead paragraph that sits in the article's header, outside the body the scorer picks", () => {
+    for (const name of ["lead", "article__intro", "standfirst", "c-summary"]) {
+      const r = extract(story(name));
+      expect(r.text.startsWith(lead)).toBe(true);
+      expect(r.text).toContain("Paragraph 5 about the river");
+      expect(r.text).not.toContain(deck);
+    }
+  });
+
+  it("leaves out a one-sentence deck, an unnamed paragraph and a lead-named box far from the headline", () => {
+    const far = parseHTML(page(`<h1>Bridge closed</h1><div class="article-body">${para(30)}</div><div class="more"><p class="lead">${lead}</p></div>`)).document;
+    expect(findLead(far.body)).toBeNull();
+    expect(extract(story("note")).text).not.toContain("The council voted");
+  });
+});
+
 describe("metadata normalisation", () => {
   it("reads dates as ISO 8601 UTC, zone-less ones as UTC", () => {
     expect(toIsoDate("2019-11-19T10:04:00-05:00")).toBe("2019-11-19T15:04:00.000Z");
@@ -165,5 +188,28 @@ describe("robustness", () => {
     const deep = `${"<div>".repeat(20000)}<p>deep text survives</p>${"</div>".repeat(20000)}`;
     const r = extractContent(deep, "https://site.example/");
     expect(r.text).toContain("deep text survives");
+  });
+
+  it("finds the post behind malformed documents: server warnings before the doctype, no <html> tag, a pasted document inside the article", () => {
+    const warning = "<br />\n<b>Warning</b>:  mysql_connect(): Access denied in <b>/www/htdocs/plugin.php</b> on line <b>299</b><br />\n";
+    const cases = [
+      `${warning}<!DOCTYPE html><html lang="de"><head><title>Post</title></head><body><article>${para(4)}</article></body></html>`,
+      `<!DOCTYPE html><head><title>Post</title></head><body><article>${para(4)}</article></body></html>`,
+      `<!DOCTYPE html><html><head><title>Post</title></head><body><div class="layout"><article><!DOCTYPE html PUBLIC "-//W3C//DTD HTML 4.0 Transitional//EN"><html><body>${para(4)}</body></html></article></div><footer>Imprint</footer></body></html>`,
+      `<!DOCTYPE html><html><head><title>Post</title><div class="content">${para(4)}</div></html>`,
+    ];
+    for (const html of cases) {
+      const r = extractContent(html, "https://site.example/post");
+      expect(r.text).toContain("Paragraph 1 about the river");
+      expect(r.text).toContain("Paragraph 4 about the river");
+      expect(r.text).not.toMatch(/Warning|mysql|on line/);
+      expect(r.title).toBe("Post");
+    }
+  });
+
+  it("leaves PHP warnings printed inside the page out of the text", () => {
+    const r = extract(`<article>${para(3)}<br />\n<b>Deprecated</b>:  preg_replace(): The /e modifier is deprecated in <b>/www/wp-includes/formatting.php</b> on line <b>82</b><br />${para(2, "lake")}</article>`);
+    expect(r.text).toContain("Paragraph 2 about the lake");
+    expect(r.text).not.toContain("Deprecated");
   });
 });

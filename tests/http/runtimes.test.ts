@@ -2,6 +2,8 @@
  * The same black-box HTTP suite against real server processes on Node, Deno and Bun, each
  * on its own SQLite file, with keys made by the real CLI.
  */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKeyCli, startServer, tempDataDir, type Runtime, type Server } from "../helpers/server.ts";
 
@@ -104,6 +106,25 @@ describe.each(RUNTIMES)("HTTP on %s", (runtime) => {
     expect(res.filter((r) => r.status === 429)).toHaveLength(440);
     expect(res.every((r) => r.status !== 500)).toBe(true);
   }, 60_000);
+
+  it("serves the compatible APIs and MCP: translated, through the native gateway, in each client's shape", async () => {
+    const usage = await call("/compat/tavily/usage", { key: admin.key });
+    expect(usage.status).toBe(200);
+    expect(typeof (await usage.json()).key.usage).toBe("number");
+    // the key lacks the scrape scope: Firecrawl's refusal, with one request id for both layers
+    const refused = await call("/compat/firecrawl/v2/scrape", { method: "POST", key: admin.key, headers: { "content-type": "application/json" }, body: JSON.stringify({ url: "https://example.org/" }) });
+    expect(refused.status).toBe(403);
+    const body = await refused.json();
+    expect(body).toMatchObject({ success: false, code: "insufficient_scope" });
+    expect(body.request_id).toBe(refused.headers.get("x-request-id"));
+    const client = new Client({ name: "runtime-test", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${admin.key}` } } }));
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toContain("search");
+    const scrape = await client.callTool({ name: "scrape", arguments: { url: "https://example.org/" } });
+    expect(scrape.isError).toBe(true);
+    await client.close();
+  }, 30_000);
 
   it("logs one JSON line per request with its id and never the secret", async () => {
     const res = await call("/v1/usage", { key: admin.key });

@@ -1,5 +1,6 @@
 /** The research core's pure parts: plan, evidence ranking, extractive synthesis, citation parsing and checking. */
 import { describe, expect, it } from "vitest";
+import { buildQuestionModel } from "../../core/operations/research/relevance.ts";
 import { rankPassages, type SourceText } from "../../core/operations/research/evidence.ts";
 import { citedSentences, parseModelReport, supportIndex, verifyReport } from "../../core/operations/research/llm.ts";
 import { parseModelQueries, planSubQueries } from "../../core/operations/research/plan.ts";
@@ -117,5 +118,24 @@ describe("research core", () => {
     expect(report.summary).toBe("The museum reopened in March after renovating its glass roof [S1].");
     expect(report.findings).toEqual([{ text: "Ticket prices rose because of energy costs.", citations: ["S2"] }]);
     expect(dropped).toEqual({ citations: 3, sentences: 1 });
+  });
+});
+
+describe("document relevance", () => {
+  const doc = (id: string, text: string) => ({ id, host: `${id}.example`, title: "", text, fromPage: true });
+  it("weighs agreement by how relevant the agreeing pages are: two pages on another sense of a word stay below the pages on the question", () => {
+    const docs = [
+      doc("a", "Bees collect nectar from flowers and carry it back to the hive. Inside the hive, worker bees pass the nectar from mouth to mouth, adding enzymes. They fan the nectar with their wings until most of the water evaporates and it thickens into honey."),
+      doc("b", "Nectar is mostly water and sugar when bees collect it from flowers. Enzymes from the bees break the sugars down inside the hive. The bees fan their wings to evaporate the water, then seal the honey in wax cells."),
+      doc("c", "Worker bees store the thickened nectar in wax cells of the hive. Once enough water has evaporated, they cap each cell with wax so the honey keeps for months."),
+      // Two pages about a honey cake share their own vocabulary with each other, and the question's words.
+      doc("d", "This honey cake recipe needs flour, butter, eggs and a cup of honey that bees make. Bake the cake in a warm oven for forty minutes and glaze it with more honey and lemon."),
+      doc("e", "Our honey cake uses flour, butter and eggs, and the bees make the best honey for it. Glaze the warm cake with lemon and bake a second one for the freezer."),
+    ];
+    const m = buildQuestionModel("How do bees make honey?", docs);
+    const on = ["a", "b", "c"].map((id) => m.documents.get(id)!);
+    const off = ["d", "e"].map((id) => m.documents.get(id)!);
+    // With agreement from the closest sites alone, the two cake pages vouch for each other and one outranks page c.
+    expect(Math.min(...on)).toBeGreaterThan(Math.max(...off));
   });
 });

@@ -1,7 +1,9 @@
 /** GET /metrics: what an operator scrapes, from real requests through the gateway and the backends. */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createPrometheusMetrics } from "../../adapters/metrics/prometheus.ts";
+import { createSafeFetch, parseAllowList } from "../../adapters/fetch/mod.ts";
 import { makeApp, type TestApp } from "../helpers/app.ts";
+import { send, startPageServer } from "../helpers/page-server.ts";
 import { replayEnv, startReplayServer, type ReplayServer } from "../helpers/replay-server.ts";
 
 /** The value of one series in Prometheus text, or undefined when absent. */
@@ -71,6 +73,27 @@ describe("GET /metrics", () => {
     expect(text).not.toContain(secret.slice(4, 20));
     expect(text).not.toContain("blue tack");
   });
+
+  it("shows the extraction workers: one running after a scrape, none busy, nothing queued", async () => {
+    const site = await startPageServer();
+    site.route("/a", send("text/html", "<html><head><title>A</title></head><body><article><p>Enough words in one paragraph to count as the main content of this page.</p></article></body></html>"));
+    try {
+      // SQLite storage builds the ports as the server does, extraction pool included.
+      t = await makeApp({ storage: "sqlite", env: { QUARRY_METRICS: "true" }, metrics: createPrometheusMetrics(), pages: createSafeFetch({ allow: parseAllowList(["127.0.0.1/32"]) }) });
+      const { secret } = await t.key("acme", ["scrape"]);
+      const before = await (await t.request("/metrics")).text();
+      expect(sample(before, "quarry_extract_workers", { state: "running" })).toBe(0);
+      const r = await t.request("/v1/scrape", { method: "POST", key: secret, json: { url: `${site.url}/a`, formats: ["markdown"] } });
+      expect(r.status).toBe(200);
+      expect((await r.json()).data.markdown).toContain("Enough words");
+      const text = await (await t.request("/metrics")).text();
+      expect(sample(text, "quarry_extract_workers", { state: "running" })).toBe(1);
+      expect(sample(text, "quarry_extract_workers", { state: "busy" })).toBe(0);
+      expect(sample(text, "quarry_extract_workers", { state: "queued" })).toBe(0);
+    } finally {
+      await site.close();
+    }
+  }, 60_000);
 
   it("asks for QUARRY_METRICS_TOKEN as a bearer token when one is set", async () => {
     const t = await app({ QUARRY_METRICS: "on", QUARRY_METRICS_TOKEN: "scrape-me-please" });

@@ -71,6 +71,13 @@ describe("configuration", () => {
     expect(parseConfig({ QUARRY_CACHE_MAX_BYTES: "0" }).cache.maxBytes).toBe(0);
   });
 
+  it("reads the extraction workers and their idle time, and names the variable of a bad value", () => {
+    expect(parseConfig({}).extract).toEqual({ workers: 1, idleMs: 10_000 });
+    expect(parseConfig({ QUARRY_EXTRACT_WORKERS: "0", QUARRY_EXTRACT_IDLE: "60" }).extract).toEqual({ workers: 0, idleMs: 60_000 });
+    for (const bad of ["-1", "17", "two", "1.5"]) expect(() => parseConfig({ QUARRY_EXTRACT_WORKERS: bad })).toThrow(/^QUARRY_EXTRACT_WORKERS: .* whole number from 0 to 16/);
+    for (const bad of ["0", "3601", "1s"]) expect(() => parseConfig({ QUARRY_EXTRACT_IDLE: bad })).toThrow(/^QUARRY_EXTRACT_IDLE: /);
+  });
+
   it("reads backend URLs and credentials by id", () => {
     const c = parseConfig({ QUARRY_BRAVE_KEY: "k", QUARRY_SEARXNG_URL: "http://127.0.0.1:8888", QUARRY_IP_RATE: "off" });
     expect(c.backends.brave.key).toBe("k");

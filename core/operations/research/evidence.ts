@@ -6,10 +6,11 @@
  * hostnames' passages say the same thing — and selected with a cap per hostname, so no
  * report rests on one site.
  */
-import { lexicalScores, tokenize } from "../../ranking/lexical.ts";
+import { lexicalScores } from "../../ranking/lexical.ts";
 import { passages as splitPassages } from "../search/excerpt.ts";
 import { buildQuestionModel, sentenceRelevance, type QuestionModel, type Semantic } from "./relevance.ts";
 import { splitSentences } from "./sentences.ts";
+import { contentTokens, setCosine as cosine } from "./words.ts";
 
 export interface SourceText {
   id: string;
@@ -30,36 +31,6 @@ export interface Passage {
   relevance: number;
   agreement: number;
   score: number;
-}
-
-const STOP = new Set(
-  ("a about above after again against all also am an and any are as at be because been before being below between both but by can " +
-    "could did do does doing down during each few for from further had has have having he her here hers herself him himself his how i " +
-    "if in into is it its itself just me more most my myself no nor not now of off on once only or other our ours out over own same she " +
-    "should so some such than that the their theirs them themselves then there these they this those through to too under until up " +
-    "very was we were what when where which while who whom why will with would you your yours said says say one two also like get got " +
-    "new year just may might must much many well even still back").split(" "),
-);
-
-/** Distinct content words of a text (stemmed as lexical.ts does, stopwords and 1–2 letter words dropped). */
-export function contentTokens(text: string): Set<string> {
-  return new Set(tokenize(text).filter((t) => t.length > 2 && !STOP.has(t)));
-}
-
-/** Share of `a`'s words found in `b` (0 when `a` is empty). */
-export function containment(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
-  if (a.size === 0) return 0;
-  let shared = 0;
-  for (const t of a) if (b.has(t)) shared++;
-  return shared / a.size;
-}
-
-function cosine(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
-  if (a.size === 0 || b.size === 0) return 0;
-  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
-  let shared = 0;
-  for (const t of small) if (large.has(t)) shared++;
-  return shared / Math.sqrt(a.size * b.size);
 }
 
 /** Passages of a source: page paragraphs of at least 8 words; a snippet counts from 4. */

@@ -5,7 +5,8 @@
  * sentence's words is dropped, and a sentence left without one is dropped too.
  */
 import type { FetchPort } from "../../ports.ts";
-import { containment, contentTokens, sourcePassages, type Passage, type SourceText } from "./evidence.ts";
+import { sourcePassages, type Passage, type SourceText } from "./evidence.ts";
+import { containment, contentTokens } from "./words.ts";
 import { citeSentence, sortIds, splitSentences, type Finding, type Report } from "./synthesis.ts";
 
 export interface LlmConfig {

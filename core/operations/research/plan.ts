@@ -11,7 +11,7 @@ import { TIER_PLAN } from "./tiers.ts";
 const QUESTION_WORDS = new Set(
   ("a an and are as at be by for from how i in is it of on or that the this to was what when where which who whom whose why " +
     "with do does did can could should would will you your my we our about tell me explain there their they its into vs versus " +
-    "happen happened happens know").split(" "),
+    "happen happened happens know have has had").split(" "),
 );
 
 /** The question's words without question and function words, in their original order and form. */

@@ -2,8 +2,7 @@
  * Reads the chosen sources' pages through the guarded page port, all at once under one
  * deadline. A page that fails, is not HTML or is late is reported, never fatal.
  */
-import { decodeHtml } from "../../extract/decode-html.ts";
-import { extractContent } from "../../extract/extract-content.ts";
+import { extractPage } from "../../extract/run.ts";
 import { FetchTimeout } from "../../net/fetch-errors.ts";
 import type { Ports } from "../../ports.ts";
 
@@ -22,7 +21,7 @@ async function readOne(ports: Ports, url: string, deadline: number): Promise<Pag
     const type = (page.contentType ?? "").toLowerCase();
     if (page.status >= 400) throw new Error(`HTTP ${page.status}`);
     if (!(type.includes("html") || type === "")) throw new Error(`unsupported content type ${type}`);
-    const content = extractContent(decodeHtml(page.body, page.contentType), page.finalUrl, { onlyMainContent: true });
+    const content = await extractPage(ports, { body: page.body, contentType: page.contentType, url: page.finalUrl, onlyMainContent: true });
     await ports.sources.record(host, { fetched: true, ok: true }).catch(() => {});
     if (!content.text.trim()) return { status: "skipped", reason: "no readable text" };
     return { status: "read", text: content.text, title: content.title, published_at: content.published_at };

@@ -8,6 +8,9 @@
  * - agreement: how much it says the same things as the other sites, beyond the question's own
  *   words (pseudo-relevance feedback). Pages on the question share a vocabulary (for "why is
  *   the sky blue": scattering, wavelength, light); pages off it each talk about something else.
+ *   Agreement is measured twice: with the closest other sites, then with every other site
+ *   weighted by how relevant the first pass found it, so agreeing with an off-topic page (two
+ *   pages on another sense of a word) counts for little.
  *
  * The words the relevant documents share become the question's topic vocabulary, and a
  * sentence is on the question when it holds the question's words or enough of that vocabulary
@@ -16,6 +19,7 @@
  */
 import { tokenize } from "../../ranking/lexical.ts";
 import { splitSentences } from "./sentences.ts";
+import { TOPIC_STOP } from "./words.ts";
 
 export interface DocumentInput {
   id: string;
@@ -65,15 +69,6 @@ const CUES: Record<QuestionKind, RegExp> = {
   other: /$^/,
 };
 
-const STOP = new Set(
-  ("a about above after again against all also am an and any are as at be because been before being below between both but by can " +
-    "could did do does doing down during each few for from further had has have having he her here hers herself him himself his how i " +
-    "if in into is it its itself just me more most my myself no nor not now of off on once only or other our ours out over own same she " +
-    "should so some such than that the their theirs them themselves then there these they this those through to too under until up " +
-    "very was we were what when where which while who whom why will with would you your yours said says say one two also like get got " +
-    "new year just may might must much many well even still back make made use used often usually every thing things way happen happened happens").split(" "),
-);
-
 /** A light stemmer on top of lexical.ts's plural folding, so "scattered", "scattering" and "scatter" meet. */
 export function stem(token: string): string {
   let t = token;
@@ -90,7 +85,7 @@ export function stem(token: string): string {
 /** Distinct content stems of a text. */
 export function stems(text: string): Set<string> {
   // lexical.ts folds a final "s" ("this" → "thi"), so stopwords are checked in both forms.
-  return new Set(tokenize(text).filter((t) => t.length > 2 && !STOP.has(t) && !STOP.has(`${t}s`)).map(stem));
+  return new Set(tokenize(text).filter((t) => t.length > 2 && !TOPIC_STOP.has(t) && !TOPIC_STOP.has(`${t}s`)).map(stem));
 }
 
 /** A text's sentences, paragraph by paragraph (a heading never runs into the next sentence). */
@@ -143,30 +138,53 @@ export function buildQuestionModel(question: string, docs: readonly DocumentInpu
   });
   // Once pages were read, an engine's snippet is no independent witness (it may be the snippet of an unreadable page).
   const anyPage = docs.some((d) => d.fromPage);
-  const agreement = docs.map((d, i) => {
-    const peers = docs.flatMap((e, j) => (j !== i && e.host !== d.host && (e.fromPage || !anyPage) ? [j] : []));
-    const sims = peers.map((j) => cosine(vectors[i]!, vectors[j]!)).sort((a, b) => b - a);
-    const top = sims.slice(0, 2);
-    return top.length ? top.reduce((a, b) => a + b, 0) / top.length : 0;
-  });
-  const maxAgree = Math.max(0, ...agreement) || 1;
-
-  const raws = docs.map((d, i) => {
+  const peers = docs.map((d, i) => docs.flatMap((e, j) => (j !== i && e.host !== d.host && (e.fromPage || !anyPage) ? [j] : [])));
+  const sim = docs.map((_, i) => docs.map((_, j) => (i === j ? 0 : cosine(vectors[i]!, vectors[j]!))));
+  // What a page holds of the question's words: coverage of them, and spread through its sentences.
+  const prior = docs.map((_, i) => {
     let coverage = 0;
     for (const [t, w] of terms) if (docStems[i]!.has(t)) coverage += w;
     const list = sentences[i]!;
     const spread = list.length ? list.filter((s) => [...terms.keys()].some((t) => s.has(t))).length / list.length : 0;
-    // Agreement leads: sharing the question's words is easy, sharing what the other pages say about it is not.
-    let score = (0.15 + 0.85 * (agreement[i]! / maxAgree)) * (0.5 + 0.5 * coverage) * (0.8 + 0.2 * spread);
-    if (semantic) {
-      // The model's view of the page: the mean of its three sentences closest to the question.
-      const sims = docSentences(d.text).map((s) => semantic.get(s) ?? 0).sort((a, b) => b - a).slice(0, 3);
-      const sem = sims.length ? sims.reduce((a, b) => a + b, 0) / sims.length : 0;
-      // A model that reads meaning is a better judge of what a page is about than shared words.
-      score = 0.3 * score + 0.7 * Math.max(0, sem);
-    }
-    return anyPage && !d.fromPage ? score * SNIPPET_WEIGHT : score;
+    return (0.5 + 0.5 * coverage) * (0.8 + 0.2 * spread);
   });
+  // Agreement, first with the two closest other sites, then refined: the sites that agree with
+  // the pages already judged relevant count, the others count for less (each round squares the
+  // weight), so a cluster of pages about the question outweighs pages that only share its words.
+  let agreement = docs.map((_, i) => {
+    const top = peers[i]!.map((j) => sim[i]![j]!).sort((a, b) => b - a).slice(0, 2);
+    return top.length ? top.reduce((a, b) => a + b, 0) / top.length : 0;
+  });
+  const scoreOf = (agree: number[]) => {
+    const maxAgree = Math.max(0, ...agree) || 1;
+    return docs.map((d, i) => {
+      // Agreement leads: sharing the question's words is easy, sharing what the other pages say about it is not.
+      let score = (0.15 + 0.85 * (agree[i]! / maxAgree)) * prior[i]!;
+      if (semantic) {
+        // The model's view of the page: the mean of its three sentences closest to the question.
+        const sims = docSentences(d.text).map((s) => semantic.get(s) ?? 0).sort((a, b) => b - a).slice(0, 3);
+        const sem = sims.length ? sims.reduce((a, b) => a + b, 0) / sims.length : 0;
+        // A model that reads meaning is a better judge of what a page is about than shared words.
+        score = 0.3 * score + 0.7 * Math.max(0, sem);
+      }
+      return anyPage && !d.fromPage ? score * SNIPPET_WEIGHT : score;
+    });
+  };
+  let raws = scoreOf(agreement);
+  for (let round = 0; round < AGREEMENT_ROUNDS; round++) {
+    const top = Math.max(0, ...raws) || 1;
+    const weight = raws.map((r) => (r / top) ** 2);
+    agreement = docs.map((_, i) => {
+      let num = 0;
+      let den = 0;
+      for (const j of peers[i]!) {
+        num += weight[j]! * sim[i]![j]!;
+        den += weight[j]!;
+      }
+      return den ? num / den : 0;
+    });
+    raws = scoreOf(agreement);
+  }
   const maxDoc = Math.max(0, ...raws) || 1;
   const documents = new Map(docs.map((d, i) => [d.id, Math.round((raws[i]! / maxDoc) * 10_000) / 10_000]));
 
@@ -194,6 +212,17 @@ export function buildQuestionModel(question: string, docs: readonly DocumentInpu
 /** Documents below this share of the best one's relevance are not on the question. */
 export const RELEVANT = 0.4;
 
+/** Rounds of relevance-weighted agreement after the first, plain one (see buildQuestionModel). */
+const AGREEMENT_ROUNDS = 1;
+
+/**
+ * A sentence that names the whole question (every one of its words) counts a little even in words
+ * the relevant pages do not share: a page's own angle on the question ("cats purr when content")
+ * has no shared vocabulary to go by. It scales with the square of the coverage, so naming one of
+ * several words ("the heart beats…") gains little.
+ */
+const QUESTION_ONLY = 0.2;
+
 /** How well a sentence answers the question, in [0, 1]; 0 when it is not on the question. */
 export function sentenceRelevance(sentence: string, sourceId: string, model: QuestionModel): number {
   const doc = model.documents.get(sourceId) ?? 0;
@@ -211,7 +240,7 @@ export function sentenceRelevance(sentence: string, sourceId: string, model: Que
   // What a sentence adds beyond the question's own words carries it: naming the subject alone
   // ("a jar of honey holds the work of bees") does not answer anything.
   // A single relevant page has no shared vocabulary to go by: its sentences count by the question's words.
-  const base = model.topic.size ? topical * (0.5 + 0.5 * q) : 0.5 * q;
+  const base = model.topic.size ? Math.max(topical * (0.5 + 0.5 * q), QUESTION_ONLY * q * q) : 0.5 * q;
   let score = base + (CUES[model.kind].test(sentence) ? 0.1 : 0);
   if (model.semantic) score = 0.5 * score + 0.5 * meaning;
   return Math.min(1, score) * doc;

@@ -5,9 +5,10 @@
  * lifting a finding. The summary is built from the findings, each sentence followed by its
  * citations.
  */
-import { containment, contentTokens, type Passage } from "./evidence.ts";
+import type { Passage } from "./evidence.ts";
 import { buildQuestionModel, sentenceRelevance, type QuestionModel } from "./relevance.ts";
 import { splitSentences } from "./sentences.ts";
+import { containment, contentTokens, setCosine as cosine } from "./words.ts";
 
 export { splitSentences };
 
@@ -69,13 +70,6 @@ export interface ExtractiveOptions {
 
 /** A sentence this far below the best one's relevance does not answer the question well enough to cite. */
 const RELATIVE_FLOOR = 0.3;
-
-function cosine(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
-  if (a.size === 0 || b.size === 0) return 0;
-  let shared = 0;
-  for (const t of a) if (b.has(t)) shared++;
-  return shared / Math.sqrt(a.size * b.size);
-}
 
 export function extractiveReport(evidence: readonly Passage[], question: string, opts: ExtractiveOptions): Report {
   const model = opts.model ?? modelFromEvidence(evidence, question);

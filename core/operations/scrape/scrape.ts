@@ -6,7 +6,7 @@ import { loadLibraries } from "../../lazy.ts";
 import { countTokens, truncateToTokens } from "../../budget/tokens.ts";
 import { ApiError } from "../../errors.ts";
 import { decodeHtml } from "../../extract/decode-html.ts";
-import { extractContent } from "../../extract/extract-content.ts";
+import { extractPage } from "../../extract/run.ts";
 import { pdfToText } from "../../extract/pdf-to-text.ts";
 import type { PageMetadata } from "../../extract/types.ts";
 import type { Ports, RenderedPage } from "../../ports.ts";
@@ -53,11 +53,8 @@ function cacheKey(req: ScrapeRequest): string {
 }
 
 /** Turns a fetched body into the response data (all formats; the caller keeps the requested ones). */
-async function contentOf(kind: Kind, body: Uint8Array, contentType: string | null, finalUrl: string, onlyMain: boolean) {
-  if (kind === "html") {
-    const page = extractContent(decodeHtml(body, contentType), finalUrl, { onlyMainContent: onlyMain });
-    return page;
-  }
+async function contentOf(ports: Ports, kind: Kind, body: Uint8Array, contentType: string | null, finalUrl: string, onlyMain: boolean) {
+  if (kind === "html") return extractPage(ports, { body, contentType, url: finalUrl, onlyMainContent: onlyMain });
   const text = kind === "pdf" ? await pdfText(body) : { text: decodeHtml(body, contentType), title: null };
   return {
     title: text.title, description: null, author: null, published_at: null, language: null, site_name: null,
@@ -128,7 +125,7 @@ export async function scrape(ports: Ports, req: ScrapeRequest): Promise<ScrapeRe
   if (!kind) {
     throw new ApiError("unsupported_content", `Content type ${read.contentType ?? "(none)"} is not supported; Quarry reads HTML, PDF and plain text.`);
   }
-  content = await contentOf(kind, read.body, read.contentType, read.finalUrl, req.only_main_content);
+  content = await contentOf(ports, kind, read.body, read.contentType, read.finalUrl, req.only_main_content);
   if (req.render === "auto" && !read.rendered && kind === "html" && looksLikeShell(decodeHtml(read.body, read.contentType), content.text)) {
     // The static page is a script shell: render it, within what is left of the deadline.
     const left = Math.max(1_000, req.timeout_ms - Math.round(performance.now() - t0));
@@ -137,7 +134,7 @@ export async function scrape(ports: Ports, req: ScrapeRequest): Promise<ScrapeRe
     } else {
       try {
         read = fromRendering(await renderWith(ports.render, req, left));
-        content = await contentOf("html", read.body, read.contentType, read.finalUrl, req.only_main_content);
+        content = await contentOf(ports, "html", read.body, read.contentType, read.finalUrl, req.only_main_content);
       } catch (err) {
         if (!(err instanceof ApiError) || err.code !== "browser_unavailable") throw err;
         read.note = `The page looks like it needs JavaScript, but the browser is unavailable: this is its static HTML. ${err.message}`;
@@ -179,13 +176,14 @@ export async function scrape(ports: Ports, req: ScrapeRequest): Promise<ScrapeRe
  * one Quarry does not read. Needs `loadLibraries()` first.
  */
 export async function pageContent(
+  ports: Ports,
   page: { finalUrl: string; contentType: string | null; body: Uint8Array },
   formats: ReadonlyArray<"markdown" | "text" | "html" | "links">,
   onlyMainContent: boolean,
 ): Promise<ScrapeData | null> {
   const kind = kindOf(page.contentType, page.body);
   if (!kind) return null;
-  const content = await contentOf(kind, page.body, page.contentType, page.finalUrl, onlyMainContent);
+  const content = await contentOf(ports, kind, page.body, page.contentType, page.finalUrl, onlyMainContent);
   const data: ScrapeData = {
     title: content.title, description: content.description, author: content.author,
     published_at: content.published_at, language: content.language, site_name: content.site_name,

@@ -49,3 +49,22 @@ export function queryExcerpt(text: string, query: string, maxTokens: number): st
   const joined = chosen.map((i) => parts[i]).join(" … ");
   return countTokens(joined) <= maxTokens ? joined : truncateToTokens(joined, maxTokens);
 }
+
+/** Longest chunk, in tokens: a chunk is a passage (≤ ~80 words), cut if one sentence runs on. */
+const CHUNK_TOKENS = 160;
+
+/**
+ * Up to `n` passages of the page that match the query (BM25 > 0), best first: the chunks
+ * `chunks_per_source` asks for. A page with no matching passage gives none.
+ */
+export function queryChunks(text: string, query: string, n: number): string[] {
+  const parts = passages(text);
+  if (parts.length === 0 || n <= 0) return [];
+  const scores = lexicalScores(query, parts.map((content) => ({ title: "", content })));
+  return parts
+    .map((_, i) => i)
+    .filter((i) => scores[i] > 0)
+    .sort((a, b) => scores[b] - scores[a] || a - b)
+    .slice(0, n)
+    .map((i) => truncateToTokens(parts[i], CHUNK_TOKENS));
+}

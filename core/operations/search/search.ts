@@ -1,19 +1,22 @@
 /**
- * POST /v1/search (api.md §§5–6): ask the web backends at once under one deadline, merge and
- * rank what came back, and for the higher tiers read the top pages (through the guarded page
- * port) into query-focused excerpts. A page that is late leaves its excerpt null.
+ * POST /v1/search (api.md §§5–6, 8): ask the web backends at once under one deadline (with the
+ * topic, country and date hints each can take), merge and rank what came back, filter by date,
+ * and read pages (through the guarded page port) for the tier's excerpts and for what the
+ * options ask: whole content, chunks, images, an answer. A page that is late leaves its parts null.
  */
 import { loadLibraries } from "../../lazy.ts";
-import { countTokens, truncateToTokens } from "../../budget/tokens.ts";
+import { countTokens } from "../../budget/tokens.ts";
 import { describeStatuses } from "../../backends/runner.ts";
 import type { RawResult } from "../../backends/types.ts";
 import { ApiError } from "../../errors.ts";
-import { decodeHtml } from "../../extract/decode-html.ts";
-import { extractContent } from "../../extract/extract-content.ts";
 import { mergeResults, type MergedResult } from "../../ranking/merge.ts";
 import type { Ports } from "../../ports.ts";
 import type { Services } from "../../services.ts";
-import { queryExcerpt } from "./excerpt.ts";
+import { writeAnswer } from "./answer.ts";
+import { filterByDate } from "./dates.ts";
+import { planSearch, type Ignored, type SearchPlan } from "./plan.ts";
+import { byDeadline, readPage, type PageRead } from "./read.ts";
+import { backendExtras, collectImages, resultFavicon, type SearchImageItem } from "./results.ts";
 import type { SearchRequest } from "./schema.ts";
 
 /** Pages read and tokens per excerpt, by tier (api.md §5). */
@@ -25,12 +28,18 @@ export const TIER_READS = {
 } as const;
 /** The request's one deadline, by tier: reading pages needs more time. */
 export const TIER_DEADLINE_MS = { basic: 5_000, summary: 10_000, detailed: 12_000, full: 15_000 } as const;
+/** Pages an answer is written from when the tier reads none. */
+const ANSWER_PAGES = 5;
+/** Undated results whose pages are read for a date when a date range is asked. */
+const UNDATED_PAGES = 10;
 const CACHE_TTL_SECONDS = 10 * 60;
 
-/** A merged result plus what the tier read from its page. */
+/** A merged result plus what was read from its page. */
 export interface SearchResultItem extends MergedResult {
   excerpt: string | null;
   raw_content: string | null;
+  chunks?: string[];
+  favicon?: string | null;
 }
 
 export interface SearchResponse {
@@ -41,7 +50,15 @@ export interface SearchResponse {
     duration_ms: number;
     cached: boolean;
     backends: Record<string, { status: string; results: number; latency_ms: number; error?: string }>;
+    topic?: "general" | "news";
+    country?: string | null;
+    undated?: "kept" | "dropped";
+    date_filter?: { start_date: string | null; end_date: string | null; out_of_range: number; undated: number; dated_from_pages: number };
+    answer?: "extractive" | "llm";
+    ignored: Ignored[];
   };
+  answer?: string | null;
+  images?: SearchImageItem[];
   results: SearchResultItem[];
 }
 
@@ -56,37 +73,18 @@ async function hostPriors(ports: Ports, hosts: string[]): Promise<Map<string, nu
   return new Map(hosts.map((h, i) => [h, stats[i] ? (stats[i]!.fetch_ok + 1) / (stats[i]!.fetch_ok + stats[i]!.fetch_failed + 2) : 0.5]));
 }
 
-/** Reads one page into (excerpt, raw markdown); null when it fails or misses the deadline. */
-async function readPage(ports: Ports, url: string, query: string, tier: SearchRequest["tier"], deadline: number) {
-  const left = deadline - ports.clock.now();
-  if (left < 200) return null;
-  const host = new URL(url).hostname;
+function hostOf(url: string): string {
   try {
-    const page = await ports.pages.fetchPage(url, { timeoutMs: Math.min(left, 8_000) });
-    const type = (page.contentType ?? "").toLowerCase();
-    if (page.status >= 400 || !(type.includes("html") || type === "")) {
-      await ports.sources.record(host, { fetched: true, ok: false }).catch(() => {});
-      return null;
-    }
-    const content = extractContent(decodeHtml(page.body, page.contentType), page.finalUrl, { onlyMainContent: true });
-    await ports.sources.record(host, { fetched: true, ok: true }).catch(() => {});
-    const budget = TIER_READS[tier].tokens;
-    return {
-      excerpt: queryExcerpt(content.text, query, Math.min(budget, 800)) || null,
-      raw: tier === "full" ? truncateToTokens(content.markdown, 4000) : null,
-    };
+    return new URL(url).hostname.replace(/^www\./, "");
   } catch {
-    await ports.sources.record(host, { fetched: true, ok: false }).catch(() => {});
-    return null;
+    return "";
   }
 }
 
-/** Settles with null at the deadline, so one slow page never delays the answer. */
-function byDeadline<T>(p: Promise<T | null>, ports: Ports, deadline: number): Promise<T | null> {
-  return new Promise((resolve) => {
-    const t = setTimeout(() => resolve(null), Math.max(0, deadline - ports.clock.now()));
-    p.then((v) => resolve(v), () => resolve(null)).finally(() => clearTimeout(t));
-  });
+/** How many of the results' pages to read: the tier's, an answer's, or all that the options need. */
+function pagesToRead(req: SearchRequest, plan: SearchPlan, results: number): number {
+  if (plan.readAll) return results;
+  return Math.max(TIER_READS[req.tier].pages, plan.answer ? ANSWER_PAGES : 0);
 }
 
 export async function search(ports: Ports, services: Services, req: SearchRequest): Promise<SearchResponse> {
@@ -97,14 +95,19 @@ export async function search(ports: Ports, services: Services, req: SearchReques
   if (cached) return { ...cached, meta: { ...cached.meta, cached: true, duration_ms: Math.round(performance.now() - t0) } };
 
   const started = ports.clock.now();
-  const deadline = started + TIER_DEADLINE_MS[req.tier];
-  // Reading pages needs part of the deadline: the engines get at most two thirds of it.
-  const engineDeadline = req.tier === "basic" ? deadline : started + Math.round(TIER_DEADLINE_MS[req.tier] * 0.6);
+  const plan = planSearch(req, services.registry, started);
+  // A date range may read undated results' pages for their dates.
+  const reads = plan.readAll || plan.answer || plan.range;
+  const total = req.tier === "basic" && reads ? TIER_DEADLINE_MS.summary : TIER_DEADLINE_MS[req.tier];
+  const deadline = started + total;
+  // Reading pages needs part of the deadline: the engines then get at most 60 % of it.
+  const engineDeadline = req.tier === "basic" && !reads ? deadline : started + Math.round(total * 0.6);
   const outcome = await services.runner.run<RawResult>({
-    query: { query: req.query, maxResults: Math.min(20, req.max_results * 2), language: req.language, freshness: req.freshness ?? null },
+    query: { query: req.query, maxResults: Math.min(20, req.max_results * 2), language: req.language, ...plan.hints, freshness: plan.hints.freshness ?? null },
     backends: req.backends,
     kind: "web",
     deadline: engineDeadline,
+    skip: plan.skip,
   });
   const statuses = outcome.backends;
   const tried = Object.entries(statuses).filter(([, s]) => s.status !== "disabled" && s.status !== "skipped");
@@ -126,34 +129,89 @@ export async function search(ports: Ports, services: Services, req: SearchReques
       }
     }
   }
-  const hosts = [...new Set(Object.values(outcome.results).flat().map((r) => { try { return new URL(r.url).hostname.replace(/^www\./, ""); } catch { return ""; } }).filter(Boolean))];
+  const hosts = [...new Set(Object.values(outcome.results).flat().map((r) => hostOf(r.url)).filter(Boolean))];
   const priors = await hostPriors(ports, hosts);
-  const merged: MergedResult[] = mergeResults(outcome.results, req.query, {
-    maxResults: req.max_results,
+  let merged: MergedResult[] = mergeResults(outcome.results, req.query, {
     includeDomains: req.include_domains,
     excludeDomains: req.exclude_domains,
-    freshness: req.freshness ?? null,
+    freshness: plan.freshness,
     now: ports.clock.now(),
     hostPrior: (h) => priors.get(h) ?? 0.5,
   });
+  const wants = {
+    query: req.query,
+    excerptTokens: TIER_READS[req.tier].tokens,
+    raw: plan.raw ?? (req.tier === "full" ? ("markdown" as const) : null),
+    chunks: plan.chunks,
+    media: plan.images || plan.favicon,
+  };
+  const read = new Map<string, Promise<PageRead | null>>();
+  const readOnce = (url: string) => {
+    if (!read.has(url)) read.set(url, byDeadline(readPage(ports, url, wants, deadline), ports, deadline));
+    return read.get(url)!;
+  };
+  let datedFromPages = 0;
+  if (plan.range) {
+    // Results the engines gave no date may state one on their page: read the best few, as the
+    // tier would, and take the page's date, so a known date is not thrown away as unknown.
+    const undated = merged.filter((r) => r.published_at === null).slice(0, Math.min(UNDATED_PAGES, req.max_results * 2));
+    const found = await Promise.all(undated.map((r) => readOnce(r.url)));
+    undated.forEach((r, i) => {
+      if (found[i]?.published_at) {
+        r.published_at = found[i]!.published_at;
+        datedFromPages++;
+      }
+    });
+  }
+  const dated = plan.range ? filterByDate(merged, plan.range, req.undated) : null;
+  if (dated) merged = dated.kept;
+  merged = merged.slice(0, req.max_results);
 
-  const reads = TIER_READS[req.tier].pages;
-  const pages = await Promise.all(
-    merged.map((r, i) => (i < reads ? byDeadline(readPage(ports, r.url, req.query, req.tier, deadline), ports, deadline) : Promise.resolve(null))),
+  const toRead = pagesToRead(req, plan, merged.length);
+  const pages: (PageRead | null)[] = await Promise.all(
+    merged.map((r, i) => (i < toRead || read.has(r.url) ? readOnce(r.url) : Promise.resolve(null))),
   );
+
+  const extras = backendExtras(outcome.results);
   let tokens = 0;
   const results: SearchResultItem[] = merged.map((r, i) => {
     const page = pages[i];
-    const excerpt = page?.excerpt ?? null;
-    const raw = page?.raw ?? null;
-    if (excerpt) tokens += countTokens(excerpt);
-    if (raw) tokens += countTokens(raw);
-    return { ...r, excerpt, raw_content: raw };
+    const item: SearchResultItem = { ...r, excerpt: page?.excerpt ?? null, raw_content: page?.raw ?? null };
+    if (plan.chunks !== null) item.chunks = page?.chunks ?? [];
+    if (plan.favicon) item.favicon = resultFavicon(r.url, page, extras);
+    if (item.excerpt) tokens += countTokens(item.excerpt);
+    if (item.raw_content) tokens += countTokens(item.raw_content);
+    for (const c of item.chunks ?? []) tokens += countTokens(c);
+    return item;
   });
+
+  const ignored = [...plan.ignored];
   const body: SearchResponse = {
-    meta: { query: req.query, results_count: results.length, tokens_used: tokens, duration_ms: Math.round(performance.now() - t0), cached: false, backends: statuses },
+    meta: {
+      query: req.query, results_count: results.length, tokens_used: 0, duration_ms: 0, cached: false, backends: statuses,
+      ...(req.topic !== "general" ? { topic: plan.topic } : {}),
+      ...(req.country ? { country: plan.country } : {}),
+      ...(plan.range && dated
+        ? { undated: req.undated === "keep" ? ("kept" as const) : ("dropped" as const), date_filter: { ...plan.range, out_of_range: dated.outOfRange, undated: dated.undated, dated_from_pages: datedFromPages } }
+        : {}),
+      ignored,
+    },
     results,
   };
+  if (plan.answer) {
+    const sources = results.map((r, i) => ({ title: r.title, url: r.url, text: pages[i]?.text || r.content }));
+    const llm = services.research.llm;
+    const answer = await writeAnswer({ fetch: services.fetch, llm, timeoutMs: Math.min(services.research.llmTimeoutMs ?? 20_000, 15_000) }, req.query, sources, plan.answer);
+    body.answer = answer.text;
+    body.meta.answer = answer.method;
+    if (answer.text) tokens += countTokens(answer.text);
+    tokens += answer.tokens;
+    if (answer.llmError) ignored.push({ option: "include_answer", reason: `the model's answer could not be used (${answer.llmError}); the answer is extractive` });
+    if (!answer.text) ignored.push({ option: "include_answer", reason: "no sentence of the results' text answers the query well enough to cite: answer is null" });
+  }
+  if (plan.images) body.images = collectImages(results, pages, extras, req.include_image_descriptions);
+  body.meta.tokens_used = tokens;
+  body.meta.duration_ms = Math.round(performance.now() - t0);
   await ports.cache.set(key, body, CACHE_TTL_SECONDS).catch(() => {});
   return body;
 }

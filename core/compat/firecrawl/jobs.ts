@@ -1,0 +1,161 @@
+/**
+ * Firecrawl crawl and batch scrape (v2 and v1) → the native jobs (api.md §9). Starting answers
+ * 200 `{success, id, url}` (the SDKs take nothing else for success); the status answers
+ * Firecrawl's `{status: scraping|completed|failed|cancelled, completed, total, data, next}` with
+ * `next` an absolute URL of this API (`QUARRY_PUBLIC_URL`, or the request's origin), which the
+ * SDK follows by itself; `/errors` lists the failed pages and the URLs robots.txt kept out.
+ */
+import type { Context } from "hono";
+import * as v from "valibot";
+import type { AppEnv } from "../../gateway/context.ts";
+import { authorizationOf, type Dispatch } from "../dispatch.ts";
+import { asIgnored, bodyOf, readBody } from "../http.ts";
+import { JOB_PATH, jobSlice, skipOf, skipQuery, wholeJob, type JobKind, type NativeJob } from "../native-jobs.ts";
+import { CLIENT_FIELDS, ignoredWarning, ScrapeOptions, type FirecrawlScrapeOptions } from "./scrape.ts";
+
+const PAGE_FORMATS: Record<string, string> = { markdown: "markdown", html: "html", rawHtml: "html", links: "links" };
+const clamp = (n: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, Math.round(n)));
+
+/** Page options of a job from Firecrawl's scrape options; what cannot apply to a job's pages is named. */
+function pageOptions(opts: FirecrawlScrapeOptions | null | undefined, ignored: Set<string>, prefix: string): Record<string, unknown> {
+  const native: Record<string, unknown> = {};
+  if (!opts) return native;
+  const asked = (opts.formats ?? ["markdown"]).map((f) => (typeof f === "string" ? f : f.type));
+  const formats = [...new Set(asked.filter((f) => PAGE_FORMATS[f]).map((f) => PAGE_FORMATS[f]!))];
+  for (const f of asked) if (!PAGE_FORMATS[f]) ignored.add(`${prefix}formats.${f}`);
+  if (formats.length) native.formats = formats;
+  if (typeof opts.onlyMainContent === "boolean") native.only_main_content = opts.onlyMainContent;
+  if (typeof opts.timeout === "number") native.timeout_ms = clamp(opts.timeout, 1000, 60_000);
+  for (const [k, val] of Object.entries(opts)) {
+    if (!["formats", "onlyMainContent", "timeout"].includes(k) && val !== undefined && val !== null && val !== false && !(Array.isArray(val) && val.length === 0)) ignored.add(prefix + k);
+  }
+  return native;
+}
+
+function webhook(value: unknown, ignored: Set<string>): Record<string, unknown> | undefined {
+  if (typeof value === "string") return { url: value };
+  if (!value || typeof value !== "object") return undefined;
+  const w = value as { url?: unknown; events?: unknown; headers?: unknown; metadata?: unknown };
+  if (typeof w.url !== "string") return undefined;
+  if (w.headers || w.metadata) ignored.add("webhook.headers/metadata");
+  const events = Array.isArray(w.events) ? w.events.filter((e) => ["started", "page", "completed", "failed"].includes(String(e))) : undefined;
+  return { url: w.url, ...(events?.length ? { events } : {}) };
+}
+
+const loose = v.optional(v.nullable(v.unknown()));
+const CrawlBody = v.looseObject({
+  url: v.string("url must be a string"),
+  limit: v.optional(v.nullable(v.number("limit must be a number"))),
+  maxDiscoveryDepth: v.optional(v.nullable(v.number("maxDiscoveryDepth must be a number"))),
+  maxDepth: v.optional(v.nullable(v.number("maxDepth must be a number"))),
+  includePaths: v.optional(v.nullable(v.array(v.string(), "includePaths must be an array of patterns"))),
+  excludePaths: v.optional(v.nullable(v.array(v.string(), "excludePaths must be an array of patterns"))),
+  allowExternalLinks: v.optional(v.nullable(v.boolean())),
+  allowSubdomains: v.optional(v.nullable(v.boolean())),
+  scrapeOptions: v.optional(v.nullable(ScrapeOptions)),
+  webhook: loose,
+});
+const BatchBody = v.looseObject({
+  ...ScrapeOptions.entries,
+  urls: v.pipe(v.array(v.string("each URL must be a string"), "urls must be an array of URLs"), v.minLength(1, "urls must not be empty")),
+  ignoreInvalidURLs: v.optional(v.nullable(v.boolean())),
+  webhook: loose,
+});
+
+/** The public base of this API's URLs: QUARRY_PUBLIC_URL, or the origin the request came to. */
+export type PublicBase = (c: Context<AppEnv>) => string;
+
+function started(c: Context<AppEnv>, base: string, id: string, ignored: string[], extra: Record<string, unknown> = {}) {
+  return c.json({ success: true, id, url: `${base}/${id}`, ...extra, ...(ignored.length ? { warning: ignoredWarning(ignored) } : {}), quarry: { ignored: asIgnored(ignored) } });
+}
+
+export function firecrawlCrawlStart(dispatch: Dispatch, publicBase: PublicBase, version: "v1" | "v2") {
+  return async (c: Context<AppEnv>) => {
+    const body = await readBody(c, CrawlBody);
+    const ignored = new Set<string>();
+    const native: Record<string, unknown> = { url: body.url };
+    if (typeof body.limit === "number") native.limit = clamp(body.limit, 1, 10_000);
+    const depth = body.maxDiscoveryDepth ?? body.maxDepth;
+    if (typeof depth === "number") native.max_depth = clamp(depth, 0, 10);
+    if (body.includePaths?.length) native.include_paths = body.includePaths;
+    if (body.excludePaths?.length) native.exclude_paths = body.excludePaths;
+    if (typeof body.allowExternalLinks === "boolean") native.allow_external = body.allowExternalLinks;
+    if (typeof body.allowSubdomains === "boolean") native.allow_subdomains = body.allowSubdomains;
+    Object.assign(native, pageOptions(body.scrapeOptions, ignored, "scrapeOptions."));
+    const hook = webhook(body.webhook, ignored);
+    if (hook) native.webhook = hook;
+    const known = new Set([...CLIENT_FIELDS, "url", "limit", "maxDiscoveryDepth", "maxDepth", "includePaths", "excludePaths", "allowExternalLinks", "allowSubdomains", "scrapeOptions", "webhook"]);
+    for (const [k, val] of Object.entries(body)) if (!known.has(k) && val !== undefined && val !== null && val !== false) ignored.add(k);
+    const job = bodyOf<{ id: string }>(await dispatch(c, { method: "POST", path: JOB_PATH.crawl, body: native, authorization: authorizationOf(c) }));
+    return started(c, `${publicBase(c)}/compat/firecrawl/${version}/crawl`, job.id, [...ignored].sort());
+  };
+}
+
+export function firecrawlBatchStart(dispatch: Dispatch, publicBase: PublicBase, version: "v1" | "v2") {
+  return async (c: Context<AppEnv>) => {
+    const body = await readBody(c, BatchBody);
+    const ignored = new Set<string>();
+    const valid = (u: string) => /^https?:\/\/[^\s/]/i.test(u) && URL.canParse(u);
+    const invalid = body.ignoreInvalidURLs ? body.urls.filter((u) => !valid(u)) : [];
+    const { urls: _u, ignoreInvalidURLs: _i, webhook: hookIn, ...opts } = body;
+    const native: Record<string, unknown> = { urls: body.urls.filter((u) => !invalid.includes(u)), ...pageOptions(opts as FirecrawlScrapeOptions, ignored, "") };
+    for (const k of CLIENT_FIELDS) ignored.delete(k);
+    const hook = webhook(hookIn, ignored);
+    if (hook) native.webhook = hook;
+    const job = bodyOf<{ id: string }>(await dispatch(c, { method: "POST", path: JOB_PATH.batch, body: native, authorization: authorizationOf(c) }));
+    return started(c, `${publicBase(c)}/compat/firecrawl/${version}/batch/scrape`, job.id, [...ignored].sort(), invalid.length ? { invalidURLs: invalid } : {});
+  };
+}
+
+const STATUS: Record<NativeJob["status"], string> = { queued: "scraping", running: "scraping", completed: "completed", failed: "failed", cancelled: "cancelled" };
+
+function document(p: NativeJob["data"][number]): Record<string, unknown> {
+  return {
+    ...(p.markdown !== undefined ? { markdown: p.markdown } : {}),
+    ...(p.html !== undefined ? { html: p.html } : {}),
+    ...(p.links !== undefined ? { links: p.links.map((l) => l.url) } : {}),
+    metadata: { ...(p.title !== null ? { title: p.title } : {}), sourceURL: p.url, url: p.final_url ?? p.url, statusCode: p.status_code },
+  };
+}
+
+export function firecrawlJobStatus(dispatch: Dispatch, publicBase: PublicBase, kind: JobKind, version: "v1" | "v2") {
+  const segment = kind === "crawl" ? "crawl" : "batch/scrape";
+  return async (c: Context<AppEnv>) => {
+    const id = c.req.param("id") ?? "";
+    const job = await jobSlice(dispatch, c, kind, id, authorizationOf(c), skipQuery(c));
+    const skip = skipOf(job.next);
+    return c.json({
+      success: true,
+      status: STATUS[job.status],
+      completed: job.completed,
+      total: job.status === "completed" ? job.completed + job.failed : Math.max(job.discovered, job.completed + job.failed),
+      creditsUsed: job.completed,
+      expiresAt: job.expires_at,
+      next: skip === null ? null : `${publicBase(c)}/compat/firecrawl/${version}/${segment}/${encodeURIComponent(id)}?skip=${skip}`,
+      data: job.data.filter((p) => !p.error).map(document),
+      quarry: { status: job.status, stopped_reason: job.stopped_reason, failed: job.failed, skipped: job.skipped },
+    });
+  };
+}
+
+export function firecrawlJobCancel(dispatch: Dispatch, kind: JobKind) {
+  return async (c: Context<AppEnv>) => {
+    const id = c.req.param("id") ?? "";
+    const res = bodyOf<{ status: string }>(await dispatch(c, { method: "DELETE", path: `${JOB_PATH[kind]}/${encodeURIComponent(id)}`, authorization: authorizationOf(c) }));
+    return c.json({ success: true, status: res.status });
+  };
+}
+
+export function firecrawlJobErrors(dispatch: Dispatch, kind: JobKind) {
+  return async (c: Context<AppEnv>) => {
+    const id = c.req.param("id") ?? "";
+    const job = await wholeJob(dispatch, c, kind, id, authorizationOf(c));
+    const when = job.finished_at ?? job.created_at;
+    return c.json({
+      success: true,
+      errors: job.failures.map((f, i) => ({ id: `${id}-${i + 1}`, timestamp: when, url: f.url, error: f.error, code: f.status_code ? `HTTP_${f.status_code}` : "FETCH_FAILED" })),
+      robotsBlocked: job.skipped_urls.filter((s) => /robots/i.test(s.reason)).map((s) => s.url),
+      quarry: { skipped_urls: job.skipped_urls },
+    });
+  };
+}

@@ -1,0 +1,91 @@
+/**
+ * One MCP server for one HTTP request (the stateless Streamable HTTP mode: nothing is kept
+ * between requests, so any instance can answer any request). tools/list answers from the route
+ * table; tools/call sends the native request through the app with the caller's key, so it passes
+ * the native endpoint's gateway; a refusal or failure is a tool error carrying code and message.
+ * The SDK loads on the first MCP request, not at start-up.
+ */
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { Context } from "hono";
+import type { AppEnv } from "../../gateway/context.ts";
+import type { Dispatch, NativeError } from "../dispatch.ts";
+import { nativeRequest, type Tool } from "./tools.ts";
+
+export const SERVER_INFO = { name: "quarry", title: "Quarry" };
+export const INSTRUCTIONS =
+  "Quarry searches the web, reads pages, finds videos and community discussions, and writes cited research reports. Start with search to find pages, scrape to read one, research for questions that need several sources.";
+
+/** What a tool call answers: the native body as JSON text (and structured), or the native error. */
+export function toolResult(ok: boolean, payload: unknown): CallToolResult {
+  if (!ok) {
+    const error = payload as NativeError;
+    return {
+      isError: true,
+      content: [{ type: "text", text: `${error.code}: ${error.message} (request ${error.request_id})` }],
+      structuredContent: { error },
+    };
+  }
+  return {
+    content: [{ type: "text", text: JSON.stringify(payload) }],
+    ...(payload && typeof payload === "object" && !Array.isArray(payload) ? { structuredContent: payload as Record<string, unknown> } : {}),
+  };
+}
+
+export async function callTool(dispatch: Dispatch, c: Context<AppEnv>, tools: Tool[], name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  const tool = tools.find((t) => t.name === name);
+  if (!tool) {
+    return toolResult(false, { code: "not_found", message: `No tool named ${name}; call tools/list for the tools this server has.`, request_id: c.get("requestId") ?? "" });
+  }
+  const { path, body } = nativeRequest(tool, args);
+  const answer = await dispatch(c, { method: tool.route.method, path, body, authorization: c.req.header("authorization") });
+  return answer.ok ? toolResult(true, answer.body) : toolResult(false, answer.error);
+}
+
+type Sdk = Awaited<ReturnType<typeof loadSdk>>;
+type McpServer = InstanceType<Sdk["Server"]>;
+
+function loadSdk() {
+  return Promise.all([
+    import("@modelcontextprotocol/sdk/server/index.js"),
+    import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
+    import("@modelcontextprotocol/sdk/types.js"),
+  ]).then(([server, transport, types]) => ({ Server: server.Server, Transport: transport.WebStandardStreamableHTTPServerTransport, types }));
+}
+
+/**
+ * MCP servers answer one HTTP request at a time, each with a fresh transport (the stateless
+ * mode). Building a server costs milliseconds (its schemas), so idle ones are kept for the next
+ * request; the request being answered is what their tool handler dispatches for.
+ */
+export class McpEndpoint {
+  private sdk: Promise<Sdk> | null = null;
+  private idle: Array<{ server: McpServer; current: { c: Context<AppEnv> | null } }> = [];
+
+  constructor(private readonly dispatch: Dispatch, private readonly tools: Tool[], private readonly version: string, private readonly maxBodyBytes: number, private readonly maxIdle = 16) {}
+
+  private build(sdk: Sdk) {
+    const current: { c: Context<AppEnv> | null } = { c: null };
+    const server = new sdk.Server({ ...SERVER_INFO, version: this.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+    server.setRequestHandler(sdk.types.ListToolsRequestSchema, async () => ({
+      tools: this.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
+    }));
+    server.setRequestHandler(sdk.types.CallToolRequestSchema, async (req) => callTool(this.dispatch, current.c!, this.tools, req.params.name, req.params.arguments ?? {}));
+    return { server, current };
+  }
+
+  /** Handles one Streamable HTTP POST. The SDK loads on the first one, not at start-up. */
+  async handle(c: Context<AppEnv>): Promise<Response> {
+    const sdk = await (this.sdk ??= loadSdk());
+    const entry = this.idle.pop() ?? this.build(sdk);
+    entry.current.c = c;
+    const transport = new sdk.Transport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: this.maxBodyBytes });
+    await entry.server.connect(transport);
+    try {
+      return await transport.handleRequest(c.req.raw);
+    } finally {
+      await entry.server.close().catch(() => {});
+      entry.current.c = null;
+      if (this.idle.length < this.maxIdle) this.idle.push(entry);
+    }
+  }
+}

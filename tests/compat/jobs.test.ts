@@ -1,0 +1,154 @@
+/**
+ * Map, crawl and batch scrape through the real clients, against a real server process: the
+ * Firecrawl v2 client (map, crawl followed across `next` slices, errors, cancel, batch), the
+ * Tavily client (map, crawl) and the MCP tools; refusals as each client's own errors; crawl
+ * units counted as the native jobs count them. The site: 130 linked articles on 127.0.0.1.
+ */
+import Firecrawl, { SdkError } from "@mendable/firecrawl-js";
+import { tavily } from "@tavily/core";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { send } from "../helpers/page-server.ts";
+import { startHarness, type Harness } from "./harness.ts";
+
+const PAGES = 130;
+let h: Harness;
+let root: string;
+const v2 = (apiKey: string) => new Firecrawl({ apiKey, apiUrl: `${h.url}/compat/firecrawl`, maxRetries: 1 });
+const tvly = (apiKey: string) => tavily({ apiKey, apiBaseURL: `${h.url}/compat/tavily` });
+/** Path names without digits: the crawler caps URLs of one numbered shape (a trap guard). */
+const slug = (i: number): string => (i < 26 ? String.fromCharCode(97 + i) : slug(Math.floor(i / 26) - 1) + String.fromCharCode(97 + (i % 26)));
+const page = (i: number) => `/site/p/${slug(i)}`;
+const article = (i: number) => `<html><head><title>Article ${i}</title></head><body><article><h1>Article ${i}</h1><p>Article number ${i} explains one more detail of log-structured merge trees and their compaction, in a paragraph long enough to be the page's main content.</p></article></body></html>`;
+
+beforeAll(async () => {
+  h = await startHarness();
+  root = `${h.site.url}/site/`;
+  const links = Array.from({ length: PAGES }, (_, i) => `<li><a href="${page(i + 1)}">Article ${i + 1}</a></li>`).join("");
+  h.site.route("/site/", send("text/html; charset=utf-8", `<html><head><title>The site</title></head><body><main><h1>All articles</h1><ul>${links}</ul><p><a href="/site/gone">A page that is gone</a></p></main></body></html>`));
+  for (let i = 1; i <= PAGES; i++) h.site.route(page(i), send("text/html; charset=utf-8", article(i)));
+  h.site.route("/robots.txt", send("text/plain", "User-agent: *\nAllow: /\n"));
+  await h.exhaust();
+}, 90_000);
+afterAll(async () => h?.close());
+
+async function errorOf(p: Promise<unknown>): Promise<Error> {
+  try {
+    await p;
+  } catch (err) {
+    return err as Error;
+  }
+  throw new Error("expected the call to fail");
+}
+
+describe("Firecrawl v2 client: map, crawl, batch", () => {
+  it("map lists the site's URLs with titles", async () => {
+    const res = await v2(h.keys.full).map(root, { limit: 500 });
+    const urls = res.links.map((l) => l.url);
+    expect(urls).toContain(`${h.site.url}${page(1)}`);
+    expect(urls).toContain(`${h.site.url}${page(PAGES)}`);
+    expect(urls.length).toBeGreaterThanOrEqual(PAGES);
+  }, 60_000);
+
+  it("crawl: the client waits, then follows the absolute next links across slices to every page", async () => {
+    const job = await v2(h.keys.full).crawl(root, { limit: 500, maxDiscoveryDepth: 1, scrapeOptions: { formats: ["markdown"] }, pollInterval: 1 });
+    expect(job.status).toBe("completed");
+    const urls = job.data.map((d) => d.metadata?.sourceURL);
+    expect(new Set(urls).size).toBe(PAGES + 1); // the index and every article, each once
+    const one = job.data.find((d) => d.metadata?.sourceURL === `${h.site.url}${page(7)}`)!;
+    expect(one.markdown).toContain("Article number 7 explains");
+    expect(one.metadata?.statusCode).toBe(200);
+    // a slice as the API answers it: at most 100 pages and an absolute next of this API
+    const started = await v2(h.keys.full).startCrawl(root, { limit: 500, maxDiscoveryDepth: 1 });
+    expect(started.url).toBe(`${h.url}/compat/firecrawl/v2/crawl/${started.id}`);
+    let slice: { status: string; next?: string | null; data: unknown[] } = { status: "scraping", next: null, data: [] };
+    for (let i = 0; i < 120 && slice.status !== "completed"; i++) {
+      slice = await v2(h.keys.full).getCrawlStatus(started.id, { autoPaginate: false });
+      if (slice.status !== "completed") await new Promise((r) => setTimeout(r, 500));
+    }
+    expect(slice.data.length).toBe(100);
+    expect(slice.next).toBe(`${h.url}/compat/firecrawl/v2/crawl/${started.id}?skip=100`);
+    const errors = await v2(h.keys.full).getCrawlErrors(started.id);
+    expect(errors.errors.map((e) => e.url)).toContain(`${h.site.url}/site/gone`);
+  }, 120_000);
+
+  it("cancel stops a crawl; batch scrape reads a list of URLs", async () => {
+    const started = await v2(h.keys.full).startCrawl(root, { limit: 500 });
+    expect(await v2(h.keys.full).cancelCrawl(started.id)).toBe(true);
+    const urls = [1, 2, 3].map((i) => `${h.site.url}${page(i)}`);
+    const batch = await v2(h.keys.full).batchScrape(urls, { options: { formats: ["markdown", "links"] }, pollInterval: 1 });
+    expect(batch.status).toBe("completed");
+    expect(batch.data.map((d) => d.metadata?.sourceURL).sort()).toEqual(urls.sort());
+    for (const d of batch.data) expect(d.markdown).toMatch(/Article number \d explains/);
+  }, 60_000);
+
+  it("refusals are SdkErrors: a missing scope 403, an exhausted quota 402, another account's job 404", async () => {
+    const scope = await errorOf(v2(h.keys.narrow).startCrawl(root, {}));
+    expect((scope as SdkError).status).toBe(403);
+    const quota = await errorOf(v2(h.keys.tight).map(root));
+    expect((quota as SdkError).status).toBe(402);
+    const mine = await v2(h.keys.full).startCrawl(root, { limit: 2 });
+    const theirs = await errorOf(v2(h.keys.twin).getCrawlStatus(mine.id));
+    expect((theirs as SdkError).status).toBe(404);
+  }, 60_000);
+});
+
+describe("Tavily client: map and crawl", () => {
+  it("map lists URLs; crawl answers the pages' content when the job is done", async () => {
+    const map = await tvly(h.keys.full).map(root, { limit: 500, selectPaths: ["^/site/p/b[a-z]$"] });
+    expect(map.baseUrl).toBe(root);
+    expect(map.results.sort()).toEqual(Array.from({ length: 26 }, (_, i) => `${h.site.url}${page(52 + i)}`).sort());
+    const crawl = await tvly(h.keys.full).crawl(root, { maxDepth: 1, limit: 12, selectPaths: ["^/site/(p/[a-z]+)?$"] });
+    expect(crawl.results.length).toBe(12);
+    for (const r of crawl.results.filter((x) => x.url.includes("/p/"))) expect(r.rawContent).toMatch(/Article number \d+ explains/);
+    const refused = await errorOf(tvly(h.keys.narrow).crawl(root, { limit: 2 }));
+    expect(refused.message).toContain('"scrape" scope');
+  }, 90_000);
+});
+
+describe("MCP: the site-level tools", () => {
+  it("map, crawl, crawl_status with skip, batch_scrape", async () => {
+    const client = new Client({ name: "jobs-test", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${h.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${h.keys.full}` } } }));
+    const map = (await client.callTool({ name: "map", arguments: { url: root, limit: 20 } })) as CallToolResult;
+    expect((map.structuredContent as { links: unknown[] }).links.length).toBe(20);
+    const started = (await client.callTool({ name: "crawl", arguments: { url: root, limit: 5, max_depth: 1 } })) as CallToolResult;
+    const id = (started.structuredContent as { id: string }).id;
+    expect(id).toMatch(/^crawl_/);
+    let status: { status: string; data: unknown[] } = { status: "queued", data: [] };
+    for (let i = 0; i < 60 && !["completed", "failed", "cancelled"].includes(status.status); i++) {
+      status = ((await client.callTool({ name: "crawl_status", arguments: { id } })) as CallToolResult).structuredContent as typeof status;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(status.status).toBe("completed");
+    expect(status.data.length).toBe(5);
+    const skipped = ((await client.callTool({ name: "crawl_status", arguments: { id, skip: 3 } })) as CallToolResult).structuredContent as typeof status;
+    expect(skipped.data.length).toBe(2);
+    const batch = (await client.callTool({ name: "batch_scrape", arguments: { urls: [`${h.site.url}${page(1)}`] } })) as CallToolResult;
+    expect((batch.structuredContent as { id: string }).id).toMatch(/^batch_/);
+    await client.close();
+  }, 60_000);
+});
+
+describe("usage of site-level work", () => {
+  it("counts crawl units exactly as the same native calls", async () => {
+    const before = await h.usage(h.keys.solo);
+    const twinBefore = await h.usage(h.keys.twin);
+    await v2(h.keys.solo).map(root, { limit: 10 });
+    await v2(h.keys.solo).crawl(root, { limit: 6, maxDiscoveryDepth: 1, pollInterval: 1 });
+    const post = (path: string, body: unknown) => fetch(h.url + path, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${h.keys.twin}` }, body: JSON.stringify(body) }).then((r) => r.json());
+    await post("/v1/map", { url: root, limit: 10 });
+    const job = await post("/v1/crawl", { url: root, limit: 6, max_depth: 1 });
+    for (let i = 0; i < 60; i++) {
+      const s = await fetch(`${h.url}/v1/crawl/${job.id}`, { headers: { authorization: `Bearer ${h.keys.twin}` } }).then((r) => r.json());
+      if (s.status === "completed") break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const after = await h.usage(h.keys.solo);
+    const twinAfter = await h.usage(h.keys.twin);
+    expect(after.endpoints.crawl - before.endpoints.crawl).toBe(7); // one map + six pages
+    expect(twinAfter.endpoints.crawl - twinBefore.endpoints.crawl).toBe(7);
+  }, 90_000);
+});
