@@ -15,6 +15,7 @@ export const JOB_PATH: Record<JobKind, string> = { crawl: "/v1/crawl", batch: "/
 export interface NativeJobPage {
   url: string; status_code: number; title: string | null; final_url?: string;
   markdown?: string; text?: string; html?: string; links?: Array<{ text: string; url: string }>; error?: string;
+  rendered?: boolean; render_note?: string; screenshot?: string;
 }
 
 export interface NativeJob {

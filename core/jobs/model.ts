@@ -2,6 +2,7 @@
  * The job model (api.md §9): a crawl or a batch scrape, its frontier of URLs and the pages it
  * has read. Everything here is plain data, stored as is by every JobStore.
  */
+import type { RenderAction } from "../ports.ts";
 
 export type JobKind = "crawl" | "batch";
 export type JobStatus = "queued" | "running" | "completed" | "failed" | "cancelled";
@@ -10,7 +11,8 @@ export const TERMINAL: ReadonlySet<JobStatus> = new Set(["completed", "failed", 
 /** Why a job stopped before its frontier was done. */
 export type StoppedReason = "limit_reached" | "quota_exceeded" | "deadline" | "site_refused" | "cancelled";
 
-export type PageFormat = "markdown" | "text" | "html" | "links";
+export type PageFormat = "markdown" | "text" | "html" | "links" | "screenshot";
+export type RenderMode = "auto" | "always" | "never";
 export type WebhookEvent = "started" | "page" | "completed" | "failed" | "cancelled";
 
 /** What the caller asked for; fixed when the job is created. */
@@ -26,6 +28,10 @@ export interface JobSpec {
   formats: PageFormat[];
   onlyMainContent: boolean;
   timeoutMs: number;
+  /** Rendering (api.md §10), as on scrape. Absent on jobs stored before rendering: "auto". */
+  render?: RenderMode;
+  waitFor?: string | number | null;
+  actions?: RenderAction[] | null;
   webhook: { url: string; secret: string | null; events: WebhookEvent[] } | null;
 }
 

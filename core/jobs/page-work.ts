@@ -2,9 +2,9 @@
  * One task of a job: read one URL and record what it gave. In order: the job must still be
  * running and within its deadline; the frontier entry is claimed (so a task handed out twice is
  * worked once); robots.txt; one unit of quota, quota only (the per-minute window is for
- * requests, not a job's pages); a slot on the host (2 at a time, Crawl-delay); the guarded fetch and
- * scrape's own extraction; the links found, filtered (private addresses, scope, robots, traps);
- * then one store transaction records the page and the new frontier entries. The unit is
+ * requests, not a job's pages); a slot on the host (2 at a time, Crawl-delay); the page read as
+ * scrape reads it (guarded fetch, the browser when asked or for a script shell, extraction); the
+ * links found, filtered (private addresses, scope, robots, traps); then one store transaction records the page and the new frontier entries. The unit is
  * committed only when that transaction recorded a page that succeeded: failed pages and pages a
  * second worker recorded first cost nothing.
  */
@@ -17,7 +17,7 @@ import { PageFetchError } from "../net/fetch-errors.ts";
 import { ApiError } from "../errors.ts";
 import type { Plan } from "../limits/plans.ts";
 import type { Ports } from "../ports.ts";
-import { pageContent } from "../operations/scrape/scrape.ts";
+import { readJobPage } from "../operations/scrape/scrape.ts";
 import type { JobQueue, JobStore } from "./ports.ts";
 import { TERMINAL, type JobRecord, type JobTask, type PageResult, type SkippedUrl, type StoppedReason } from "./model.ts";
 import type { HostGate, RobotsCache } from "./politeness.ts";
@@ -36,12 +36,16 @@ export interface WorkContext {
   allow: AllowList;
   leaseMs: number;
   planOf(job: JobRecord): Promise<Plan>;
+  /** The job as the store has it, read at most every 250 ms per process (status and counts may lag that much). */
+  job(id: string): Promise<JobRecord | null>;
   rulesOf(job: JobRecord): ScopeRules;
   trapsOf(jobId: string): TrapGuard;
   track(jobId: string, ac: AbortController): () => void;
   /** Quota units this process holds for the job's pages under way (reserved, not yet settled). */
   holding(jobId: string): number;
   hold(jobId: string, delta: number): void;
+  /** Keeps track of a quota settlement under way (awaited when the engine stops). */
+  settling(p: Promise<void>): void;
   stopJob(jobId: string, reason: StoppedReason): Promise<void>;
   complete(jobId: string): Promise<void>;
   /** Answers that tell a crawler to go away (429, 503, 403) in a row, per job. */
@@ -73,7 +77,7 @@ export async function runTask(ctx: WorkContext, task: JobTask): Promise<void> {
 
 async function work(ctx: WorkContext, task: JobTask, held: { units: number }): Promise<void> {
   const { store, ports } = ctx;
-  const job = await store.get(task.jobId);
+  const job = await ctx.job(task.jobId);
   if (!job || TERMINAL.has(job.status)) return;
   const now = ports.clock.now();
   if (now >= job.deadlineAt) return ctx.stopJob(job.id, "deadline");
@@ -121,18 +125,20 @@ async function work(ctx: WorkContext, task: JobTask, held: { units: number }): P
     // The slot last, right before the request: Crawl-delay spaces the requests, not the bookkeeping.
     release = await ctx.gate.acquire(target.host, delay ? Math.min(delay * 1000, 60_000) : 0, ac.signal);
     try {
-      const fetched = await ports.pages.fetchPage(task.url, { timeoutMs: spec.timeoutMs, signal: ac.signal });
-      const meta = { final_url: fetched.finalUrl, content_type: fetched.contentType };
-      if (fetched.status >= 400) {
-        page = failedPage(task.url, fetched.status, `http_${fetched.status}`, meta);
+      const { read, data } = await readJobPage(ports, {
+        url: task.url, formats: spec.formats, only_main_content: spec.onlyMainContent, timeout_ms: spec.timeoutMs, signal: ac.signal,
+        render: spec.render ?? "auto", ...(spec.waitFor != null ? { wait_for: spec.waitFor } : {}), ...(spec.actions?.length ? { actions: spec.actions } : {}),
+      });
+      const meta = { final_url: read.finalUrl, content_type: read.contentType, rendered: read.rendered };
+      if (read.status >= 400) {
+        page = failedPage(task.url, read.status, `http_${read.status}`, meta);
+      } else if (!data) {
+        page = failedPage(task.url, read.status, "unsupported_content", meta);
       } else {
-        const data = await pageContent(ports, fetched, spec.formats, spec.onlyMainContent);
-        if (!data) page = failedPage(task.url, fetched.status, "unsupported_content", meta);
-        else {
-          page = { url: task.url, ok: true, statusCode: fetched.status, title: data.title, data: { ...meta, ...data }, error: null };
-          if (job.kind === "crawl" && task.depth < spec.maxDepth && /html/i.test(fetched.contentType ?? "html")) {
-            links = pageLinks(decodeHtml(fetched.body, fetched.contentType), fetched.finalUrl).map((l) => l.url);
-          }
+        page = { url: task.url, ok: true, statusCode: read.status, title: data.title, data: { ...meta, ...data }, error: null };
+        // Links from what was read: a rendered page's links include those its scripts added.
+        if (job.kind === "crawl" && task.depth < spec.maxDepth && /html/i.test(read.contentType ?? "html")) {
+          links = pageLinks(decodeHtml(read.body, read.contentType), read.finalUrl).map((l) => l.url);
         }
       }
     } catch (err) {
@@ -180,8 +186,10 @@ async function record(
     throw err;
   }
   if (ticket) {
-    if (res.recorded && page.ok) await ctx.ports.counters.commit(ticket);
-    else await ctx.ports.counters.release(ticket);
+    // Settled without holding the worker: the page is recorded; its unit follows (a process
+    // killed in between leaves the page uncounted, never counted twice).
+    const settle = res.recorded && page.ok ? ctx.ports.counters.commit(ticket) : ctx.ports.counters.release(ticket);
+    ctx.settling(settle.then(() => {}, (err) => ctx.ports.logger.warn({ job_id: job.id, err: String(err) }, "could not settle a page's quota unit")));
   }
   if (!res.recorded) return;
   ctx.ports.logger.debug({ job_id: job.id, url: page.url, ok: page.ok }, "job page recorded");
@@ -202,6 +210,7 @@ async function discover(ctx: WorkContext, job: JobRecord, links: string[], from:
   const seen = new Set<string>();
   const tasks: JobTask[] = [];
   const skipped: SkippedUrl[] = [];
+  const robotsBy = new Map<string, Awaited<ReturnType<WorkContext["robots"]["get"]>>>();
   for (const raw of links) {
     const url = frontierKey(raw);
     if (!url || seen.has(url)) continue;
@@ -211,7 +220,10 @@ async function discover(ctx: WorkContext, job: JobRecord, links: string[], from:
       continue;
     }
     if (outOfScope(url, rules)) continue;
-    if (job.spec.respectRobots && !(await ctx.robots.get(new URL(url).origin)).allowed(url)) {
+    const origin = new URL(url).origin;
+    let robots = robotsBy.get(origin);
+    if (job.spec.respectRobots && !robots) robotsBy.set(origin, (robots = await ctx.robots.get(origin)));
+    if (robots && !robots.allowed(url)) {
       skipped.push({ url, reason: "robots_disallowed" });
       continue;
     }

@@ -4,7 +4,7 @@
  * Tavily client (map, crawl) and the MCP tools; refusals as each client's own errors; crawl
  * units counted as the native jobs count them. The site: 130 linked articles on 127.0.0.1.
  */
-import Firecrawl, { SdkError } from "@mendable/firecrawl-js";
+import Firecrawl, { FirecrawlAppV1, SdkError } from "@mendable/firecrawl-js";
 import { tavily } from "@tavily/core";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -84,6 +84,21 @@ describe("Firecrawl v2 client: map, crawl, batch", () => {
     for (const d of batch.data) expect(d.markdown).toMatch(/Article number \d explains/);
   }, 60_000);
 
+  it("batch scrape and crawl pass waitFor, actions and the screenshot format to the server's browser", async () => {
+    const hidden = "The archive opens only for readers who ask, and the ledger inside lists every ship.";
+    h.site.route("/reveal/", send("text/html; charset=utf-8", `<html><head><title>Reveal</title></head><body><main><h1>Reveal</h1><button id="more">More</button><article id="full" hidden><p>${hidden}</p></article></main><script>document.getElementById("more").onclick = () => { document.getElementById("full").hidden = false; };</script></body></html>`));
+    const url = `${h.site.url}/reveal/`;
+    const batch = await v2(h.keys.full).batchScrape([url], {
+      options: { formats: ["markdown", "screenshot"], waitFor: 100, actions: [{ type: "click", selector: "#more" }] }, pollInterval: 1,
+    });
+    expect(batch.status).toBe("completed");
+    expect(batch.data[0]!.markdown).toContain("the ledger inside lists every ship");
+    expect(batch.data[0]!.screenshot).toMatch(/^data:image\/png;base64,iVBORw0KGgo/);
+    const crawl = await v2(h.keys.full).crawl(url, { limit: 1, scrapeOptions: { formats: ["markdown", "screenshot"], actions: [{ type: "click", selector: "#more" }] }, pollInterval: 1 });
+    expect(crawl.data[0]!.markdown).toContain("the ledger inside lists every ship");
+    expect(crawl.data[0]!.screenshot).toMatch(/^data:image\/png;base64,/);
+  }, 90_000);
+
   it("refusals are SdkErrors: a missing scope 403, an exhausted quota 402, another account's job 404", async () => {
     const scope = await errorOf(v2(h.keys.narrow).startCrawl(root, {}));
     expect((scope as SdkError).status).toBe(403);
@@ -93,6 +108,25 @@ describe("Firecrawl v2 client: map, crawl, batch", () => {
     const theirs = await errorOf(v2(h.keys.twin).getCrawlStatus(mine.id));
     expect((theirs as SdkError).status).toBe(404);
   }, 60_000);
+});
+
+describe("Firecrawl v1 client: map and crawl", () => {
+  it("mapUrl lists URLs; a crawl read with getAllData follows next to every page", async () => {
+    const app = new FirecrawlAppV1({ apiKey: h.keys.full, apiUrl: `${h.url}/compat/firecrawl` });
+    const map = await app.mapUrl(root, { limit: 500 });
+    if (!map.success) throw new Error("map failed");
+    expect(map.links).toContain(`${h.site.url}${page(PAGES)}`);
+    const started = await app.asyncCrawlUrl(root, { limit: 500, maxDepth: 1 });
+    if (!started.success) throw new Error("crawl failed");
+    let status = await app.checkCrawlStatus(started.id, true);
+    for (let i = 0; i < 120 && status.success && status.status !== "completed"; i++) {
+      await new Promise((r) => setTimeout(r, 500));
+      status = await app.checkCrawlStatus(started.id, true);
+    }
+    if (!status.success) throw new Error("status failed");
+    expect(status.status).toBe("completed");
+    expect(new Set(status.data.map((d) => d.metadata?.sourceURL)).size).toBe(PAGES + 1);
+  }, 120_000);
 });
 
 describe("Tavily client: map and crawl", () => {

@@ -71,6 +71,23 @@ export async function startRenderSite(): Promise<Site> {
       try { new WebSocket("ws://${FORBIDDEN_HOST}:" + port + "/ws"); } catch {}
       try { new Worker(URL.createObjectURL(new Blob(["fetch('http://evil.test:" + port + "/worker').catch(() => {})"], { type: "text/javascript" }))); } catch {}
       const x = new XMLHttpRequest(); x.open("GET", "http://${FORBIDDEN_HOST}:" + port + "/sync-xhr"); x.send();`),
+    // A small site to crawl: a static home, a static article, and two script shells whose text
+    // (and, for one, a link to a further page) appears only after a fetch of JSON.
+    "/site/": (_q, r) => r.writeHead(200, { "content-type": "text/html" }).end(page(
+      `<main><h1>Harbour archive</h1><p>${ARTICLE[0]}</p><p>${ARTICLE[1]}</p><p>${ARTICLE[2]}</p>
+       <a href="/site/static">Static article</a> <a href="/site/shell-a">Shell A</a> <a href="/site/shell-b">Shell B</a></main>`)),
+    "/site/static": (_q, r) => r.writeHead(200, { "content-type": "text/html" }).end(page(`<article><h1>Static</h1>${ARTICLE.map((p) => `<p>${p} This page needs no script.</p>`).join("")}</article>`)),
+    "/site/shell-a": (_q, r) => r.writeHead(200, { "content-type": "text/html" }).end(page('<div id="app"></div><script src="/site/shell.js" data-page="a"></script>')),
+    "/site/shell-b": (_q, r) => r.writeHead(200, { "content-type": "text/html" }).end(page('<div id="app"></div><script src="/site/shell.js" data-page="b"></script>')),
+    "/site/shell.js": (_q, r) => r.writeHead(200, { "content-type": "text/javascript" }).end(
+      `const name = document.currentScript.dataset.page; fetch("/site/data.json?page=" + name).then(r => r.json()).then(d => { const a = document.createElement("article"); a.innerHTML = "<h1>" + d.title + "</h1>" + d.paragraphs.map(p => "<p>" + p + "</p>").join("") + (d.link ? '<a href="' + d.link + '">More</a>' : ""); document.getElementById("app").appendChild(a); });`),
+    "/site/data.json": (q, r) => {
+      const name = new URL(q.url!, "http://x").searchParams.get("page");
+      r.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({
+        title: `Shell ${name}`, paragraphs: ARTICLE.map((p) => `Shell ${name} says: ${p}`), ...(name === "a" ? { link: "/site/found-by-script" } : {}),
+      }));
+    },
+    "/site/found-by-script": (_q, r) => r.writeHead(200, { "content-type": "text/html" }).end(page(`<article><h1>Found</h1>${ARTICLE.map((p) => `<p>Only a rendered page links here. ${p}</p>`).join("")}</article>`)),
     "/redirect-private": (_q, r) => r.writeHead(302, { location: `http://${FORBIDDEN_HOST}:${fport}/secret` }).end(),
   };
   const server = createServer((req, res) => {

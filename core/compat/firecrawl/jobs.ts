@@ -11,24 +11,20 @@ import type { AppEnv } from "../../gateway/context.ts";
 import { authorizationOf, type Dispatch } from "../dispatch.ts";
 import { asIgnored, bodyOf, readBody } from "../http.ts";
 import { JOB_PATH, jobSlice, skipOf, skipQuery, wholeJob, type JobKind, type NativeJob } from "../native-jobs.ts";
-import { CLIENT_FIELDS, ignoredWarning, ScrapeOptions, type FirecrawlScrapeOptions } from "./scrape.ts";
+import { CLIENT_FIELDS, ignoredWarning, ScrapeOptions, toNativeScrape, type FirecrawlScrapeOptions } from "./scrape.ts";
 
-const PAGE_FORMATS: Record<string, string> = { markdown: "markdown", html: "html", rawHtml: "html", links: "links" };
 const clamp = (n: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, Math.round(n)));
 
-/** Page options of a job from Firecrawl's scrape options; what cannot apply to a job's pages is named. */
-function pageOptions(opts: FirecrawlScrapeOptions | null | undefined, ignored: Set<string>, prefix: string): Record<string, unknown> {
-  const native: Record<string, unknown> = {};
-  if (!opts) return native;
-  const asked = (opts.formats ?? ["markdown"]).map((f) => (typeof f === "string" ? f : f.type));
-  const formats = [...new Set(asked.filter((f) => PAGE_FORMATS[f]).map((f) => PAGE_FORMATS[f]!))];
-  for (const f of asked) if (!PAGE_FORMATS[f]) ignored.add(`${prefix}formats.${f}`);
-  if (formats.length) native.formats = formats;
-  if (typeof opts.onlyMainContent === "boolean") native.only_main_content = opts.onlyMainContent;
-  if (typeof opts.timeout === "number") native.timeout_ms = clamp(opts.timeout, 1000, 60_000);
-  for (const [k, val] of Object.entries(opts)) {
-    if (!["formats", "onlyMainContent", "timeout"].includes(k) && val !== undefined && val !== null && val !== false && !(Array.isArray(val) && val.length === 0)) ignored.add(prefix + k);
-  }
+/**
+ * Page options of a job from Firecrawl's scrape options, mapped as scrape maps them (formats,
+ * onlyMainContent, timeout, and with a browser on this server waitFor, actions and the
+ * screenshot format, which jobs render as scrape does); what cannot apply is named.
+ */
+function pageOptions(opts: FirecrawlScrapeOptions | null | undefined, ignored: Set<string>, prefix: string, canRender: boolean): Record<string, unknown> {
+  if (!opts) return {};
+  const plan = toNativeScrape("", opts, [], canRender);
+  for (const name of plan.ignored) ignored.add(prefix + name);
+  const { url: _url, ...native } = plan.native;
   return native;
 }
 
@@ -69,7 +65,7 @@ function started(c: Context<AppEnv>, base: string, id: string, ignored: string[]
   return c.json({ success: true, id, url: `${base}/${id}`, ...extra, ...(ignored.length ? { warning: ignoredWarning(ignored) } : {}), quarry: { ignored: asIgnored(ignored) } });
 }
 
-export function firecrawlCrawlStart(dispatch: Dispatch, publicBase: PublicBase, version: "v1" | "v2") {
+export function firecrawlCrawlStart(dispatch: Dispatch, publicBase: PublicBase, version: "v1" | "v2", canRender: () => boolean) {
   return async (c: Context<AppEnv>) => {
     const body = await readBody(c, CrawlBody);
     const ignored = new Set<string>();
@@ -81,7 +77,7 @@ export function firecrawlCrawlStart(dispatch: Dispatch, publicBase: PublicBase, 
     if (body.excludePaths?.length) native.exclude_paths = body.excludePaths;
     if (typeof body.allowExternalLinks === "boolean") native.allow_external = body.allowExternalLinks;
     if (typeof body.allowSubdomains === "boolean") native.allow_subdomains = body.allowSubdomains;
-    Object.assign(native, pageOptions(body.scrapeOptions, ignored, "scrapeOptions."));
+    Object.assign(native, pageOptions(body.scrapeOptions, ignored, "scrapeOptions.", canRender()));
     const hook = webhook(body.webhook, ignored);
     if (hook) native.webhook = hook;
     const known = new Set([...CLIENT_FIELDS, "url", "limit", "maxDiscoveryDepth", "maxDepth", "includePaths", "excludePaths", "allowExternalLinks", "allowSubdomains", "scrapeOptions", "webhook"]);
@@ -91,14 +87,14 @@ export function firecrawlCrawlStart(dispatch: Dispatch, publicBase: PublicBase, 
   };
 }
 
-export function firecrawlBatchStart(dispatch: Dispatch, publicBase: PublicBase, version: "v1" | "v2") {
+export function firecrawlBatchStart(dispatch: Dispatch, publicBase: PublicBase, version: "v1" | "v2", canRender: () => boolean) {
   return async (c: Context<AppEnv>) => {
     const body = await readBody(c, BatchBody);
     const ignored = new Set<string>();
     const valid = (u: string) => /^https?:\/\/[^\s/]/i.test(u) && URL.canParse(u);
     const invalid = body.ignoreInvalidURLs ? body.urls.filter((u) => !valid(u)) : [];
     const { urls: _u, ignoreInvalidURLs: _i, webhook: hookIn, ...opts } = body;
-    const native: Record<string, unknown> = { urls: body.urls.filter((u) => !invalid.includes(u)), ...pageOptions(opts as FirecrawlScrapeOptions, ignored, "") };
+    const native: Record<string, unknown> = { urls: body.urls.filter((u) => !invalid.includes(u)), ...pageOptions(opts as FirecrawlScrapeOptions, ignored, "", canRender()) };
     for (const k of CLIENT_FIELDS) ignored.delete(k);
     const hook = webhook(hookIn, ignored);
     if (hook) native.webhook = hook;
@@ -114,6 +110,7 @@ function document(p: NativeJob["data"][number]): Record<string, unknown> {
     ...(p.markdown !== undefined ? { markdown: p.markdown } : {}),
     ...(p.html !== undefined ? { html: p.html } : {}),
     ...(p.links !== undefined ? { links: p.links.map((l) => l.url) } : {}),
+    ...(p.screenshot !== undefined ? { screenshot: `data:image/png;base64,${p.screenshot}` } : {}),
     metadata: { ...(p.title !== null ? { title: p.title } : {}), sourceURL: p.url, url: p.final_url ?? p.url, statusCode: p.status_code },
   };
 }
@@ -131,7 +128,8 @@ export function firecrawlJobStatus(dispatch: Dispatch, publicBase: PublicBase, k
       total: job.status === "completed" ? job.completed + job.failed : Math.max(job.discovered, job.completed + job.failed),
       creditsUsed: job.completed,
       expiresAt: job.expires_at,
-      next: skip === null ? null : `${publicBase(c)}/compat/firecrawl/${version}/${segment}/${encodeURIComponent(id)}?skip=${skip}`,
+      // v1 clients follow `next` while the key is there at all: the last slice leaves it out.
+      ...(skip === null ? (version === "v2" ? { next: null } : {}) : { next: `${publicBase(c)}/compat/firecrawl/${version}/${segment}/${encodeURIComponent(id)}?skip=${skip}` }),
       data: job.data.filter((p) => !p.error).map(document),
       quarry: { status: job.status, stopped_reason: job.stopped_reason, failed: job.failed, skipped: job.skipped },
     });

@@ -22,7 +22,7 @@ export function firecrawlRoutes(dispatch: Dispatch, ports: Ports, has: (operatio
     ...(has("map") ? [route("POST", `/${ver}/map`, firecrawlMap(dispatch, ver))] : []),
     ...(has("crawl")
       ? [
-        route("POST", `/${ver}/crawl`, firecrawlCrawlStart(dispatch, publicBase, ver)),
+        route("POST", `/${ver}/crawl`, firecrawlCrawlStart(dispatch, publicBase, ver, canRender)),
         route("GET", `/${ver}/crawl/:id`, firecrawlJobStatus(dispatch, publicBase, "crawl", ver)),
         route("DELETE", `/${ver}/crawl/:id`, firecrawlJobCancel(dispatch, "crawl")),
         route("GET", `/${ver}/crawl/:id/errors`, firecrawlJobErrors(dispatch, "crawl")),
@@ -30,7 +30,7 @@ export function firecrawlRoutes(dispatch: Dispatch, ports: Ports, has: (operatio
       : []),
     ...(has("batchScrape")
       ? [
-        route("POST", `/${ver}/batch/scrape`, firecrawlBatchStart(dispatch, publicBase, ver)),
+        route("POST", `/${ver}/batch/scrape`, firecrawlBatchStart(dispatch, publicBase, ver, canRender)),
         route("GET", `/${ver}/batch/scrape/:id`, firecrawlJobStatus(dispatch, publicBase, "batch", ver)),
         route("DELETE", `/${ver}/batch/scrape/:id`, firecrawlJobCancel(dispatch, "batch")),
         route("GET", `/${ver}/batch/scrape/:id/errors`, firecrawlJobErrors(dispatch, "batch")),

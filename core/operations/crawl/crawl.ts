@@ -10,6 +10,8 @@ import { periodOf } from "../../limits/period.ts";
 import type { Plan } from "../../limits/plans.ts";
 import { checkUrl } from "../../net/url-policy.ts";
 import type { Services } from "../../services.ts";
+import { needsBrowser } from "../scrape/read-page.ts";
+import { NEEDS_BROWSER } from "../scrape/schema.ts";
 import type { BatchRequest, CrawlRequest } from "./schema.ts";
 
 export const PAGE_SLICE = 100;
@@ -51,12 +53,18 @@ function hook(w: CrawlRequest["webhook"]): JobSpec["webhook"] {
   return w ? { url: w.url, secret: w.secret ?? null, events: w.events } : null;
 }
 
+/** The job's render fields; actions, wait_for and screenshots with `render: "never"` are a 400, as on scrape. */
+function rendering(body: CrawlRequest | BatchRequest): Pick<JobSpec, "render" | "waitFor" | "actions"> {
+  if (body.render === "never" && needsBrowser(body)) throw new ApiError("invalid_request", NEEDS_BROWSER);
+  return { render: body.render, waitFor: body.wait_for ?? null, actions: body.actions?.length ? body.actions : null };
+}
+
 export async function startCrawl(services: Services, caller: JobCaller, body: CrawlRequest, base: string) {
   const engine = engineOf(services);
   const spec: JobSpec = {
     url: body.url, limit: body.limit, maxDepth: body.max_depth, includePaths: body.include_paths, excludePaths: body.exclude_paths,
     allowSubdomains: body.allow_subdomains, allowExternal: body.allow_external, respectRobots: body.respect_robots,
-    formats: body.formats, onlyMainContent: body.only_main_content, timeoutMs: body.timeout_ms, webhook: hook(body.webhook),
+    formats: body.formats, onlyMainContent: body.only_main_content, timeoutMs: body.timeout_ms, ...rendering(body), webhook: hook(body.webhook),
   };
   await admitJob(engine, caller, [body.url], spec.webhook);
   const job = await engine.create(caller, "crawl", spec, [body.url]);
@@ -67,7 +75,8 @@ export async function startBatch(services: Services, caller: JobCaller, body: Ba
   const engine = engineOf(services);
   const spec: JobSpec = {
     url: null, limit: body.urls.length, maxDepth: 0, includePaths: [], excludePaths: [], allowSubdomains: false, allowExternal: true,
-    respectRobots: false, formats: body.formats, onlyMainContent: body.only_main_content, timeoutMs: body.timeout_ms, webhook: hook(body.webhook),
+    respectRobots: false, formats: body.formats, onlyMainContent: body.only_main_content, timeoutMs: body.timeout_ms, ...rendering(body),
+    webhook: hook(body.webhook),
   };
   // Private URLs in a batch are skipped and reported, not refused: the rest is still read.
   await admitJob(engine, caller, [], spec.webhook);
@@ -93,7 +102,7 @@ export async function jobStatus(services: Services, caller: Caller, kind: JobKin
   const [pages, skipped] = await Promise.all([store.pages(id, skip, PAGE_SLICE), store.skippedUrls(id, 100)]);
   const data = pages.map((p) => {
     const d = p.data as Record<string, unknown>;
-    const pick = Object.fromEntries(["final_url", "markdown", "text", "html", "links"].filter((k) => d[k] !== undefined).map((k) => [k, d[k]]));
+    const pick = Object.fromEntries(["final_url", "markdown", "text", "html", "links", "rendered", "render_note", "screenshot"].filter((k) => d[k] !== undefined).map((k) => [k, d[k]]));
     return { url: p.url, status_code: p.statusCode, title: p.title, ...pick, ...(p.error ? { error: p.error } : {}) };
   });
   const recorded = job.completed + job.failed;

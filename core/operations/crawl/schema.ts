@@ -2,8 +2,9 @@
 import * as v from "valibot";
 import { Count, wholeNumber } from "../fields.ts";
 import { HttpUrl } from "../map/schema.ts";
+import { RenderFields } from "../scrape/schema.ts";
 
-export const PAGE_FORMATS = ["markdown", "text", "html", "links"] as const;
+export const PAGE_FORMATS = ["markdown", "text", "html", "links", "screenshot"] as const;
 export const WEBHOOK_EVENTS = ["started", "page", "completed", "failed", "cancelled"] as const;
 
 const Formats = v.optional(
@@ -42,6 +43,7 @@ const Common = {
   formats: Formats,
   only_main_content: v.optional(v.boolean("only_main_content must be a boolean"), true),
   timeout_ms: v.optional(wholeNumber("timeout_ms", 1000, 60_000), 15_000),
+  ...RenderFields,
   webhook: v.optional(Webhook),
 };
 
@@ -82,6 +84,9 @@ export const JobStatusResponse = v.object({
     url: v.string(), status_code: Count, title: Nullable, final_url: v.optional(v.string()),
     markdown: v.optional(v.string()), text: v.optional(v.string()), html: v.optional(v.string()),
     links: v.optional(v.array(v.object({ text: v.string(), url: v.string() }))), error: v.optional(v.string()),
+    rendered: v.optional(v.pipe(v.boolean(), v.description("Whether the page was rendered in a browser"))),
+    render_note: v.optional(v.pipe(v.string(), v.description("Why a page that looked like it needed rendering was not rendered"))),
+    screenshot: v.optional(v.pipe(v.string(), v.description("PNG of the rendered viewport, base64"))),
   })),
   failures: v.pipe(v.array(v.object({ url: v.string(), status_code: Count, error: v.string() })), v.description("Every page that failed in this slice, with why")),
   skipped_urls: v.pipe(v.array(v.object({ url: v.string(), reason: v.string() })), v.description("URLs not fetched: private addresses, robots.txt, URL traps (first 100)")),

@@ -4,16 +4,18 @@
  * fast path; actions, wait_for and screenshots need the browser whatever the mode.
  */
 import { ApiError } from "../../errors.ts";
-import type { RenderedPage, RenderPort } from "../../ports.ts";
-import type { ScrapeRequest } from "./schema.ts";
+import type { RenderedPage, RenderPort, RenderRequest } from "../../ports.ts";
+
+/** What rendering needs from a request (scrape's, or a job page's). */
+interface RenderAsk {
+  url: string;
+  formats: readonly string[];
+  wait_for?: string | number;
+  actions?: RenderRequest["actions"];
+}
 
 export const NO_BROWSER =
   "Rendering needs Chromium: install it (Debian/Ubuntu: apt-get install chromium) or point QUARRY_CHROMIUM_PATH at a Chrome or Chromium executable, then restart Quarry.";
-
-/** Asks for what only a browser can do: actions, waiting, a screenshot, or `render: "always"`. */
-export function needsBrowser(req: ScrapeRequest): boolean {
-  return req.render === "always" || !!req.actions?.length || req.wait_for !== undefined || req.formats.includes("screenshot");
-}
 
 /** Fewer words than this in the static main text, and a page may be a shell. */
 const SHELL_WORDS = 60;
@@ -31,7 +33,7 @@ export function looksLikeShell(html: string, text: string): boolean {
   return APP_ROOT.test(html) || askingForJs || words < 15;
 }
 
-export async function renderWith(render: RenderPort | undefined, req: ScrapeRequest, timeoutMs: number): Promise<RenderedPage> {
+export async function renderWith(render: RenderPort | undefined, req: RenderAsk, timeoutMs: number): Promise<RenderedPage> {
   if (!render || render.health().status === "disabled") throw new ApiError("browser_unavailable", NO_BROWSER);
   return render.render({
     url: req.url,

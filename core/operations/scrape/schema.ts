@@ -16,6 +16,16 @@ const Action = v.variant("type", [
   v.strictObject({ type: v.literal("press"), key: v.pipe(v.string("key must be a string"), v.regex(/^[A-Za-z0-9+]{1,40}$/, "key must be a key name such as Enter, PageDown or Control+A")) }),
 ], "each action's type must be one of wait, click, scroll, write, press");
 
+/** Rendering (api.md §10): the same fields and validation on scrape, crawl and batch scrape. */
+export const RenderFields = {
+  render: v.optional(v.picklist(RENDER_MODES, `render must be one of ${RENDER_MODES.join(", ")}`), "auto"),
+  wait_for: v.optional(v.union([wholeNumber("wait_for", 0, 30_000), Selector("wait_for")], "wait_for must be a CSS selector or milliseconds up to 30000")),
+  actions: v.optional(v.pipe(v.array(Action, "actions must be an array"), v.maxLength(20, "actions takes at most 20 steps"))),
+};
+
+/** Actions, wait_for and screenshots with `render: "never"`: a 400 that says why. */
+export const NEEDS_BROWSER = "actions, wait_for and the screenshot format need a browser: use render auto or always.";
+
 export const ScrapeBody = v.strictObject({
   url: v.pipe(
     v.string("url must be a string"),
@@ -33,9 +43,7 @@ export const ScrapeBody = v.strictObject({
   only_main_content: v.optional(v.boolean("only_main_content must be a boolean"), true),
   timeout_ms: v.optional(wholeNumber("timeout_ms", 1000, 60_000), 15_000),
   max_tokens: v.optional(wholeNumber("max_tokens", 1, 1_000_000)),
-  render: v.optional(v.picklist(RENDER_MODES, `render must be one of ${RENDER_MODES.join(", ")}`), "auto"),
-  wait_for: v.optional(v.union([wholeNumber("wait_for", 0, 30_000), Selector("wait_for")], "wait_for must be a CSS selector or milliseconds up to 30000")),
-  actions: v.optional(v.pipe(v.array(Action, "actions must be an array"), v.maxLength(20, "actions takes at most 20 steps"))),
+  ...RenderFields,
 });
 export type ScrapeRequest = v.InferOutput<typeof ScrapeBody>;
 

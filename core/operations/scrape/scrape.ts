@@ -5,16 +5,13 @@
 import { loadLibraries } from "../../lazy.ts";
 import { countTokens, truncateToTokens } from "../../budget/tokens.ts";
 import { ApiError } from "../../errors.ts";
-import { decodeHtml } from "../../extract/decode-html.ts";
-import { extractPage } from "../../extract/run.ts";
-import { pdfToText } from "../../extract/pdf-to-text.ts";
 import type { PageMetadata } from "../../extract/types.ts";
-import type { Ports, RenderedPage } from "../../ports.ts";
-import { looksLikeShell, needsBrowser, NO_BROWSER, renderWith, toBase64 } from "./render.ts";
-import type { ScrapeRequest } from "./schema.ts";
+import type { Ports } from "../../ports.ts";
+import { needsBrowser, readPage, type Read, type ReadRequest } from "./read-page.ts";
+import { toBase64 } from "./render.ts";
+import { NEEDS_BROWSER, type ScrapeRequest } from "./schema.ts";
 
 const CACHE_TTL_SECONDS = 15 * 60;
-
 
 /** The page's metadata (as the extractor reads it) and the requested formats. */
 export interface ScrapeData extends Omit<PageMetadata, "articleBody"> {
@@ -33,58 +30,8 @@ export interface ScrapeResult {
   data: ScrapeData;
 }
 
-type Kind = "html" | "pdf" | "text";
-
-function kindOf(contentType: string | null, body: Uint8Array): Kind | null {
-  if (body.byteLength === 0) return "text";
-  const type = (contentType ?? "").split(";")[0].trim().toLowerCase();
-  if (type === "text/html" || type === "application/xhtml+xml") return "html";
-  if (type === "application/pdf" || (body[0] === 0x25 && body[1] === 0x50 && body[2] === 0x44 && body[3] === 0x46)) return "pdf";
-  if (type === "text/plain" || type === "text/markdown") return "text";
-  if (!type) {
-    const head = new TextDecoder().decode(body.subarray(0, 512)).trimStart().toLowerCase();
-    if (head.startsWith("<!doctype html") || head.startsWith("<html")) return "html";
-  }
-  return null;
-}
-
 function cacheKey(req: ScrapeRequest): string {
   return `scrape:${JSON.stringify([req.url, [...req.formats].sort(), req.only_main_content, req.max_tokens ?? null, req.render, req.wait_for ?? null])}`;
-}
-
-/** Turns a fetched body into the response data (all formats; the caller keeps the requested ones). */
-async function contentOf(ports: Ports, kind: Kind, body: Uint8Array, contentType: string | null, finalUrl: string, onlyMain: boolean) {
-  if (kind === "html") return extractPage(ports, { body, contentType, url: finalUrl, onlyMainContent: onlyMain });
-  const text = kind === "pdf" ? await pdfText(body) : { text: decodeHtml(body, contentType), title: null };
-  return {
-    title: text.title, description: null, author: null, published_at: null, language: null, site_name: null,
-    html: "", text: text.text, markdown: text.text, links: [],
-  };
-}
-
-async function pdfText(body: Uint8Array) {
-  try {
-    return await pdfToText(body);
-  } catch {
-    throw new ApiError("unsupported_content", "The PDF could not be read (damaged or encrypted).");
-  }
-}
-
-/** What was read: the static fetch, or the browser's rendering of the page. */
-interface Read {
-  finalUrl: string;
-  status: number;
-  contentType: string | null;
-  body: Uint8Array;
-  rendered: boolean;
-  screenshot?: Uint8Array;
-  note?: string;
-}
-
-const utf8 = new TextEncoder();
-
-function fromRendering(page: RenderedPage): Read {
-  return { finalUrl: page.finalUrl, status: page.status, contentType: "text/html; charset=utf-8", body: utf8.encode(page.html), rendered: true, ...(page.screenshot ? { screenshot: page.screenshot } : {}) };
 }
 
 /**
@@ -99,7 +46,7 @@ export async function scrape(ports: Ports, req: ScrapeRequest): Promise<ScrapeRe
   }
   const browserOnly = needsBrowser(req);
   if (req.render === "never" && browserOnly) {
-    throw new ApiError("invalid_request", "actions, wait_for and the screenshot format need a browser: use render auto or always.");
+    throw new ApiError("invalid_request", NEEDS_BROWSER);
   }
   const t0 = performance.now();
   const cacheable = !req.actions?.length && !req.formats.includes("screenshot");
@@ -108,38 +55,16 @@ export async function scrape(ports: Ports, req: ScrapeRequest): Promise<ScrapeRe
   if (cached) return { ...cached, meta: { ...cached.meta, cached: true, duration_ms: Math.round(performance.now() - t0) } };
 
   const host = new URL(req.url).hostname;
-  let read: Read;
-  let content;
+  let got;
   try {
-    if (browserOnly) {
-      read = fromRendering(await renderWith(ports.render, req, req.timeout_ms));
-    } else {
-      const page = await ports.pages.fetchPage(req.url, { timeoutMs: req.timeout_ms });
-      read = { ...page, rendered: false };
-    }
+    got = await readPage(ports, req);
   } catch (err) {
     await ports.sources.record(host, { fetched: true, ok: false }).catch(() => {});
     throw err;
   }
-  const kind = kindOf(read.contentType, read.body);
-  if (!kind) {
+  const { read, content } = got;
+  if (!content) {
     throw new ApiError("unsupported_content", `Content type ${read.contentType ?? "(none)"} is not supported; Quarry reads HTML, PDF and plain text.`);
-  }
-  content = await contentOf(ports, kind, read.body, read.contentType, read.finalUrl, req.only_main_content);
-  if (req.render === "auto" && !read.rendered && kind === "html" && looksLikeShell(decodeHtml(read.body, read.contentType), content.text)) {
-    // The static page is a script shell: render it, within what is left of the deadline.
-    const left = Math.max(1_000, req.timeout_ms - Math.round(performance.now() - t0));
-    if (!ports.render || ports.render.health().status === "disabled") {
-      read.note = `The page looks like it needs JavaScript; this is its static HTML. ${NO_BROWSER}`;
-    } else {
-      try {
-        read = fromRendering(await renderWith(ports.render, req, left));
-        content = await contentOf(ports, "html", read.body, read.contentType, read.finalUrl, req.only_main_content);
-      } catch (err) {
-        if (!(err instanceof ApiError) || err.code !== "browser_unavailable") throw err;
-        read.note = `The page looks like it needs JavaScript, but the browser is unavailable: this is its static HTML. ${err.message}`;
-      }
-    }
   }
   const cap = (s: string) => (req.max_tokens ? truncateToTokens(s, req.max_tokens) : s);
   const data: ScrapeData = {
@@ -170,27 +95,31 @@ export async function scrape(ports: Ports, req: ScrapeRequest): Promise<ScrapeRe
   return result;
 }
 
+/** What one page of a crawl or batch gave: the read (status, final URL, rendered) and its data. */
+export interface JobPageRead {
+  read: Read;
+  /** Null when the content type is one Quarry does not read. */
+  data: (ScrapeData & { rendered: boolean; render_note?: string }) | null;
+}
+
 /**
- * A page already fetched, read as scrape reads it: the same extraction and formats, so crawl and
- * batch pages match what POST /v1/scrape answers for the same URL. Null when the content type is
- * one Quarry does not read. Needs `loadLibraries()` first.
+ * One page of a crawl or batch, read as scrape reads it (readPage: the same fetch, render
+ * decision and extraction), so job pages match what POST /v1/scrape answers for the same URL.
+ * Needs `loadLibraries()` first.
  */
-export async function pageContent(
-  ports: Ports,
-  page: { finalUrl: string; contentType: string | null; body: Uint8Array },
-  formats: ReadonlyArray<"markdown" | "text" | "html" | "links">,
-  onlyMainContent: boolean,
-): Promise<ScrapeData | null> {
-  const kind = kindOf(page.contentType, page.body);
-  if (!kind) return null;
-  const content = await contentOf(ports, kind, page.body, page.contentType, page.finalUrl, onlyMainContent);
-  const data: ScrapeData = {
+export async function readJobPage(ports: Ports, req: ReadRequest): Promise<JobPageRead> {
+  const { read, content } = await readPage(ports, req);
+  if (!content) return { read, data: null };
+  const data: JobPageRead["data"] & object = {
     title: content.title, description: content.description, author: content.author,
     published_at: content.published_at, language: content.language, site_name: content.site_name,
+    rendered: read.rendered, ...(read.note ? { render_note: read.note } : {}),
   };
-  for (const f of formats) {
+  for (const f of req.formats) {
     if (f === "links") data.links = content.links;
-    else data[f] = content[f];
+    else if (f === "screenshot") {
+      if (read.screenshot) data.screenshot = toBase64(read.screenshot);
+    } else if (f === "markdown" || f === "text" || f === "html") data[f] = content[f];
   }
-  return data;
+  return { read, data };
 }

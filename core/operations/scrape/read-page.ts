@@ -1,0 +1,113 @@
+/**
+ * Reading one page the way scrape does (api.md §6, §10), shared by POST /v1/scrape and the pages
+ * of crawl and batch jobs: the guarded static fetch, or the browser when only a browser can do
+ * what was asked; with `render: "auto"`, a static page that is a script shell is rendered within
+ * what is left of the deadline, and without a browser the static page is kept with a note.
+ */
+import { ApiError } from "../../errors.ts";
+import { decodeHtml } from "../../extract/decode-html.ts";
+import { extractPage } from "../../extract/run.ts";
+import { pdfToText } from "../../extract/pdf-to-text.ts";
+import type { Ports, RenderAction, RenderedPage } from "../../ports.ts";
+import { looksLikeShell, NO_BROWSER, renderWith } from "./render.ts";
+
+export type Kind = "html" | "pdf" | "text";
+
+export function kindOf(contentType: string | null, body: Uint8Array): Kind | null {
+  if (body.byteLength === 0) return "text";
+  const type = (contentType ?? "").split(";")[0].trim().toLowerCase();
+  if (type === "text/html" || type === "application/xhtml+xml") return "html";
+  if (type === "application/pdf" || (body[0] === 0x25 && body[1] === 0x50 && body[2] === 0x44 && body[3] === 0x46)) return "pdf";
+  if (type === "text/plain" || type === "text/markdown") return "text";
+  if (!type) {
+    const head = new TextDecoder().decode(body.subarray(0, 512)).trimStart().toLowerCase();
+    if (head.startsWith("<!doctype html") || head.startsWith("<html")) return "html";
+  }
+  return null;
+}
+
+/** Turns a fetched body into every format (the caller keeps the requested ones). */
+export async function contentOf(ports: Pick<Ports, "extract">, kind: Kind, body: Uint8Array, contentType: string | null, finalUrl: string, onlyMain: boolean) {
+  if (kind === "html") return extractPage(ports, { body, contentType, url: finalUrl, onlyMainContent: onlyMain });
+  const text = kind === "pdf" ? await pdfText(body) : { text: decodeHtml(body, contentType), title: null };
+  return {
+    title: text.title, description: null, author: null, published_at: null, language: null, site_name: null,
+    html: "", text: text.text, markdown: text.text, links: [] as Array<{ text: string; url: string }>,
+  };
+}
+
+async function pdfText(body: Uint8Array) {
+  try {
+    return await pdfToText(body);
+  } catch {
+    throw new ApiError("unsupported_content", "The PDF could not be read (damaged or encrypted).");
+  }
+}
+
+export type Content = Awaited<ReturnType<typeof contentOf>>;
+
+/** What was read: the static fetch, or the browser's rendering of the page. */
+export interface Read {
+  finalUrl: string;
+  status: number;
+  contentType: string | null;
+  body: Uint8Array;
+  rendered: boolean;
+  screenshot?: Uint8Array;
+  note?: string;
+}
+
+/** What to read and how; the render fields are scrape's (schema.ts). */
+export interface ReadRequest {
+  url: string;
+  formats: readonly string[];
+  only_main_content: boolean;
+  timeout_ms: number;
+  render: "auto" | "always" | "never";
+  wait_for?: string | number;
+  actions?: RenderAction[];
+  /** Ends the static fetch early (a job cancelled); a render ends at its deadline. */
+  signal?: AbortSignal;
+}
+
+/** Asks for what only a browser can do: actions, waiting, a screenshot, or `render: "always"`. */
+export function needsBrowser(req: Pick<ReadRequest, "render" | "actions" | "wait_for" | "formats">): boolean {
+  return req.render === "always" || !!req.actions?.length || req.wait_for !== undefined || req.formats.includes("screenshot");
+}
+
+const utf8 = new TextEncoder();
+
+function fromRendering(page: RenderedPage): Read {
+  return { finalUrl: page.finalUrl, status: page.status, contentType: "text/html; charset=utf-8", body: utf8.encode(page.html), rendered: true, ...(page.screenshot ? { screenshot: page.screenshot } : {}) };
+}
+
+/**
+ * Fetches or renders the page and extracts it. `kind` and `content` are null for a content type
+ * Quarry does not read (the caller decides whether that is an error). Fetch and render errors
+ * are thrown as they come (browser_unavailable when only a browser could answer).
+ */
+export async function readPage(ports: Ports, req: ReadRequest): Promise<{ read: Read; kind: Kind | null; content: Content | null }> {
+  const t0 = performance.now();
+  let read: Read = needsBrowser(req)
+    ? fromRendering(await renderWith(ports.render, req, req.timeout_ms))
+    : { ...(await ports.pages.fetchPage(req.url, { timeoutMs: req.timeout_ms, ...(req.signal ? { signal: req.signal } : {}) })), rendered: false };
+  const kind = kindOf(read.contentType, read.body);
+  if (!kind) return { read, kind, content: null };
+  let content = await contentOf(ports, kind, read.body, read.contentType, read.finalUrl, req.only_main_content);
+  if (req.render === "auto" && !read.rendered && kind === "html" && looksLikeShell(decodeHtml(read.body, read.contentType), content.text)) {
+    // The static page is a script shell: render it, within what is left of the deadline.
+    const left = Math.max(1_000, req.timeout_ms - Math.round(performance.now() - t0));
+    if (!ports.render || ports.render.health().status === "disabled") {
+      read.note = `The page looks like it needs JavaScript; this is its static HTML. ${NO_BROWSER}`;
+    } else {
+      try {
+        read = fromRendering(await renderWith(ports.render, req, left));
+        content = await contentOf(ports, "html", read.body, read.contentType, read.finalUrl, req.only_main_content);
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.code !== "browser_unavailable") throw err;
+        read.note = `The page looks like it needs JavaScript, but the browser is unavailable: this is its static HTML. ${err.message}`;
+      }
+    }
+  }
+  return { read, kind, content };
+}
