@@ -126,6 +126,7 @@ async function run(label: string, render: "never" | "always"): Promise<Run> {
   const texts: string[] = new Array(pages.length).fill("");
   let next = 0;
   let failures = 0;
+  const reasons = new Map<string, number>();
   let peak = treeMemory();
   let self = peak.byKind.quarry ?? 0;
   const sampler = setInterval(() => {
@@ -143,7 +144,11 @@ async function run(label: string, render: "never" | "always"): Promise<Run> {
         body: JSON.stringify({ url: `${base}/${i}`, formats: ["text"], render, timeout_ms: 30_000 }),
       });
       latencies.push(performance.now() - t0);
-      if (res.status !== 200) failures++;
+      if (res.status !== 200) {
+        failures++;
+        const why = `${res.status} ${((await res.json().catch(() => ({}))) as { error?: { code?: string } }).error?.code ?? ""}`;
+        reasons.set(why, (reasons.get(why) ?? 0) + 1);
+      }
       else texts[i] = (await res.json()).data.text ?? "";
     }
   }));
@@ -152,6 +157,7 @@ async function run(label: string, render: "never" | "always"): Promise<Run> {
   latencies.sort((a, b) => a - b);
   const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!;
   const f1 = score(pages.map((p, i) => ({ truth: p.truth, predicted: texts[i] }))).f1;
+  if (reasons.size) console.log(`${label}: failures ${[...reasons].map(([k, n]) => `${k} ×${n}`).join(", ")}`);
   return { label, perSecond: pages.length / seconds, p50: q(0.5), p95: q(0.95), f1, peakMb: peak.total, selfMb: self, atPeak: peak.byKind, failures };
 }
 
