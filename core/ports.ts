@@ -134,17 +134,10 @@ export interface Counters {
   commit(ticket: string): Promise<number>;
   /** Drops a reservation: the request counts toward nothing (a 5xx answer). */
   release(ticket: string): Promise<void>;
-  /**
-   * Gives one committed unit back (a stream that failed after its 200), from the month and from
-   * `day`, the UTC day it was admitted on. Never below zero.
-   */
+  /** Gives one committed unit back (a stream failed after its 200), from the month and its admission `day`. Never below zero. */
   refund(keyId: string, period: string, group: string, day: string): Promise<void>;
   usage(keyId: string, period: string): Promise<UsageCount>;
-  /**
-   * Committed use per day of `period` for each of `keyIds` (absent keys have none). Each unit is
-   * counted on the UTC day of its admission, in the same write as the month's count, so the
-   * days of a month add up to its `usage().used` (from the day the store first kept days).
-   */
+  /** Committed use per UTC day of admission, written with the month's count (the days add up to it). */
   daily(keyIds: string[], period: string): Promise<Record<string, DailyUsage>>;
 }
 
@@ -224,46 +217,8 @@ export interface Metrics {
   render(): Promise<{ contentType: string; body: string }>;
 }
 
-/** One step a page is put through before it is read (api.md §10). */
-export interface RenderAction {
-  type: "wait" | "click" | "scroll" | "write" | "press";
-  selector?: string; text?: string; key?: string; ms?: number; direction?: "up" | "down"; amount?: number;
-}
-
-export interface RenderRequest {
-  url: string;
-  /** The whole render: launch wait, load, actions and screenshot. */
-  timeoutMs: number;
-  /** A CSS selector to wait for, or milliseconds to wait. */
-  waitFor?: string | number;
-  actions?: RenderAction[];
-  screenshot?: boolean;
-}
-
-export interface RenderedPage {
-  finalUrl: string;
-  status: number;
-  html: string;
-  /** PNG of the viewport, when asked for. */
-  screenshot?: Uint8Array;
-}
-
-export interface RenderHealth {
-  status: "ok" | "unavailable" | "disabled";
-  pages_in_use: number;
-  max_pages: number;
-  error?: string;
-}
-
-/**
- * Renders pages in a real browser (adapters/browser/). Every request the browser makes passes
- * the same egress policy as `PagePort`. Throws `browser_unavailable` (503) when no browser can
- * run, `action_failed` (422) naming the failing action's index, and the page-fetch errors.
- */
-export interface RenderPort {
-  render(req: RenderRequest): Promise<RenderedPage>;
-  health(): RenderHealth;
-}
+export type { RenderAction, RenderHealth, RenderPort, RenderRequest, RenderedPage } from "./operations/scrape/render-port.ts";
+import type { RenderPort } from "./operations/scrape/render-port.ts";
 
 export type { JobQueue, JobStore } from "./jobs/ports.ts";
 import type { JobQueue, JobStore } from "./jobs/ports.ts";

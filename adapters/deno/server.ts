@@ -7,6 +7,7 @@
 import sqliteConnector from "db0/connectors/node-sqlite";
 import type { RuntimeParts } from "../shared/bootstrap.ts";
 import { webSpawner } from "../extract/spawn.ts";
+import { cachedStatements } from "../shared/statement-cache.ts";
 import { abandon, announce, listenFailure, prepare, shutdown, StartupError } from "../shared/start.ts";
 
 declare const Deno: {
@@ -20,7 +21,8 @@ declare const Deno: {
 };
 
 const runtime: RuntimeParts = {
-  sqlite: (opts) => sqliteConnector({ path: opts.path }),
+  // node:sqlite statements hold native memory until a GC: reuse them (shared/statement-cache.ts).
+  sqlite: (opts) => cachedStatements(sqliteConnector({ path: opts.path })),
   extractWorkers: async () => webSpawner(),
   remoteAddress: (_req, info) => (info as { remoteAddr?: { hostname: string } } | undefined)?.remoteAddr?.hostname,
 };

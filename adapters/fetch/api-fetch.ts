@@ -7,9 +7,8 @@
  * the core's egress policy (core/net/egress.ts) sends it only requests on a configured upstream's
  * own origin, with redirects handled by hand; everything else goes through the guarded page fetcher.
  */
-import { createFetch, type $Fetch } from "ofetch";
+import type { $Fetch } from "ofetch";
 import type { FetchPort } from "../../core/ports.ts";
-import { DEFAULT_TIMEOUT_MS, quarryUserAgent } from "./types.ts";
 
 export interface ApiFetchOptions {
   timeoutMs?: number;
@@ -22,26 +21,15 @@ export interface ApiFetchOptions {
 
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
-export function createApiFetch(options: ApiFetchOptions = {}): $Fetch {
-  const base = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-  return createFetch({
-    fetch: base as typeof globalThis.fetch,
-    defaults: {
-      retry: 0,
-      timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      headers: {
-        "user-agent": options.userAgent ?? quarryUserAgent(),
-        ...(options.accept === null ? {} : { accept: options.accept ?? "application/json" }),
-      },
-    },
-  });
-}
-
-/** The same client as a `FetchPort` (raw Responses, no JSON parsing, no throwing on 4xx/5xx). */
+/**
+ * The same client as a `FetchPort` (raw Responses, no JSON parsing, no throwing on 4xx/5xx). The
+ * client (and ofetch with it) is loaded on the first request: start-up does not wait for it.
+ */
 export function createApiFetchPort(options: ApiFetchOptions = {}): FetchPort {
-  const client = createApiFetch(options);
+  let client: Promise<$Fetch> | null = null;
   return async (input, init) => {
-    const res = await client.raw(input instanceof URL ? input.href : input, {
+    client ??= import("./api-client.ts").then((m) => m.createApiFetch(options));
+    const res = await (await client).raw(input instanceof URL ? input.href : input, {
       ...(init as object),
       responseType: "stream",
       ignoreResponseError: true,

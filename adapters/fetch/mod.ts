@@ -5,7 +5,8 @@
  */
 export { createSafeFetch, fetchPage } from "./safe-fetch.ts";
 export { createSafeFetchPortable, detectPinMode, portableResolver, type PinMode, type PortableOptions } from "./portable.ts";
-export { createApiFetch, createApiFetchPort, type ApiFetchOptions } from "./api-fetch.ts";
+export { createApiFetchPort, type ApiFetchOptions } from "./api-fetch.ts";
+export { createApiFetch } from "./api-client.ts";
 export { proxyFromEnv } from "./proxy.ts";
 export { systemResolver } from "./node-hop.ts";
 export * from "./types.ts";

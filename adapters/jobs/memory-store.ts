@@ -25,7 +25,11 @@ export class MemoryJobStore implements JobStore {
     const frontier = new Map<string, Entry>();
     for (const s of seeds) frontier.set(s.url, { url: s.url, depth: s.depth, state: "pending", leaseUntil: 0 });
     for (const s of skipped) if (!frontier.has(s.url)) frontier.set(s.url, { url: s.url, depth: 0, state: "skipped", leaseUntil: 0, reason: s.reason });
-    this.jobs.set(job.id, { job: clone(job), frontier, pages: [] });
+    const held = clone(job);
+    // Counts follow from the entries, as the SQL store derives them.
+    held.discovered = seeds.length;
+    held.skipped = [...frontier.values()].filter((e) => e.state === "skipped").length;
+    this.jobs.set(job.id, { job: held, frontier, pages: [] });
   }
 
   async get(id: string): Promise<JobRecord | null> {

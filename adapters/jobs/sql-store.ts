@@ -24,10 +24,8 @@ CREATE TABLE IF NOT EXISTS quarry_frontier (
   PRIMARY KEY (job_id, url)
 );
 CREATE INDEX IF NOT EXISTS quarry_frontier_seq ON quarry_frontier (job_id, seq);
-CREATE INDEX IF NOT EXISTS quarry_frontier_state ON quarry_frontier (state, job_id);
 `;
 
-const CHUNK = 400;
 const ACTIVE_SQL = "('queued','running')";
 
 function toJob(r: Row): JobRecord {
@@ -44,6 +42,9 @@ function toJob(r: Row): JobRecord {
 export type EnqueueHook = (raw: RawSql, tasks: JobTask[]) => Promise<void>;
 
 export class SqlJobStore implements JobStore {
+  /** Claims held by this process, when it is the only one working on the file (SQLite). */
+  private claims: Set<string> | null = null;
+
   constructor(private readonly db: SqlDriver, private readonly enqueue?: EnqueueHook) {}
 
   /** Creates the tables. With `ownsAllWork` (SQLite: one server owns the file), entries left active by a dead process go back to pending. */
@@ -51,7 +52,12 @@ export class SqlJobStore implements JobStore {
     // PostgreSQL gets the tables with the other migrations, under their advisory lock
     // (concurrent CREATE TABLE IF NOT EXISTS can fail there); SQLite has one owner.
     if (this.db.dialect === "sqlite") await this.db.exec(JOBS_SCHEMA);
-    if (ownsAllWork) await this.db.query("UPDATE quarry_frontier SET state = 'pending', lease_until = NULL WHERE state = 'active'");
+    if (ownsAllWork) {
+      await this.db.query("UPDATE quarry_frontier SET state = 'pending', lease_until = NULL WHERE state = 'active'");
+      // One process does all the work, and a restart makes every claim pending again anyway:
+      // claims live in memory, which saves a write transaction per page.
+      this.claims = new Set();
+    }
   }
 
   async create(job: JobRecord, seeds: JobTask[], skipped: SkippedUrl[]): Promise<void> {
@@ -61,8 +67,8 @@ export class SqlJobStore implements JobStore {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?, ?)`,
         [job.id, job.kind, job.account, job.keyId, job.status, job.createdAt, job.finishedAt, job.deadlineAt, job.expiresAt, seeds.length, skipped.length, job.stoppedReason, job.spec.limit, JSON.stringify(job.spec)],
       );
-      await insertRows(q, job.id, seeds.map((s) => [s.url, s.depth, "pending", null]));
-      await insertRows(q, job.id, skipped.map((s) => [s.url, 0, "skipped", s.reason]));
+      await insertRows(q, this.db.dialect, job.id, seeds.map((s) => [s.url, s.depth, "pending", null]));
+      await insertRows(q, this.db.dialect, job.id, skipped.map((s) => [s.url, 0, "skipped", s.reason]));
       if (this.enqueue && raw) await this.enqueue(raw, seeds);
     });
   }
@@ -73,6 +79,14 @@ export class SqlJobStore implements JobStore {
   }
 
   async claim(task: JobTask, now: number, leaseMs: number): Promise<boolean> {
+    if (this.claims) {
+      const id = `${task.jobId}\u0000${task.url}`;
+      if (this.claims.has(id)) return false;
+      const [row] = await this.db.query("SELECT state FROM quarry_frontier WHERE job_id = ? AND url = ?", [task.jobId, task.url]);
+      if (row?.state !== "pending" || this.claims.has(id)) return false;
+      this.claims.add(id);
+      return true;
+    }
     const rows = await this.db.query(
       "UPDATE quarry_frontier SET state = 'active', lease_until = ? WHERE job_id = ? AND url = ? AND (state = 'pending' OR (state = 'active' AND lease_until < ?)) RETURNING url",
       [now + leaseMs, task.jobId, task.url, now],
@@ -81,10 +95,12 @@ export class SqlJobStore implements JobStore {
   }
 
   async release(task: JobTask): Promise<void> {
+    this.claims?.delete(`${task.jobId}\u0000${task.url}`);
     await this.db.query("UPDATE quarry_frontier SET state = 'pending', lease_until = NULL WHERE job_id = ? AND url = ? AND state = 'active'", [task.jobId, task.url]);
   }
 
   async finish(task: JobTask, page: PageResult, found: JobTask[], skipped: SkippedUrl[], _now: number): Promise<FinishResult> {
+    this.claims?.delete(`${task.jobId}\u0000${task.url}`);
     return this.db.tx(async (q, raw) => {
       const [j] = await q(`SELECT status, discovered, completed, failed, lim FROM quarry_jobs WHERE id = ?${this.db.dialect === "pg" ? " FOR UPDATE" : ""}`, [task.jobId]);
       const remaining = j ? Number(j.discovered) - Number(j.completed) - Number(j.failed) : 0;
@@ -97,16 +113,16 @@ export class SqlJobStore implements JobStore {
         [page.ok ? "done" : "failed", seq, page.statusCode, page.title, JSON.stringify(page.data), page.error, task.jobId, task.url],
       );
       if (!done.length) return none;
-      const fresh = await unknownUrls(q, task.jobId, [...new Set(found.map((f) => f.url))]);
+      const fresh = await unknownUrls(q, this.db.dialect, task.jobId, [...new Set(found.map((f) => f.url))]);
       const room = Math.max(0, Number(j.lim) - Number(j.discovered));
       const byUrl = new Map(found.map((f) => [f.url, f]));
       const added = fresh.slice(0, room).map((u) => byUrl.get(u)!);
       const limited = fresh.length > room;
-      await insertRows(q, task.jobId, added.map((a) => [a.url, a.depth, "pending", null]));
+      await insertRows(q, this.db.dialect, task.jobId, added.map((a) => [a.url, a.depth, "pending", null]));
       if (this.enqueue && raw) await this.enqueue(raw, added);
       const skipReasons = new Map(skipped.map((s) => [s.url, s.reason]));
-      const newSkips = await unknownUrls(q, task.jobId, [...skipReasons.keys()]);
-      await insertRows(q, task.jobId, newSkips.map((u) => [u, task.depth + 1, "skipped", skipReasons.get(u)!]));
+      const newSkips = await unknownUrls(q, this.db.dialect, task.jobId, [...skipReasons.keys()]);
+      await insertRows(q, this.db.dialect, task.jobId, newSkips.map((u) => [u, task.depth + 1, "skipped", skipReasons.get(u)!]));
       await q(
         `UPDATE quarry_jobs SET completed = completed + ?, failed = failed + ?, discovered = discovered + ?, skipped = skipped + ?, status = 'running',
            stopped_reason = CASE WHEN ? = 1 AND stopped_reason IS NULL THEN 'limit_reached' ELSE stopped_reason END WHERE id = ?`,
@@ -163,23 +179,33 @@ export class SqlJobStore implements JobStore {
   }
 }
 
-/** The URLs of `urls` the job's frontier does not hold yet, in their order. */
-async function unknownUrls(q: Query, jobId: string, urls: string[]): Promise<string[]> {
-  const known = new Set<string>();
-  for (let i = 0; i < urls.length; i += CHUNK) {
-    const part = urls.slice(i, i + CHUNK);
-    const rows = await q(`SELECT url FROM quarry_frontier WHERE job_id = ? AND url IN (${part.map(() => "?").join(", ")})`, [jobId, ...part]);
-    for (const r of rows) known.add(String(r.url));
-  }
+/**
+ * The URLs of `urls` the job's frontier does not hold yet, in their order. One statement of
+ * fixed text whatever the count (a JSON array on SQLite, an array on PostgreSQL), so no
+ * statement is prepared per list length.
+ */
+async function unknownUrls(q: Query, dialect: SqlDriver["dialect"], jobId: string, urls: string[]): Promise<string[]> {
+  if (!urls.length) return [];
+  const rows = dialect === "sqlite"
+    ? await q("SELECT url FROM quarry_frontier WHERE job_id = ? AND url IN (SELECT value FROM json_each(?))", [jobId, JSON.stringify(urls)])
+    : await q("SELECT url FROM quarry_frontier WHERE job_id = ? AND url = ANY(?::text[])", [jobId, urls]);
+  const known = new Set(rows.map((r) => String(r.url)));
   return urls.filter((u) => !known.has(u));
 }
 
-async function insertRows(q: Query, jobId: string, rows: Array<[string, number, string, string | null]>): Promise<void> {
-  for (let i = 0; i < rows.length; i += CHUNK) {
-    const part = rows.slice(i, i + CHUNK);
+async function insertRows(q: Query, dialect: SqlDriver["dialect"], jobId: string, rows: Array<[string, number, string, string | null]>): Promise<void> {
+  if (!rows.length) return;
+  if (dialect === "sqlite") {
     await q(
-      `INSERT INTO quarry_frontier (job_id, url, depth, state, error) VALUES ${part.map(() => "(?, ?, ?, ?, ?)").join(", ")} ON CONFLICT (job_id, url) DO NOTHING`,
-      part.flatMap(([url, depth, state, error]) => [jobId, url, depth, state, error]),
+      `INSERT INTO quarry_frontier (job_id, url, depth, state, error)
+       SELECT ?, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]') FROM json_each(?) WHERE true ON CONFLICT (job_id, url) DO NOTHING`,
+      [jobId, JSON.stringify(rows)],
     );
+    return;
   }
+  await q(
+    `INSERT INTO quarry_frontier (job_id, url, depth, state, error)
+     SELECT ?, u, d, s, e FROM unnest(?::text[], ?::int[], ?::text[], ?::text[]) AS t(u, d, s, e) ON CONFLICT (job_id, url) DO NOTHING`,
+    [jobId, rows.map((r) => r[0]), rows.map((r) => r[1]), rows.map((r) => r[2]), rows.map((r) => r[3])],
+  );
 }

@@ -14,7 +14,13 @@ import { LruCache, type CacheLimits } from "../storage/lru-cache.ts";
 import { MemoryCounters } from "../storage/memory-counters.ts";
 import { SqliteCounters } from "../storage/sqlite-counters.ts";
 import { openSqlite, type SqliteConnectorFactory } from "./sqlite.ts";
-import { createApiFetchPort, createSafeFetch, parseAllowList, quarryUserAgent, systemResolver } from "../fetch/mod.ts";
+// Each from its own module, not fetch/mod.ts: that one also exports the ofetch client, which loads
+// only with the first upstream request (api-fetch.ts).
+import { createApiFetchPort } from "../fetch/api-fetch.ts";
+import { createSafeFetch } from "../fetch/safe-fetch.ts";
+import { systemResolver } from "../fetch/node-hop.ts";
+import { quarryUserAgent } from "../fetch/types.ts";
+import { parseAllowList } from "../../core/net/allow-list.ts";
 import { createBrowserPool, findChromium, type BrowserPool } from "../browser/pool.ts";
 import { packageVersion } from "./version.ts";
 import { docsAssets } from "./docs-assets.ts";

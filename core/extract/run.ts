@@ -17,6 +17,6 @@ export const inProcessExtractor: ExtractPort = {
   },
 };
 
-export function extractPage(ports: Ports, req: ExtractRequest): Promise<ExtractResult> {
+export function extractPage(ports: Pick<Ports, "extract">, req: ExtractRequest): Promise<ExtractResult> {
   return (ports.extract ?? inProcessExtractor).extract(req);
 }

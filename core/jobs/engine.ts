@@ -71,7 +71,7 @@ export class JobEngine implements WorkContext {
     if (this.started || this.stopped) return;
     this.started = true;
     await this.queue.start((task) => this.run(task), this.config.jobs.concurrency);
-    this.schedule();
+    if ((await this.watch()) || this.shared) this.schedule();
   }
 
   private async run(task: JobTask): Promise<void> {
@@ -136,6 +136,7 @@ export class JobEngine implements WorkContext {
     if (this.timer) clearTimeout(this.timer);
     for (const set of this.running.values()) for (const ac of set) ac.abort(new Error("shutting down"));
     await this.queue.stop();
+    await Promise.allSettled([...this.settlements]);
     await this.webhooks.stop();
   }
 
@@ -200,10 +201,24 @@ export class JobEngine implements WorkContext {
   }
 
   private forget(id: string): void {
+    this.recent.delete(id);
     this.traps.delete(id);
     this.rules.delete(id);
     this.plans.delete(id);
     this.refusals.delete(id);
+  }
+
+  private readonly recent = new Map<string, { at: number; job: Promise<JobRecord | null> }>();
+
+  job(id: string): Promise<JobRecord | null> {
+    const now = this.ports.clock.now();
+    const hit = this.recent.get(id);
+    if (hit && now - hit.at < 250) return hit.job;
+    if (this.recent.size > 1000) this.recent.clear();
+    const job = this.store.get(id);
+    this.recent.set(id, { at: now, job });
+    job.catch(() => this.recent.delete(id));
+    return job;
   }
 
   async planOf(job: JobRecord): Promise<Plan> {
@@ -240,6 +255,12 @@ export class JobEngine implements WorkContext {
   }
 
   private readonly held = new Map<string, number>();
+  private readonly settlements = new Set<Promise<void>>();
+
+  settling(p: Promise<void>): void {
+    this.settlements.add(p);
+    void p.finally(() => this.settlements.delete(p));
+  }
 
   holding(jobId: string): number {
     return this.held.get(jobId) ?? 0;

@@ -36,12 +36,16 @@ export interface WorkContext {
   allow: AllowList;
   leaseMs: number;
   planOf(job: JobRecord): Promise<Plan>;
+  /** The job as the store has it, read at most every 250 ms per process (status and counts may lag that much). */
+  job(id: string): Promise<JobRecord | null>;
   rulesOf(job: JobRecord): ScopeRules;
   trapsOf(jobId: string): TrapGuard;
   track(jobId: string, ac: AbortController): () => void;
   /** Quota units this process holds for the job's pages under way (reserved, not yet settled). */
   holding(jobId: string): number;
   hold(jobId: string, delta: number): void;
+  /** Keeps track of a quota settlement under way (awaited when the engine stops). */
+  settling(p: Promise<void>): void;
   stopJob(jobId: string, reason: StoppedReason): Promise<void>;
   complete(jobId: string): Promise<void>;
   /** Answers that tell a crawler to go away (429, 503, 403) in a row, per job. */
@@ -73,7 +77,7 @@ export async function runTask(ctx: WorkContext, task: JobTask): Promise<void> {
 
 async function work(ctx: WorkContext, task: JobTask, held: { units: number }): Promise<void> {
   const { store, ports } = ctx;
-  const job = await store.get(task.jobId);
+  const job = await ctx.job(task.jobId);
   if (!job || TERMINAL.has(job.status)) return;
   const now = ports.clock.now();
   if (now >= job.deadlineAt) return ctx.stopJob(job.id, "deadline");
@@ -182,8 +186,10 @@ async function record(
     throw err;
   }
   if (ticket) {
-    if (res.recorded && page.ok) await ctx.ports.counters.commit(ticket);
-    else await ctx.ports.counters.release(ticket);
+    // Settled without holding the worker: the page is recorded; its unit follows (a process
+    // killed in between leaves the page uncounted, never counted twice).
+    const settle = res.recorded && page.ok ? ctx.ports.counters.commit(ticket) : ctx.ports.counters.release(ticket);
+    ctx.settling(settle.then(() => {}, (err) => ctx.ports.logger.warn({ job_id: job.id, err: String(err) }, "could not settle a page's quota unit")));
   }
   if (!res.recorded) return;
   ctx.ports.logger.debug({ job_id: job.id, url: page.url, ok: page.ok }, "job page recorded");
@@ -204,6 +210,7 @@ async function discover(ctx: WorkContext, job: JobRecord, links: string[], from:
   const seen = new Set<string>();
   const tasks: JobTask[] = [];
   const skipped: SkippedUrl[] = [];
+  const robotsBy = new Map<string, Awaited<ReturnType<WorkContext["robots"]["get"]>>>();
   for (const raw of links) {
     const url = frontierKey(raw);
     if (!url || seen.has(url)) continue;
@@ -213,7 +220,10 @@ async function discover(ctx: WorkContext, job: JobRecord, links: string[], from:
       continue;
     }
     if (outOfScope(url, rules)) continue;
-    if (job.spec.respectRobots && !(await ctx.robots.get(new URL(url).origin)).allowed(url)) {
+    const origin = new URL(url).origin;
+    let robots = robotsBy.get(origin);
+    if (job.spec.respectRobots && !robots) robotsBy.set(origin, (robots = await ctx.robots.get(origin)));
+    if (robots && !robots.allowed(url)) {
       skipped.push({ url, reason: "robots_disallowed" });
       continue;
     }

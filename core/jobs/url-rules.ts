@@ -9,9 +9,10 @@
  *   capping real sites with many numbered pages: paths deeper than 12 segments or with a segment
  *   repeated 3 times; at most 100 query strings on one path; and chains of one "shape" (the
  *   path with every number replaced by N, plus the query's parameter names) where each URL was
- *   found on the one before: a calendar's "next month" or a "page=N+1" link. A chain stops after
- *   8 hops, and a shape takes at most 50 URLs found that way, so /calendar/2031/05 and its
- *   endless neighbours end early, while /item/1 … /item/5000 linked from listing pages are all read.
+ *   found on the one before and steps one of its numbers by one: a calendar's "next month" or a
+ *   "page=N+1" link. A chain stops after 8 hops, and a shape takes at most 50 URLs found that
+ *   way, so /calendar/2031/05 and its endless neighbours end early, while numbered pages that
+ *   link to other numbered pages (/p/3 → /p/31 … /p/40, /item/1 … /item/5000) are all read.
  */
 import { isTrackingParam } from "../ranking/normalize-url.ts";
 
@@ -52,6 +53,17 @@ export function urlShape(u: URL): string {
   return `${u.host}${u.pathname.replace(/\d+/g, "N")}${names ? `?${names}` : ""}`;
 }
 
+const numbersOf = (u: URL) => (u.pathname + u.search).match(/\d+/g)?.map(Number) ?? [];
+
+/** One or two numbers changed and one of them by exactly one: next month (or the year's wrap), next page. */
+function isStep(from: URL, to: URL): boolean {
+  const a = numbersOf(from);
+  const b = numbersOf(to);
+  if (a.length !== b.length) return false;
+  const changed = a.map((n, i) => Math.abs(n - b[i]!)).filter((d) => d > 0);
+  return changed.length > 0 && changed.length <= 2 && changed.includes(1);
+}
+
 /** Remembers what a job has seen; `check` says whether a new URL would be a trap. */
 export class TrapGuard {
   private readonly queries = new Map<string, number>();
@@ -76,7 +88,10 @@ export class TrapGuard {
     if (u.search && q >= MAX_QUERY_VARIANTS) return "query_variants";
     let chain = 0;
     const shape = urlShape(u);
-    if (from !== undefined && URL.canParse(from) && urlShape(new URL(from)) === shape) chain = (this.chains.get(from) ?? 0) + 1;
+    if (from !== undefined && URL.canParse(from)) {
+      const f = new URL(from);
+      if (urlShape(f) === shape && isStep(f, u)) chain = (this.chains.get(from) ?? 0) + 1;
+    }
     const sameShape = this.chained.get(shape) ?? 0;
     if (chain > MAX_SHAPE_CHAIN || (chain > 0 && sameShape >= MAX_CHAINED_PER_SHAPE)) return "url_pattern";
     if (chain > 0) this.chained.set(shape, sameShape + 1);

@@ -4,7 +4,7 @@
  * Tavily client (map, crawl) and the MCP tools; refusals as each client's own errors; crawl
  * units counted as the native jobs count them. The site: 130 linked articles on 127.0.0.1.
  */
-import Firecrawl, { SdkError } from "@mendable/firecrawl-js";
+import Firecrawl, { FirecrawlAppV1, SdkError } from "@mendable/firecrawl-js";
 import { tavily } from "@tavily/core";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -108,6 +108,25 @@ describe("Firecrawl v2 client: map, crawl, batch", () => {
     const theirs = await errorOf(v2(h.keys.twin).getCrawlStatus(mine.id));
     expect((theirs as SdkError).status).toBe(404);
   }, 60_000);
+});
+
+describe("Firecrawl v1 client: map and crawl", () => {
+  it("mapUrl lists URLs; a crawl read with getAllData follows next to every page", async () => {
+    const app = new FirecrawlAppV1({ apiKey: h.keys.full, apiUrl: `${h.url}/compat/firecrawl` });
+    const map = await app.mapUrl(root, { limit: 500 });
+    if (!map.success) throw new Error("map failed");
+    expect(map.links).toContain(`${h.site.url}${page(PAGES)}`);
+    const started = await app.asyncCrawlUrl(root, { limit: 500, maxDepth: 1 });
+    if (!started.success) throw new Error("crawl failed");
+    let status = await app.checkCrawlStatus(started.id, true);
+    for (let i = 0; i < 120 && status.success && status.status !== "completed"; i++) {
+      await new Promise((r) => setTimeout(r, 500));
+      status = await app.checkCrawlStatus(started.id, true);
+    }
+    if (!status.success) throw new Error("status failed");
+    expect(status.status).toBe("completed");
+    expect(new Set(status.data.map((d) => d.metadata?.sourceURL)).size).toBe(PAGES + 1);
+  }, 120_000);
 });
 
 describe("Tavily client: map and crawl", () => {

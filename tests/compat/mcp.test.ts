@@ -8,6 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../helpers/server.ts";
@@ -132,6 +133,15 @@ describe("a bad key", () => {
     const call = (await client.callTool({ name: "search", arguments: { query: QUESTION } })) as CallToolResult;
     expect(call.isError).toBe(true);
     expect(text(call)).toMatch(/^invalid_key: /);
+  }, 30_000);
+
+  it("quarry mcp without QUARRY_KEY says so on stderr and exits 1, printing nothing on stdout", () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, QUARRY_URL: h.url };
+    delete env.QUARRY_KEY;
+    const r = spawnSync(process.execPath, [join(ROOT, "bin/quarry.js"), "mcp"], { env, encoding: "utf8", timeout: 30_000, input: "" });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain("QUARRY_KEY");
+    expect(r.stdout).toBe("");
   }, 30_000);
 
   it("GET and DELETE answer 405: this server keeps no sessions", async () => {

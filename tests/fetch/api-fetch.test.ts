@@ -1,6 +1,7 @@
 /** The ofetch-based backend client: retries off, a timeout, the honest User-Agent. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiFetch, createApiFetchPort } from "../../adapters/fetch/api-fetch.ts";
+import { createApiFetch } from "../../adapters/fetch/api-client.ts";
+import { createApiFetchPort } from "../../adapters/fetch/api-fetch.ts";
 import { quarryUserAgent } from "../../adapters/fetch/types.ts";
 import { startServer, type TestServer } from "./helpers.ts";
 

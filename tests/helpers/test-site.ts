@@ -89,7 +89,9 @@ export async function startTestSite(opts: { crawlDelay?: number } = {}): Promise
     const url = new URL(req.url ?? "/", "http://x");
     const hit: Hit = { host, path: url.pathname + url.search, start: Date.now(), end: 0, ua: String(req.headers["user-agent"] ?? "") };
     hits.push(hit);
-    res.on("close", () => (hit.end = Date.now()));
+    // The answer is over when its last byte is handed to the socket (or the client gave up).
+    res.on("finish", () => (hit.end ||= Date.now()));
+    res.on("close", () => (hit.end ||= Date.now()));
     const b = `http://${req.headers.host ?? `127.0.0.1:${port}`}`;
     const fill = (s: string) => s.replaceAll("BASE", b).replaceAll("PORT", String(port));
     const page = (title: string, links: string[], status = 200) =>

@@ -45,6 +45,8 @@ describe("TrapGuard", () => {
     }
     expect(hops).toBe(8);
     for (let i = 0; i < 3000; i++) expect(g.check(`http://x.test/item/${i}`, "http://x.test/list")).toBeNull();
+    // A tree of numbered pages, each linking to its ten children: all of it.
+    for (let i = 1; i < 3000; i++) expect(g.check(`http://x.test/p/${i}`, `http://x.test/p/${Math.floor((i - 1) / 10)}`)).toBeNull();
   });
   it("caps query strings on one path, deep paths and repeated segments", () => {
     const g = new TrapGuard();

@@ -128,7 +128,8 @@ export function firecrawlJobStatus(dispatch: Dispatch, publicBase: PublicBase, k
       total: job.status === "completed" ? job.completed + job.failed : Math.max(job.discovered, job.completed + job.failed),
       creditsUsed: job.completed,
       expiresAt: job.expires_at,
-      next: skip === null ? null : `${publicBase(c)}/compat/firecrawl/${version}/${segment}/${encodeURIComponent(id)}?skip=${skip}`,
+      // v1 clients follow `next` while the key is there at all: the last slice leaves it out.
+      ...(skip === null ? (version === "v2" ? { next: null } : {}) : { next: `${publicBase(c)}/compat/firecrawl/${version}/${segment}/${encodeURIComponent(id)}?skip=${skip}` }),
       data: job.data.filter((p) => !p.error).map(document),
       quarry: { status: job.status, stopped_reason: job.stopped_reason, failed: job.failed, skipped: job.skipped },
     });

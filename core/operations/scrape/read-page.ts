@@ -27,7 +27,7 @@ export function kindOf(contentType: string | null, body: Uint8Array): Kind | nul
 }
 
 /** Turns a fetched body into every format (the caller keeps the requested ones). */
-export async function contentOf(ports: Ports, kind: Kind, body: Uint8Array, contentType: string | null, finalUrl: string, onlyMain: boolean) {
+export async function contentOf(ports: Pick<Ports, "extract">, kind: Kind, body: Uint8Array, contentType: string | null, finalUrl: string, onlyMain: boolean) {
   if (kind === "html") return extractPage(ports, { body, contentType, url: finalUrl, onlyMainContent: onlyMain });
   const text = kind === "pdf" ? await pdfText(body) : { text: decodeHtml(body, contentType), title: null };
   return {

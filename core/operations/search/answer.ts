@@ -6,7 +6,7 @@
  * when the model fails, the answer is extractive and deterministic (synthesis.ts).
  */
 import { passages } from "./excerpt.ts";
-import { type Passage, type SourceText } from "../research/evidence.ts";
+import type { Passage, SourceText } from "../research/evidence.ts";
 import { contentTokens } from "../research/words.ts";
 import { chat, LlmError, parseModelReport, supportIndex, synthesisMessages, verifyReport, type LlmConfig } from "../research/llm.ts";
 import { citeSentence, extractiveReport } from "../research/synthesis.ts";

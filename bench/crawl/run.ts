@@ -1,0 +1,197 @@
+/**
+ * bench/crawl: pages per second of a durable Quarry crawl (POST /v1/crawl on embedded SQLite:
+ * every page claimed, recorded and counted in the store) against a plain breadth-first loop of
+ * fetch + extract over the same 2,000-page local site, in the same run, with the same page
+ * fetcher, the same extraction (scrape's), the same concurrency, and the per-host politeness
+ * limit switched off for both (QUARRY_CRAWL_HOST_CONCURRENCY=0; the site sends no Crawl-delay).
+ * The site runs in its own process, and every run in a fresh process of its own, whose RSS is
+ * sampled every 200 ms: the memory figures are the crawler's alone. Rounds alternate the order;
+ * the ratio is taken per round (baseline and Quarry back to back) and its median reported,
+ * because this shared machine's speed drifts from one minute to the next.
+ *
+ *   npx tsx bench/crawl/run.ts [--pages 2000] [--rounds 3] [--concurrency 8]
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { createServer } from "node:http";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createQuarry } from "../../core/app.ts";
+import { parseConfig } from "../../core/config.ts";
+import { createKey, ensureAccount } from "../../core/keys/service.ts";
+import { loadLibraries } from "../../core/lazy.ts";
+import { decodeHtml } from "../../core/extract/decode-html.ts";
+import { pageLinks } from "../../core/jobs/site-files.ts";
+import { frontierKey } from "../../core/jobs/url-rules.ts";
+import { contentOf, kindOf } from "../../core/operations/scrape/read-page.ts";
+import type { Logger } from "../../core/ports.ts";
+import { buildPorts } from "../../adapters/shared/bootstrap.ts";
+import { nodeRuntime } from "../../adapters/node/server.ts";
+import { createSafeFetch, parseAllowList } from "../../adapters/fetch/mod.ts";
+
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const PAGES = arg("pages", 2000);
+const ROUNDS = arg("rounds", 3);
+const CONCURRENCY = arg("concurrency", 8);
+/** `--only quarry` or `--only baseline`: one variant (for profiling). */
+const ONLY = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : null;
+
+const WORDS = "quarry crawl page site section index archive guide reference manual chapter topic detail example usage option value result search answer research source".split(" ");
+
+/** A tree of PAGES pages: /p/i links to its ten children and to the first ten pages (a menu). */
+function pageHtml(i: number): string {
+  const children = Array.from({ length: 10 }, (_, k) => 10 * i + k + 1).filter((c) => c < PAGES);
+  const menu = Array.from({ length: 10 }, (_, k) => k);
+  const para = (n: number) => Array.from({ length: 60 }, (_, k) => WORDS[(i * 7 + n * 13 + k * 3) % WORDS.length]).join(" ");
+  return `<!doctype html><html><head><title>Page ${i}</title></head><body><nav>${menu.map((m) => `<a href="/p/${m}">Menu ${m}</a>`).join(" ")}</nav>` +
+    `<main><article><h1>Page ${i}</h1>${[1, 2, 3, 4].map((n) => `<p>${para(n)}.</p>`).join("")}` +
+    `<ul>${children.map((c) => `<li><a href="/p/${c}">Child ${c}</a></li>`).join("")}</ul></article></main></body></html>`;
+}
+
+async function startSite(): Promise<{ url: string; close(): Promise<void> }> {
+  const pages = Array.from({ length: PAGES }, (_, i) => Buffer.from(pageHtml(i)));
+  const server = createServer((req, res) => {
+    const m = /^\/p\/(\d+)$/.exec(req.url ?? "");
+    const page = m ? pages[Number(m[1])] : undefined;
+    if (!page) return res.writeHead(404, { "content-type": "text/plain" }).end("no");
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(page);
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, close: () => new Promise((r) => server.close(() => r())) };
+}
+
+class RssSampler {
+  private samples: number[] = [];
+  private timer = setInterval(() => this.samples.push(process.memoryUsage().rss), 200);
+  stop() {
+    clearInterval(this.timer);
+    const mb = (b: number) => Math.round(b / 2 ** 20);
+    const half = Math.floor(this.samples.length / 2);
+    return { maxMb: mb(Math.max(...this.samples)), firstHalfMaxMb: mb(Math.max(...this.samples.slice(0, half))), secondHalfMaxMb: mb(Math.max(...this.samples.slice(half))) };
+  }
+}
+
+const pages = createSafeFetch({ allow: parseAllowList(["127.0.0.1/32"]) });
+
+/** The baseline: breadth-first, CONCURRENCY at a time, fetch + extract, results kept in memory. */
+async function baseline(start: string): Promise<{ pages: number; seconds: number }> {
+  await loadLibraries();
+  const t0 = performance.now();
+  const seen = new Set<string>([start]);
+  const queue = [start];
+  const results: Array<{ url: string; markdown?: string }> = [];
+  let head = 0;
+  let active = 0;
+  await new Promise<void>((done) => {
+    const pump = () => {
+      if (head >= queue.length && active === 0) return done();
+      while (active < CONCURRENCY && head < queue.length) {
+        const url = queue[head++]!;
+        active++;
+        void (async () => {
+          try {
+            const page = await pages.fetchPage(url, { timeoutMs: 15_000 });
+            const kind = kindOf(page.contentType, page.body);
+            // Extracted in process, as a plain loop would, by the same function scrape uses.
+            const data = kind ? await contentOf({}, kind, page.body, page.contentType, page.finalUrl, true) : null;
+            results.push({ url, markdown: data?.markdown });
+            for (const l of pageLinks(decodeHtml(page.body, page.contentType), page.finalUrl)) {
+              const key = frontierKey(l.url);
+              if (key && key.startsWith(start.slice(0, start.indexOf("/p/"))) && !seen.has(key)) {
+                seen.add(key);
+                queue.push(key);
+              }
+            }
+          } finally {
+            active--;
+            pump();
+          }
+        })();
+      }
+    };
+    pump();
+  });
+  return { pages: results.length, seconds: (performance.now() - t0) / 1000 };
+}
+
+const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** Quarry: POST /v1/crawl on SQLite in a fresh folder, polled until it ends. */
+async function quarry(start: string): Promise<{ pages: number; seconds: number; status: string }> {
+  const dir = mkdtempSync(join(tmpdir(), "quarry-bench-crawl-"));
+  const config = parseConfig({
+    QUARRY_DATA_DIR: dir, QUARRY_EGRESS_ALLOW: "127.0.0.1/32", QUARRY_IP_RATE: "off", QUARRY_LOG_LEVEL: "silent",
+    QUARRY_CRAWL_HOST_CONCURRENCY: "0", QUARRY_CRAWL_CONCURRENCY: String(CONCURRENCY), QUARRY_PLANS: '{"free":{"quota":null,"per_minute":100000}}',
+  }, "bench");
+  const built = await buildPorts(config, nodeRuntime, silent);
+  const q = createQuarry(built.ports, config);
+  try {
+    await ensureAccount(built.ports.keys, "bench", "free", config.plans, Date.now());
+    const { key } = await createKey(built.ports.keys, { account: "bench", name: "bench", scopes: ["scrape"] }, Date.now());
+    const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+    await loadLibraries(); // as the baseline does before its clock starts
+    const t0 = performance.now();
+    const res = await q.app.request("/v1/crawl", { method: "POST", headers, body: JSON.stringify({ url: start, limit: PAGES, max_depth: 10, formats: ["markdown"] }) });
+    const { id } = (await res.json()) as { id: string };
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 500));
+      const job = (await (await q.app.request(`/v1/crawl/${id}`, { headers })).json()) as { status: string; completed: number; failed: number };
+      if (["completed", "failed", "cancelled"].includes(job.status)) return { pages: job.completed, seconds: (performance.now() - t0) / 1000, status: job.status };
+    }
+  } finally {
+    await q.stop();
+    await q.drain();
+    await built.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const SELF = fileURLToPath(import.meta.url);
+const SITE_FLAG = process.argv.indexOf("--site");
+
+if (process.argv.includes("--serve-site")) {
+  // The site's own process: prints its URL, serves until killed.
+  const site = await startSite();
+  console.log(site.url);
+  // Ends with its parent: the parent holds our stdin open until it exits.
+  process.stdin.on("end", () => process.exit(0)).resume();
+  await new Promise(() => {});
+} else if (ONLY && SITE_FLAG > 0) {
+  // One run in a fresh process: prints its result as JSON.
+  const start = `${process.argv[SITE_FLAG + 1]}/p/0`;
+  const rss = new RssSampler();
+  const r = ONLY === "baseline" ? await baseline(start) : await quarry(start);
+  console.log(JSON.stringify({ ...r, rss: rss.stop() }));
+  process.exit(0);
+} else {
+  const siteProc = spawn(process.execPath, ["--import", "tsx", SELF, "--serve-site", "--pages", String(PAGES)], { stdio: ["pipe", "pipe", "inherit"] });
+  const siteUrl = await new Promise<string>((resolve) => siteProc.stdout!.once("data", (d) => resolve(String(d).trim())));
+  type Run = { pages: number; seconds: number; rss: { maxMb: number; firstHalfMaxMb: number; secondHalfMaxMb: number } };
+  const runs: Record<string, Run[]> = { baseline: [], quarry: [] };
+  const ratios: number[] = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    const got: Record<string, Run> = {};
+    for (const variant of round % 2 ? ["baseline", "quarry"] : ["quarry", "baseline"]) {
+      const out = spawnSync(process.execPath, ["--import", "tsx", SELF, "--only", variant, "--site", siteUrl, "--pages", String(PAGES), "--concurrency", String(CONCURRENCY)], { encoding: "utf8", timeout: 600_000 });
+      const r = JSON.parse(out.stdout.trim().split("\n").at(-1)!) as Run;
+      got[variant] = r;
+      runs[variant]!.push(r);
+      console.error(`round ${round} ${variant}: ${r.pages} pages in ${r.seconds.toFixed(1)} s = ${(r.pages / r.seconds).toFixed(1)} pages/s, max RSS ${r.rss.maxMb} MB`);
+    }
+    ratios.push(got.quarry!.pages / got.quarry!.seconds / (got.baseline!.pages / got.baseline!.seconds));
+  }
+  siteProc.kill();
+  console.log(`\n| variant (${PAGES} pages, ${CONCURRENCY} at a time, ${ROUNDS} rounds) | pages read | pages/s (median) | vs baseline (median of per-round ratios) | max RSS MB | RSS MB 1st half → 2nd half (last run) |`);
+  console.log("|---|---:|---:|---:|---:|---|");
+  for (const [name, rs] of Object.entries(runs)) {
+    const last = rs.at(-1)!.rss;
+    console.log(`| ${name === "baseline" ? "plain BFS loop: fetch + extract (baseline)" : "Quarry crawl job, SQLite, durable"} | ${rs.map((r) => r.pages).join(", ")} | ${median(rs.map((r) => r.pages / r.seconds)).toFixed(1)} | ${name === "baseline" ? "1.00" : `${median(ratios).toFixed(2)} (${ratios.map((x) => x.toFixed(2)).join(", ")})`} | ${Math.max(...rs.map((r) => r.rss.maxMb))} | ${last.firstHalfMaxMb} → ${last.secondHalfMaxMb} |`);
+  }
+}
+process.exit(0);

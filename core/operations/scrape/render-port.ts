@@ -1,0 +1,47 @@
+/** The browser port (api.md §10): what scrape, crawl and batch ask of a browser, and what it answers. */
+
+/** One step a page is put through before it is read (api.md §10). */
+export interface RenderAction {
+  type: "wait" | "click" | "scroll" | "write" | "press";
+  selector?: string;
+  text?: string;
+  key?: string;
+  ms?: number;
+  direction?: "up" | "down";
+  amount?: number;
+}
+
+export interface RenderRequest {
+  url: string;
+  /** The whole render: launch wait, load, actions and screenshot. */
+  timeoutMs: number;
+  /** A CSS selector to wait for, or milliseconds to wait. */
+  waitFor?: string | number;
+  actions?: RenderAction[];
+  screenshot?: boolean;
+}
+
+export interface RenderedPage {
+  finalUrl: string;
+  status: number;
+  html: string;
+  /** PNG of the viewport, when asked for. */
+  screenshot?: Uint8Array;
+}
+
+export interface RenderHealth {
+  status: "ok" | "unavailable" | "disabled";
+  pages_in_use: number;
+  max_pages: number;
+  error?: string;
+}
+
+/**
+ * Renders pages in a real browser (adapters/browser/). Every request the browser makes passes
+ * the same egress policy as `PagePort`. Throws `browser_unavailable` (503) when no browser can
+ * run, `action_failed` (422) naming the failing action's index, and the page-fetch errors.
+ */
+export interface RenderPort {
+  render(req: RenderRequest): Promise<RenderedPage>;
+  health(): RenderHealth;
+}

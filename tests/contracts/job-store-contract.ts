@@ -1,0 +1,77 @@
+/** The JobStore contract (core/jobs/ports.ts), run against every implementation. */
+import { expect, it } from "vitest";
+import type { JobStore } from "../../core/ports.ts";
+import type { JobRecord, PageResult } from "../../core/jobs/model.ts";
+
+let n = 0;
+export function jobRecord(over: Partial<JobRecord> = {}): JobRecord {
+  const id = `crawl_${String(++n).padStart(26, "0")}`.slice(0, 32);
+  return {
+    id, kind: "crawl", account: "acme", keyId: "key_1", status: "queued", createdAt: 1000, finishedAt: null, deadlineAt: 10_000_000, expiresAt: null,
+    discovered: 1, completed: 0, failed: 0, skipped: 0, stoppedReason: null,
+    spec: { url: "http://x.test/", limit: 3, maxDepth: 3, includePaths: [], excludePaths: [], allowSubdomains: false, allowExternal: false, respectRobots: true, formats: ["markdown"], onlyMainContent: true, timeoutMs: 1000, webhook: null },
+    ...over,
+  };
+}
+const ok = (url: string): PageResult => ({ url, ok: true, statusCode: 200, title: "t", data: { markdown: "m" }, error: null });
+const bad = (url: string): PageResult => ({ url, ok: false, statusCode: 404, title: null, data: {}, error: "http_404" });
+
+export function jobStoreContract(make: () => Promise<JobStore>) {
+  it("stores a job with its seeds and skips, and reads it back", async () => {
+    const s = await make();
+    const job = jobRecord();
+    await s.create(job, [{ jobId: job.id, url: "http://x.test/", depth: 0 }], [{ url: "http://10.0.0.1/", reason: "url_not_allowed" }]);
+    const got = await s.get(job.id);
+    expect(got).toMatchObject({ id: job.id, status: "queued", discovered: 1, skipped: 1, spec: job.spec });
+    expect(await s.skippedUrls(job.id, 10)).toEqual([{ url: "http://10.0.0.1/", reason: "url_not_allowed" }]);
+    expect(await s.get("crawl_nope")).toBeNull();
+  });
+
+  it("claims an entry once and records its page once, adding new URLs up to the limit", async () => {
+    const s = await make();
+    const job = jobRecord();
+    const seed = { jobId: job.id, url: "http://x.test/", depth: 0 };
+    await s.create(job, [seed], []);
+    expect(await s.claim(seed, 2000, 60_000)).toBe(true);
+    expect(await s.claim(seed, 2001, 60_000)).toBe(false);
+    const found = ["a", "b", "c", "a"].map((p) => ({ jobId: job.id, url: `http://x.test/${p}`, depth: 1 }));
+    const r = await s.finish(seed, ok(seed.url), found, [{ url: "http://x.test/private/", reason: "robots_disallowed" }], 2002);
+    expect(r.recorded).toBe(true);
+    expect(r.added.map((t) => t.url)).toEqual(["http://x.test/a", "http://x.test/b"]);
+    expect(r.limited).toBe(true);
+    expect(r.remaining).toBe(2);
+    expect((await s.finish(seed, ok(seed.url), [], [], 2003)).recorded).toBe(false);
+    const after = await s.get(job.id);
+    expect(after).toMatchObject({ status: "running", discovered: 3, completed: 1, failed: 0, skipped: 1, stoppedReason: "limit_reached" });
+    const a = r.added[0]!;
+    expect(await s.claim(a, 3000, 60_000)).toBe(true);
+    const r2 = await s.finish(a, bad(a.url), [{ jobId: job.id, url: "http://x.test/", depth: 2 }], [], 3001);
+    expect(r2).toMatchObject({ recorded: true, added: [], remaining: 1 });
+    const pages = await s.pages(job.id, 0, 10);
+    expect(pages.map((p) => [p.seq, p.url, p.ok, p.error])).toEqual([[1, "http://x.test/", true, null], [2, "http://x.test/a", false, "http_404"]]);
+    expect(pages[0]!.data).toEqual({ markdown: "m" });
+    expect((await s.pages(job.id, 1, 10)).map((p) => p.seq)).toEqual([2]);
+  });
+
+  it("gives back released claims, lists unfinished work of active jobs only, and ends jobs conditionally", async () => {
+    const s = await make();
+    const job = jobRecord({ spec: { ...jobRecord().spec, limit: 10 } });
+    const t = { jobId: job.id, url: "http://x.test/", depth: 0 };
+    await s.create(job, [t, { jobId: job.id, url: "http://x.test/b", depth: 0 }], []);
+    expect(await s.claim(t, 1, 60_000)).toBe(true);
+    await s.release(t);
+    expect(await s.claim(t, 2, 60_000)).toBe(true);
+    expect((await s.unfinished(1000)).filter((u) => u.jobId === job.id).map((u) => u.url).sort()).toEqual(["http://x.test/", "http://x.test/b"]);
+    expect(await s.active()).toContain(job.id);
+    expect(await s.transition(job.id, ["queued", "running"], "cancelled", { finishedAt: 5, expiresAt: 50, stoppedReason: "cancelled" })).toBe(true);
+    expect(await s.transition(job.id, ["queued", "running"], "completed", { finishedAt: 6 })).toBe(false);
+    expect(await s.get(job.id)).toMatchObject({ status: "cancelled", finishedAt: 5, expiresAt: 50, stoppedReason: "cancelled" });
+    expect((await s.finish(t, ok(t.url), [], [], 7)).recorded).toBe(false);
+    expect((await s.unfinished(1000)).some((u) => u.jobId === job.id)).toBe(false);
+    expect(await s.active()).not.toContain(job.id);
+    expect(await s.purge(49)).toBe(0);
+    expect(await s.purge(50)).toBeGreaterThanOrEqual(1);
+    expect(await s.get(job.id)).toBeNull();
+    expect(await s.pages(job.id, 0, 10)).toEqual([]);
+  });
+}
