@@ -104,7 +104,10 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
           "--disable-gpu",
           "--disable-extensions",
           "--disable-site-isolation-trials",
-          "--disable-features=site-per-process,IsolateOrigins,Translate,BackForwardCache,MediaRouter",
+          // No spare renderer kept warm beside the pages, no crash reporter process tree.
+          "--disable-features=site-per-process,IsolateOrigins,Translate,BackForwardCache,MediaRouter,SpareRendererForSitePerProcess",
+          "--disable-breakpad",
+          "--disable-crash-reporter",
           `--renderer-process-limit=${options.maxPages + 1}`,
           // A page that allocates without end dies at this heap size, alone in its renderer.
           "--js-flags=--max-old-space-size=256",

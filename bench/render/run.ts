@@ -5,6 +5,14 @@
  * Quarry plus its browser processes while 4 pages render in parallel (target: under 800 MB).
  *
  *   npx tsx bench/render/run.ts [--pages 40] [--parallel 4]
+ *
+ * Compiled, as `quarry serve` runs from dist/ (no tsx and its esbuild service in the process):
+ *
+ *   npx esbuild bench/render/run.ts --bundle --platform=node --format=esm --packages=external \
+ *     --target=node20 --outfile=dist/bench/render.mjs && node dist/bench/render.mjs
+ *
+ * Memory is also broken down by kind of process at the peak (Quarry, Chromium's browser,
+ * renderers, GPU, utility, zygotes).
  */
 import { readFileSync, readdirSync } from "node:fs";
 import { createServer } from "node:http";
@@ -26,11 +34,27 @@ const HOST = "127.0.0.2";
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
+/** What a process is: this one (Quarry), Chromium's browser process, or a Chromium helper by --type. */
+function kindOf(pid: number): string {
+  if (pid === process.pid) return "quarry";
+  try {
+    // Chromium rewrites its helpers' titles, so the arguments may be one string: match, not split.
+    const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
+    const type = /--type=([\w-]+)/.exec(cmd)?.[1];
+    if (type === "renderer") return "renderers";
+    if (type === "zygote") return "zygotes";
+    return type ?? (/crashpad/.test(cmd) ? "crashpad" : /chrom/i.test(cmd) ? "browser" : `other (${cmd.slice(0, 40)})`);
+  } catch {
+    return "gone";
+  }
+}
+
 /**
  * Memory of this process and every process below it (Chromium's browser, GPU and renderers), MB:
- * proportional set size, so libraries the processes share are counted once, not once each.
+ * proportional set size, so libraries the processes share are counted once, not once each; with
+ * the share of each kind of process.
  */
-function treeRssMb(onlySelf = false): number {
+function treeMemory(): { total: number; byKind: Record<string, number> } {
   const children = new Map<number, number[]>();
   const rss = new Map<number, number>();
   for (const entry of readdirSync("/proc")) {
@@ -45,21 +69,26 @@ function treeRssMb(onlySelf = false): number {
       // gone meanwhile
     }
   }
-  let kb = 0;
+  const byKind: Record<string, number> = {};
+  let total = 0;
   const stack = [process.pid];
   while (stack.length) {
     const pid = stack.pop()!;
-    kb += rss.get(pid) ?? 0;
-    if (!onlySelf) stack.push(...(children.get(pid) ?? []));
+    const mb = (rss.get(pid) ?? 0) / 1024;
+    const kind = kindOf(pid);
+    byKind[kind] = (byKind[kind] ?? 0) + mb;
+    total += mb;
+    stack.push(...(children.get(pid) ?? []));
   }
-  return kb / 1024;
+  return { total, byKind };
 }
 
-const pages = loadPages().slice(0, PAGES);
+// Only the pages served, as bytes, and the truths: the rest of the set is not kept in Quarry's process.
+const pages = loadPages().slice(0, PAGES).map((p) => ({ body: Buffer.from(p.html), truth: p.truth }));
 const server = createServer((req, res) => {
   const page = pages[Number((req.url ?? "").slice(1))];
   if (!page) return res.writeHead(404).end();
-  res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(page.html);
+  res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(page.body);
 });
 await new Promise<void>((r) => server.listen(0, HOST, () => r()));
 const base = `http://${HOST}:${(server.address() as { port: number }).port}`;
@@ -87,6 +116,8 @@ interface Run {
   f1: number;
   peakMb: number;
   selfMb: number;
+  /** Each kind of process at the moment of the peak. */
+  atPeak: Record<string, number>;
   failures: number;
 }
 
@@ -95,11 +126,13 @@ async function run(label: string, render: "never" | "always"): Promise<Run> {
   const texts: string[] = new Array(pages.length).fill("");
   let next = 0;
   let failures = 0;
-  let peak = treeRssMb();
-  let self = treeRssMb(true);
+  const reasons = new Map<string, number>();
+  let peak = treeMemory();
+  let self = peak.byKind.quarry ?? 0;
   const sampler = setInterval(() => {
-    peak = Math.max(peak, treeRssMb());
-    self = Math.max(self, treeRssMb(true));
+    const now = treeMemory();
+    if (now.total > peak.total) peak = now;
+    self = Math.max(self, now.byKind.quarry ?? 0);
   }, 200);
   const started = performance.now();
   await Promise.all(Array.from({ length: PARALLEL }, async () => {
@@ -111,7 +144,11 @@ async function run(label: string, render: "never" | "always"): Promise<Run> {
         body: JSON.stringify({ url: `${base}/${i}`, formats: ["text"], render, timeout_ms: 30_000 }),
       });
       latencies.push(performance.now() - t0);
-      if (res.status !== 200) failures++;
+      if (res.status !== 200) {
+        failures++;
+        const why = `${res.status} ${((await res.json().catch(() => ({}))) as { error?: { code?: string } }).error?.code ?? ""}`;
+        reasons.set(why, (reasons.get(why) ?? 0) + 1);
+      }
       else texts[i] = (await res.json()).data.text ?? "";
     }
   }));
@@ -120,7 +157,8 @@ async function run(label: string, render: "never" | "always"): Promise<Run> {
   latencies.sort((a, b) => a - b);
   const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!;
   const f1 = score(pages.map((p, i) => ({ truth: p.truth, predicted: texts[i] }))).f1;
-  return { label, perSecond: pages.length / seconds, p50: q(0.5), p95: q(0.95), f1, peakMb: peak, selfMb: self, failures };
+  if (reasons.size) console.log(`${label}: failures ${[...reasons].map(([k, n]) => `${k} ×${n}`).join(", ")}`);
+  return { label, perSecond: pages.length / seconds, p50: q(0.5), p95: q(0.95), f1, peakMb: peak.total, selfMb: self, atPeak: peak.byKind, failures };
 }
 
 // A warm-up render starts the browser, so its launch is not counted in the first page.
@@ -131,6 +169,10 @@ console.log("| path | pages/s | p50 ms | p95 ms | F1 | peak memory MB (PSS, Quar
 console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
 for (const r of rows) {
   console.log(`| ${r.label} | ${r.perSecond.toFixed(1)} | ${r.p50.toFixed(0)} | ${r.p95.toFixed(0)} | ${r.f1.toFixed(3)} | ${r.peakMb.toFixed(0)} | ${r.selfMb.toFixed(0)} | ${r.failures} | ${(r.perSecond / rows[0]!.perSecond).toFixed(2)} |`);
+}
+for (const r of rows) {
+  const parts = Object.entries(r.atPeak).sort((a, b) => b[1] - a[1]).map(([k, mb]) => `${k} ${mb.toFixed(0)}`);
+  console.log(`\nat the peak of "${r.label}", MB: ${parts.join(", ")}`);
 }
 await pool.close();
 server.close();
