@@ -15,6 +15,7 @@ import { retryAfterSeconds } from "../limits/sliding-window.ts";
 import type { Clock, Counters, Logger } from "../ports.ts";
 import type { AppEnv } from "./context.ts";
 import { validOrThrow } from "./validate.ts";
+import { readAllCapped } from "../net/read-capped.ts";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -53,26 +54,7 @@ export function jsonBody<S extends v.GenericSchema>(schema: S): MiddlewareHandle
 }
 
 export async function readCapped(stream: ReadableStream<Uint8Array>): Promise<string> {
-  const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  const all = new Uint8Array(size);
-  let at = 0;
-  for (const ch of chunks) {
-    all.set(ch, at);
-    at += ch.byteLength;
-  }
-  return new TextDecoder().decode(all);
+  return new TextDecoder().decode(await readAllCapped(stream, MAX_BODY_BYTES, tooLarge));
 }
 
 export function tooLarge(): ApiError {

@@ -6,6 +6,7 @@
  */
 import robotsParser from "robots-parser";
 import type { PagePort } from "../ports.ts";
+import { readAllCapped } from "../net/read-capped.ts";
 
 export const USER_AGENT_TOKEN = "Quarry";
 const MAX_SITEMAP_BYTES = 50 * 1024 * 1024; // the protocol's own cap for one sitemap, uncompressed
@@ -45,23 +46,7 @@ export async function fetchRobots(pages: PagePort, origin: string, timeoutMs = 1
 
 async function gunzip(bytes: Uint8Array): Promise<Uint8Array> {
   const stream = new Blob([bytes as Uint8Array<ArrayBuffer>]).stream().pipeThrough(new DecompressionStream("gzip"));
-  const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_SITEMAP_BYTES) {
-      await reader.cancel().catch(() => {});
-      throw new Error("sitemap larger than 50 MB uncompressed");
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) (out.set(c, at), (at += c.byteLength));
-  return out;
+  return readAllCapped(stream, MAX_SITEMAP_BYTES, () => new Error("sitemap larger than 50 MB uncompressed"));
 }
 
 function decodeEntities(s: string): string {

@@ -5,7 +5,7 @@
  */
 import Firecrawl, { FirecrawlAppV1, SdkError } from "@mendable/firecrawl-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { QUESTION, startHarness, type Harness } from "./harness.ts";
+import { errorOf, QUESTION, startHarness, type Harness } from "./harness.ts";
 
 let h: Harness;
 const v2 = (apiKey: string) => new Firecrawl({ apiKey, apiUrl: `${h.url}/compat/firecrawl`, maxRetries: 1 });
@@ -17,15 +17,6 @@ beforeAll(async () => {
   await h.exhaust();
 }, 90_000);
 afterAll(async () => h?.close());
-
-async function errorOf(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p;
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error("expected the call to fail");
-}
 
 describe("Firecrawl v2 client against /compat/firecrawl", () => {
   it("scrape: markdown, html and links of the page, its metadata", async () => {

@@ -82,3 +82,13 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     },
   };
 }
+
+/** The error a client call fails with (the test fails if it does not). */
+export async function errorOf(p: Promise<unknown>): Promise<Error> {
+  try {
+    await p;
+  } catch (err) {
+    return err as Error;
+  }
+  throw new Error("expected the call to fail");
+}

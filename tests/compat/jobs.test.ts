@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { send } from "../helpers/page-server.ts";
-import { startHarness, type Harness } from "./harness.ts";
+import { errorOf, startHarness, type Harness } from "./harness.ts";
 
 const PAGES = 130;
 let h: Harness;
@@ -33,15 +33,6 @@ beforeAll(async () => {
   await h.exhaust();
 }, 90_000);
 afterAll(async () => h?.close());
-
-async function errorOf(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p;
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error("expected the call to fail");
-}
 
 describe("Firecrawl v2 client: map, crawl, batch", () => {
   it("map lists the site's URLs with titles", async () => {

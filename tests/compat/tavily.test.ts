@@ -7,7 +7,7 @@ import { tavily, TavilyKeylessLimitError } from "@tavily/core";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SearchBody } from "../../core/operations/search/schema.ts";
-import { QUESTION, startHarness, type Harness } from "./harness.ts";
+import { errorOf, QUESTION, startHarness, type Harness } from "./harness.ts";
 
 let h: Harness;
 const client = (apiKey: string) => tavily({ apiKey, apiBaseURL: `${h.url}/compat/tavily` });
@@ -18,15 +18,6 @@ beforeAll(async () => {
   await h.exhaust();
 }, 90_000);
 afterAll(async () => h?.close());
-
-async function errorOf(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p;
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error("expected the call to fail");
-}
 
 describe("@tavily/core against /compat/tavily", () => {
   it("search: results the client reads, raw content of every page, domain filters, the answer or its honest absence", async () => {

@@ -6,17 +6,11 @@
  */
 import type { Dialect } from "../http.ts";
 
+/** Where Firecrawl's status differs from Quarry's own (the rest, 400/401/403/404/429, are the same). */
 const STATUS: Record<string, number> = {
-  invalid_request: 400,
-  missing_auth: 401,
-  invalid_auth: 401,
-  invalid_key: 401,
-  insufficient_scope: 403,
   // Firecrawl refuses sites it will not fetch with 403.
   url_not_allowed: 403,
-  not_found: 404,
   quota_exceeded: 402,
-  rate_limited: 429,
   timeout: 408,
 };
 

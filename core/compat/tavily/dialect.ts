@@ -7,14 +7,8 @@
  */
 import type { Dialect } from "../http.ts";
 
+/** Where Tavily's status differs from Quarry's own (the rest, 400/401/403/404/429, are the same). */
 const STATUS: Record<string, number> = {
-  invalid_request: 400,
-  missing_auth: 401,
-  invalid_auth: 401,
-  invalid_key: 401,
-  insufficient_scope: 403,
-  not_found: 404,
-  rate_limited: 429,
   // Tavily's "this request exceeds your plan's set usage limit".
   quota_exceeded: 432,
 };
