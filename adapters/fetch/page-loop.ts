@@ -25,6 +25,7 @@ import {
   type SafeFetch,
   type SafeFetchOptions,
 } from "./types.ts";
+import { readAllCapped } from "../../core/net/read-capped.ts";
 
 export interface HopRequest {
   target: UrlAccepted;
@@ -157,26 +158,9 @@ export async function runPageFetch(
 }
 
 /** Reads a Web stream into one array, cancelling it once more than `maxBytes` arrived. */
-export async function readCapped(
-  stream: ReadableStream<Uint8Array> | null,
-  url: string,
-  maxBytes: number,
-): Promise<Uint8Array> {
-  if (!stream) return new Uint8Array(0);
-  const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw new BodyTooLarge(url, maxBytes, total);
-    }
-    chunks.push(value);
-  }
-  return concat(chunks, total);
+export function readCapped(stream: ReadableStream<Uint8Array> | null, url: string, maxBytes: number): Promise<Uint8Array> {
+  if (!stream) return Promise.resolve(new Uint8Array(0));
+  return readAllCapped(stream, maxBytes, (received) => new BodyTooLarge(url, maxBytes, received));
 }
 
 export function concat(chunks: readonly Uint8Array[], total: number): Uint8Array {

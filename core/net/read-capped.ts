@@ -3,7 +3,7 @@
  * `tooLarge()` is thrown. For request bodies and downloaded files alike, so nothing is held
  * beyond its cap.
  */
-export async function readAllCapped(stream: ReadableStream<Uint8Array>, maxBytes: number, tooLarge: () => Error): Promise<Uint8Array> {
+export async function readAllCapped(stream: ReadableStream<Uint8Array>, maxBytes: number, tooLarge: (received: number) => Error): Promise<Uint8Array> {
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -13,10 +13,11 @@ export async function readAllCapped(stream: ReadableStream<Uint8Array>, maxBytes
     size += value.byteLength;
     if (size > maxBytes) {
       await reader.cancel().catch(() => {});
-      throw tooLarge();
+      throw tooLarge(size);
     }
     chunks.push(value);
   }
+  if (chunks.length === 1) return chunks[0]!;
   const out = new Uint8Array(size);
   let at = 0;
   for (const c of chunks) {
