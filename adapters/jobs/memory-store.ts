@@ -1,5 +1,6 @@
 /** JobStore in process memory (tests, `QUARRY_DATA_DIR=:memory:`): nothing survives a restart. */
 import type { JobStore } from "../../core/ports.ts";
+import type { Delivery } from "../../core/jobs/ports.ts";
 import type { FinishResult, JobRecord, JobStatus, JobTask, PageResult, SkippedUrl, StoredPage } from "../../core/jobs/model.ts";
 
 interface Entry {
@@ -20,6 +21,9 @@ const clone = <T>(x: T): T => structuredClone(x);
 
 export class MemoryJobStore implements JobStore {
   private readonly jobs = new Map<string, Held>();
+  private readonly hosts = new Map<string, { nextStart: number; slots: Map<string, number> }>();
+  private readonly slotHost = new Map<string, string>();
+  private readonly deliveries = new Map<string, Delivery & { leaseUntil: number }>();
 
   async create(job: JobRecord, seeds: JobTask[], skipped: SkippedUrl[]): Promise<void> {
     const frontier = new Map<string, Entry>();
@@ -125,5 +129,86 @@ export class MemoryJobStore implements JobStore {
     let n = 0;
     for (const [id, h] of this.jobs) if (h.job.expiresAt !== null && h.job.expiresAt <= now) (this.jobs.delete(id), n++);
     return n;
+  }
+
+  async renew(tasks: JobTask[], until: number): Promise<void> {
+    for (const t of tasks) {
+      const e = this.jobs.get(t.jobId)?.frontier.get(t.url);
+      if (e?.state === "active") e.leaseUntil = until;
+    }
+  }
+
+  async requeueExpired(now: number, limit: number): Promise<JobTask[]> {
+    const out: JobTask[] = [];
+    for (const h of this.jobs.values()) {
+      if (h.job.status !== "queued" && h.job.status !== "running") continue;
+      for (const e of h.frontier.values()) {
+        if (out.length >= limit) return out;
+        if (e.state === "active" && e.leaseUntil < now) {
+          e.state = "pending";
+          e.leaseUntil = 0;
+          out.push({ jobId: h.job.id, url: e.url, depth: e.depth });
+        }
+      }
+    }
+    return out;
+  }
+
+  async takeHostSlot(host: string, holder: string, slots: number, delayMs: number, now: number, leaseMs: number): Promise<number> {
+    let h = this.hosts.get(host);
+    if (!h) this.hosts.set(host, (h = { nextStart: 0, slots: new Map() }));
+    for (const [k, until] of h.slots) if (until < now) (h.slots.delete(k), this.slotHost.delete(k));
+    if (h.slots.size >= slots) return -1;
+    if (h.nextStart > now) return h.nextStart - now;
+    h.slots.set(holder, now + leaseMs);
+    this.slotHost.set(holder, host);
+    h.nextStart = now + delayMs;
+    return 0;
+  }
+
+  async renewHostSlots(holders: string[], until: number): Promise<void> {
+    for (const k of holders) {
+      const h = this.hosts.get(this.slotHost.get(k) ?? "");
+      if (h?.slots.has(k)) h.slots.set(k, until);
+    }
+  }
+
+  async releaseHostSlot(holder: string): Promise<void> {
+    const host = this.slotHost.get(holder);
+    if (host === undefined) return;
+    this.slotHost.delete(holder);
+    this.hosts.get(host)?.slots.delete(holder);
+  }
+
+  async addDelivery(d: Delivery, leaseUntil: number): Promise<void> {
+    this.deliveries.set(d.id, { ...d, leaseUntil });
+  }
+
+  async claimDeliveries(now: number, leaseUntil: number, limit: number): Promise<Delivery[]> {
+    const out: Delivery[] = [];
+    for (const d of this.deliveries.values()) {
+      if (out.length >= limit) break;
+      if (d.nextAt <= now && d.leaseUntil < now) {
+        d.leaseUntil = leaseUntil;
+        const { leaseUntil: _, ...rest } = d;
+        out.push(rest);
+      }
+    }
+    return out;
+  }
+
+  async dropDelivery(id: string): Promise<void> {
+    this.deliveries.delete(id);
+  }
+
+  async retryDelivery(id: string, attempt: number, nextAt: number): Promise<void> {
+    const d = this.deliveries.get(id);
+    if (d) Object.assign(d, { attempt, nextAt, leaseUntil: 0 });
+  }
+
+  async nextDeliveryAt(): Promise<number | null> {
+    let min: number | null = null;
+    for (const d of this.deliveries.values()) if (min === null || d.nextAt < min) min = d.nextAt;
+    return min;
   }
 }

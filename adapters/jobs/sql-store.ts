@@ -7,6 +7,7 @@
  * SQLite (BEGIN IMMEDIATE): a page is recorded once however many workers were handed it.
  */
 import type { JobStore } from "../../core/ports.ts";
+import type { Delivery } from "../../core/jobs/ports.ts";
 import type { FinishResult, JobRecord, JobStatus, JobTask, PageResult, SkippedUrl, StoredPage } from "../../core/jobs/model.ts";
 import type { Query, RawSql, Row, SqlDriver } from "./sql-drivers.ts";
 
@@ -24,6 +25,14 @@ CREATE TABLE IF NOT EXISTS quarry_frontier (
   PRIMARY KEY (job_id, url)
 );
 CREATE INDEX IF NOT EXISTS quarry_frontier_seq ON quarry_frontier (job_id, seq);
+CREATE TABLE IF NOT EXISTS quarry_hosts (host TEXT PRIMARY KEY, next_start BIGINT NOT NULL);
+CREATE TABLE IF NOT EXISTS quarry_host_slots (holder TEXT PRIMARY KEY, host TEXT NOT NULL, lease_until BIGINT NOT NULL);
+CREATE INDEX IF NOT EXISTS quarry_host_slots_host ON quarry_host_slots (host);
+CREATE TABLE IF NOT EXISTS quarry_webhooks (
+  id TEXT PRIMARY KEY, job_id TEXT NOT NULL, event TEXT NOT NULL, body TEXT NOT NULL, attempt INTEGER NOT NULL,
+  next_at BIGINT NOT NULL, lease_until BIGINT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS quarry_webhooks_next ON quarry_webhooks (next_at);
 `;
 
 const ACTIVE_SQL = "('queued','running')";
@@ -176,6 +185,83 @@ export class SqlJobStore implements JobStore {
       await q("DELETE FROM quarry_frontier WHERE job_id IN (SELECT id FROM quarry_jobs WHERE expires_at IS NOT NULL AND expires_at <= ?)", [now]);
       return (await q("DELETE FROM quarry_jobs WHERE expires_at IS NOT NULL AND expires_at <= ? RETURNING id", [now])).length;
     });
+  }
+
+  async renew(tasks: JobTask[], until: number): Promise<void> {
+    for (const t of tasks) {
+      await this.db.query("UPDATE quarry_frontier SET lease_until = ? WHERE job_id = ? AND url = ? AND state = 'active'", [until, t.jobId, t.url]);
+    }
+  }
+
+  async requeueExpired(now: number, limit: number): Promise<JobTask[]> {
+    return this.db.tx(async (q, raw) => {
+      // The state is checked again by the UPDATE itself: of two instances doing this at once, one gets each entry.
+      const rows = await q(
+        `UPDATE quarry_frontier SET state = 'pending', lease_until = NULL
+         WHERE (job_id, url) IN (SELECT f.job_id, f.url FROM quarry_frontier f JOIN quarry_jobs j ON j.id = f.job_id
+                                 WHERE j.status IN ${ACTIVE_SQL} AND f.state = 'active' AND f.lease_until < ? LIMIT ?)
+           AND state = 'active' AND lease_until < ?
+         RETURNING job_id, url, depth`,
+        [now, limit, now],
+      );
+      const tasks = rows.map((r) => ({ jobId: String(r.job_id), url: String(r.url), depth: Number(r.depth) }));
+      if (tasks.length && this.enqueue && raw) await this.enqueue(raw, tasks);
+      return tasks;
+    });
+  }
+
+  async takeHostSlot(host: string, holder: string, slots: number, delayMs: number, now: number, leaseMs: number): Promise<number> {
+    return this.db.tx(async (q) => {
+      // The host's row is the lock every instance takes in turn (SQLite: the write transaction itself).
+      await q("INSERT INTO quarry_hosts (host, next_start) VALUES (?, 0) ON CONFLICT (host) DO NOTHING", [host]);
+      const [h] = await q(`SELECT next_start FROM quarry_hosts WHERE host = ?${this.db.dialect === "pg" ? " FOR UPDATE" : ""}`, [host]);
+      await q("DELETE FROM quarry_host_slots WHERE host = ? AND lease_until < ?", [host, now]);
+      const [c] = await q("SELECT count(*) AS n FROM quarry_host_slots WHERE host = ?", [host]);
+      if (Number(c!.n) >= slots) return -1;
+      const nextStart = Number(h!.next_start);
+      if (nextStart > now) return nextStart - now;
+      await q("INSERT INTO quarry_host_slots (holder, host, lease_until) VALUES (?, ?, ?)", [holder, host, now + leaseMs]);
+      await q("UPDATE quarry_hosts SET next_start = ? WHERE host = ?", [now + delayMs, host]);
+      return 0;
+    });
+  }
+
+  async renewHostSlots(holders: string[], until: number): Promise<void> {
+    for (const h of holders) await this.db.query("UPDATE quarry_host_slots SET lease_until = ? WHERE holder = ?", [until, h]);
+  }
+
+  async releaseHostSlot(holder: string): Promise<void> {
+    await this.db.query("DELETE FROM quarry_host_slots WHERE holder = ?", [holder]);
+  }
+
+  async addDelivery(d: Delivery, leaseUntil: number): Promise<void> {
+    await this.db.query(
+      "INSERT INTO quarry_webhooks (id, job_id, event, body, attempt, next_at, lease_until) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      [d.id, d.jobId, d.event, d.body, d.attempt, d.nextAt, leaseUntil],
+    );
+  }
+
+  async claimDeliveries(now: number, leaseUntil: number, limit: number): Promise<Delivery[]> {
+    const rows = await this.db.query(
+      `UPDATE quarry_webhooks SET lease_until = ?
+       WHERE id IN (SELECT id FROM quarry_webhooks WHERE next_at <= ? AND lease_until < ? ORDER BY next_at LIMIT ?) AND next_at <= ? AND lease_until < ?
+       RETURNING id, job_id, event, body, attempt, next_at`,
+      [leaseUntil, now, now, limit, now, now],
+    );
+    return rows.map((r) => ({ id: String(r.id), jobId: String(r.job_id), event: String(r.event), body: String(r.body), attempt: Number(r.attempt), nextAt: Number(r.next_at) }));
+  }
+
+  async dropDelivery(id: string): Promise<void> {
+    await this.db.query("DELETE FROM quarry_webhooks WHERE id = ?", [id]);
+  }
+
+  async retryDelivery(id: string, attempt: number, nextAt: number): Promise<void> {
+    await this.db.query("UPDATE quarry_webhooks SET attempt = ?, next_at = ?, lease_until = 0 WHERE id = ?", [attempt, nextAt, id]);
+  }
+
+  async nextDeliveryAt(): Promise<number | null> {
+    const [r] = await this.db.query("SELECT min(next_at) AS at FROM quarry_webhooks");
+    return r?.at === null || r?.at === undefined ? null : Number(r.at);
   }
 }
 

@@ -7,8 +7,17 @@ export interface JobsConfig {
   deadlineMs: number;
   /** Pages fetched at once by this process, all jobs together (QUARRY_CRAWL_CONCURRENCY, default 8). */
   concurrency: number;
-  /** Requests at once to one host (QUARRY_CRAWL_HOST_CONCURRENCY, default 2; 0 = no limit, for benchmarks). */
+  /**
+   * Requests at once to one host (QUARRY_CRAWL_HOST_CONCURRENCY, default 2; 0 = no limit, for benchmarks).
+   * With several instances on PostgreSQL the limit (and Crawl-delay) holds for all of them together.
+   */
   hostConcurrency: number;
+  /**
+   * With several instances: how soon the work a dead instance held (a claimed page, a host slot, a
+   * webhook delivery) is taken over by another (QUARRY_JOB_RECOVERY, default 30 s). Live instances
+   * renew what they hold every third of it.
+   */
+  recoveryMs: number;
   /** Base of absolute `next` and `status_url` links (QUARRY_PUBLIC_URL); unset = from the request. */
   publicUrl: string | null;
 }
@@ -44,7 +53,12 @@ export function parseJobsConfig(env: Env): JobsConfig | JobsConfigProblem {
   const deadlineMs = duration("QUARRY_JOB_DEADLINE", 3_600_000);
   const concurrency = count("QUARRY_CRAWL_CONCURRENCY", 8, 1, 256);
   const hostConcurrency = count("QUARRY_CRAWL_HOST_CONCURRENCY", 2, 0, 64);
-  for (const v of [ttlMs, deadlineMs, concurrency, hostConcurrency]) if (typeof v !== "number") return v;
+  const recoveryMs = duration("QUARRY_JOB_RECOVERY", 30_000);
+  for (const v of [ttlMs, deadlineMs, concurrency, hostConcurrency, recoveryMs]) if (typeof v !== "number") return v;
+  // Renewed every third of it: below a second, a busy event loop would let live work look dead.
+  if ((recoveryMs as number) < 1000 || (recoveryMs as number) > 3_600_000) {
+    return { variable: "QUARRY_JOB_RECOVERY", problem: `"${get("QUARRY_JOB_RECOVERY")}" must be from 1s to 1h` };
+  }
   const rawPublic = get("QUARRY_PUBLIC_URL");
   let publicUrl: string | null = null;
   if (rawPublic) {
@@ -53,5 +67,5 @@ export function parseJobsConfig(env: Env): JobsConfig | JobsConfigProblem {
     }
     publicUrl = rawPublic.replace(/\/+$/, "");
   }
-  return { ttlMs: ttlMs as number, deadlineMs: deadlineMs as number, concurrency: concurrency as number, hostConcurrency: hostConcurrency as number, publicUrl };
+  return { ttlMs: ttlMs as number, deadlineMs: deadlineMs as number, concurrency: concurrency as number, hostConcurrency: hostConcurrency as number, recoveryMs: recoveryMs as number, publicUrl };
 }

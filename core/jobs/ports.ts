@@ -36,6 +36,49 @@ export interface JobStore {
   active(): Promise<string[]>;
   /** Deletes jobs (and their pages) whose expiry passed; returns how many. */
   purge(now: number): Promise<number>;
+
+  // Several instances (QUARRY_JOB_RECOVERY): what a dead instance held comes back when its lease runs out.
+
+  /** Extends the leases of claimed entries still active (a live worker's heartbeat). */
+  renew(tasks: JobTask[], until: number): Promise<void>;
+  /**
+   * Entries of active jobs left active past their lease (their worker died) go back to pending
+   * and are returned (and enqueued with them, when the store shares the queue's database).
+   */
+  requeueExpired(now: number, limit: number): Promise<JobTask[]>;
+  /**
+   * One of `slots` request slots on `host`, for every instance together, held by `holder` until
+   * `now + leaseMs` (renewable), and only once `delayMs` has passed since the last slot on the host
+   * was taken (Crawl-delay). Returns 0 when taken; -1 when every slot is held (ask again soon);
+   * else the milliseconds until the Crawl-delay allows the next start.
+   */
+  takeHostSlot(host: string, holder: string, slots: number, delayMs: number, now: number, leaseMs: number): Promise<number>;
+  renewHostSlots(holders: string[], until: number): Promise<void>;
+  releaseHostSlot(holder: string): Promise<void>;
+
+  // Webhook deliveries waiting (for their first attempt or a retry), so a restart delivers them.
+
+  /** Stores a delivery, claimed by the caller until `leaseUntil` for its first attempt. */
+  addDelivery(d: Delivery, leaseUntil: number): Promise<void>;
+  /** Claims deliveries due at `now` that no one holds (a dead holder's lease ran out). */
+  claimDeliveries(now: number, leaseUntil: number, limit: number): Promise<Delivery[]>;
+  /** Delivered or given up: gone. */
+  dropDelivery(id: string): Promise<void>;
+  /** Failed: attempt `attempt` is due at `nextAt`, by anyone. */
+  retryDelivery(id: string, attempt: number, nextAt: number): Promise<void>;
+  /** When the next waiting delivery is due; null when none waits. */
+  nextDeliveryAt(): Promise<number | null>;
+}
+
+/** One webhook event to deliver to its job's webhook (the URL and secret are read from the job). */
+export interface Delivery {
+  id: string;
+  jobId: string;
+  event: string;
+  body: string;
+  /** Attempts made so far. */
+  attempt: number;
+  nextAt: number;
 }
 
 /**

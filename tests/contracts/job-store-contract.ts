@@ -16,7 +16,8 @@ export function jobRecord(over: Partial<JobRecord> = {}): JobRecord {
 const ok = (url: string): PageResult => ({ url, ok: true, statusCode: 200, title: "t", data: { markdown: "m" }, error: null });
 const bad = (url: string): PageResult => ({ url, ok: false, statusCode: 404, title: null, data: {}, error: "http_404" });
 
-export function jobStoreContract(make: () => Promise<JobStore>) {
+/** `singleOwner`: claims live in the one process that owns the store (SQLite served by one server): no leases to run out. */
+export function jobStoreContract(make: () => Promise<JobStore>, opts: { singleOwner?: boolean } = {}) {
   it("stores a job with its seeds and skips, and reads it back", async () => {
     const s = await make();
     const job = jobRecord();
@@ -73,5 +74,69 @@ export function jobStoreContract(make: () => Promise<JobStore>) {
     expect(await s.purge(50)).toBeGreaterThanOrEqual(1);
     expect(await s.get(job.id)).toBeNull();
     expect(await s.pages(job.id, 0, 10)).toEqual([]);
+  });
+
+  it("shares host slots: at most `slots` holders at once, Crawl-delay between starts, a dead holder's slot back after its lease", async () => {
+    const s = await make();
+    const host = `h${++n}.test`;
+    // Two slots; no delay.
+    expect(await s.takeHostSlot(host, `${host}-a`, 2, 0, 1000, 5000)).toBe(0);
+    expect(await s.takeHostSlot(host, `${host}-b`, 2, 0, 1001, 5000)).toBe(0);
+    expect(await s.takeHostSlot(host, `${host}-c`, 2, 0, 1002, 5000)).toBe(-1);
+    // Another host is not held back.
+    expect(await s.takeHostSlot(`other-${host}`, `${host}-x`, 2, 0, 1002, 5000)).toBe(0);
+    await s.releaseHostSlot(`${host}-a`);
+    expect(await s.takeHostSlot(host, `${host}-c`, 2, 0, 1003, 5000)).toBe(0);
+    // b renews its lease; c does not and "dies": at 7000 c's slot is free again, b's is not.
+    await s.renewHostSlots([`${host}-b`], 20_000);
+    expect(await s.takeHostSlot(host, `${host}-d`, 2, 0, 5000, 5000)).toBe(-1);
+    expect(await s.takeHostSlot(host, `${host}-d`, 2, 0, 7000, 5000)).toBe(0);
+    expect(await s.takeHostSlot(host, `${host}-e`, 2, 0, 7001, 5000)).toBe(-1);
+    // Crawl-delay: 300 ms between starts, whatever slots are free.
+    const slow = `slow-${host}`;
+    expect(await s.takeHostSlot(slow, `${slow}-a`, 2, 300, 1000, 5000)).toBe(0);
+    expect(await s.takeHostSlot(slow, `${slow}-b`, 2, 300, 1100, 5000)).toBe(200);
+    expect(await s.takeHostSlot(slow, `${slow}-b`, 2, 300, 1300, 5000)).toBe(0);
+    await s.releaseHostSlot(`${slow}-a`);
+    expect(await s.takeHostSlot(slow, `${slow}-c`, 2, 300, 1400, 5000)).toBe(200);
+  });
+
+  it.skipIf(opts.singleOwner)("hands a dead worker's claimed entry back once its lease runs out, unless the worker renewed it", async () => {
+    const s = await make();
+    const job = jobRecord({ spec: { ...jobRecord().spec, limit: 10 } });
+    const a = { jobId: job.id, url: "http://x.test/a", depth: 0 };
+    const b = { jobId: job.id, url: "http://x.test/b", depth: 0 };
+    await s.create(job, [a, b], []);
+    expect(await s.claim(a, 1000, 1000)).toBe(true);
+    expect(await s.claim(b, 1000, 1000)).toBe(true);
+    await s.renew([b], 10_000);
+    expect((await s.requeueExpired(1500, 100)).filter((t) => t.jobId === job.id)).toEqual([]);
+    expect((await s.requeueExpired(2500, 100)).filter((t) => t.jobId === job.id)).toEqual([a]);
+    // Given back once; then claimable again (and b, renewed, still held).
+    expect((await s.requeueExpired(2600, 100)).filter((t) => t.jobId === job.id)).toEqual([]);
+    expect(await s.claim(a, 2700, 1000)).toBe(true);
+    expect(await s.claim(b, 2700, 1000)).toBe(false);
+    // A finished job's entries are not handed out again.
+    await s.transition(job.id, ["queued", "running"], "cancelled", { finishedAt: 3000 });
+    expect((await s.requeueExpired(50_000, 100)).filter((t) => t.jobId === job.id)).toEqual([]);
+  });
+
+  it("keeps webhook deliveries until delivered: claimed by one at a time, retried when due, reclaimed after a dead holder's lease", async () => {
+    const s = await make();
+    const id = `whd_${++n}`;
+    const d = { id, jobId: "crawl_x", event: "completed", body: '{"a":1}', attempt: 0, nextAt: 1000 };
+    await s.addDelivery(d, 2000);
+    const mine = async (now: number) => (await s.claimDeliveries(now, now + 1000, 100)).filter((x) => x.id === id);
+    // Held by the instance making its first attempt.
+    expect(await mine(1500)).toEqual([]);
+    expect(await s.nextDeliveryAt()).not.toBeNull();
+    await s.retryDelivery(id, 1, 3000);
+    expect(await mine(2500)).toEqual([]);
+    expect(await mine(3000)).toEqual([{ ...d, attempt: 1, nextAt: 3000 }]);
+    // Claimed: nobody else gets it until the lease (4000) runs out, as if its holder died.
+    expect(await mine(3500)).toEqual([]);
+    expect(await mine(4001)).toHaveLength(1);
+    await s.dropDelivery(id);
+    expect(await mine(100_000)).toEqual([]);
   });
 }

@@ -13,12 +13,22 @@ import { jobStoreContract } from "./job-store-contract.ts";
 
 describe("MemoryJobStore", () => jobStoreContract(async () => new MemoryJobStore()));
 
-describe("SqlJobStore on SQLite", () => {
+describe("SqlJobStore on SQLite, one server owning the file", () => {
   const db = new Database(join(tempDir("quarry-jobs-"), "jobs.db"));
   afterAll(() => db.close());
   jobStoreContract(async () => {
     const s = new SqlJobStore(sqliteDriver(db as unknown as SyncSqlite));
     await s.init(true);
+    return s;
+  }, { singleOwner: true });
+});
+
+describe("SqlJobStore on SQLite, claims in the file", () => {
+  const db = new Database(join(tempDir("quarry-jobs-"), "jobs.db"));
+  afterAll(() => db.close());
+  jobStoreContract(async () => {
+    const s = new SqlJobStore(sqliteDriver(db as unknown as SyncSqlite));
+    await s.init(false);
     return s;
   });
 });
