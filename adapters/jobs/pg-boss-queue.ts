@@ -6,10 +6,12 @@
  * transaction (nothing found can be lost between the two). pg-boss 10.x is the line that runs
  * on Node 20 (11+ needs Node 22).
  *
- * Each instance runs `concurrency` pg-boss workers of one task each. A task taken by an instance
- * that dies stays active in pg-boss until it expires (180 s, longer than a frontier lease of
- * 120 s), and is then retried by any instance, which can claim the entry because its lease has
- * run out. A task delivered twice is worked once: the store's claim is conditional.
+ * Each instance runs `concurrency` pg-boss workers of one task each. When an instance dies, what
+ * it held comes back within QUARRY_JOB_RECOVERY (`recoveryMs`): an entry it had claimed has a
+ * lease that long (renewed by live workers), and the job engine's watchdog puts an entry whose
+ * lease ran out back in the queue; a task it had taken but not yet claimed expires in pg-boss
+ * after the same time (checked as often) and is retried. A task delivered twice is worked once:
+ * the store's claim is conditional, so a live worker's task that pg-boss expires costs one no-op.
  */
 import PgBoss from "pg-boss";
 import type { JobQueue } from "../../core/ports.ts";
@@ -24,18 +26,26 @@ export class PgBossQueue implements JobQueue {
   private ready: Promise<void> | null = null;
   private handling = 0;
   private stopped = false;
+  private readonly recoverySeconds: number;
 
   /**
    * `serialized` runs pg-boss's start-up (its migrations, createQueue) while holding a lock all
    * instances share: started at the same moment, they deadlock inside PostgreSQL otherwise.
    */
-  constructor(connectionString: string, private readonly logger: Logger, private readonly serialized: <T>(fn: () => Promise<T>) => Promise<T> = (fn) => fn()) {
+  constructor(
+    connectionString: string,
+    private readonly logger: Logger,
+    private readonly serialized: <T>(fn: () => Promise<T>) => Promise<T> = (fn) => fn(),
+    recoveryMs = 30_000,
+  ) {
+    const recoverySeconds = (this.recoverySeconds = Math.max(1, Math.ceil(recoveryMs / 1000)));
     this.boss = new PgBoss({
       connectionString,
       max: 4,
-      expireInSeconds: 180,
+      expireInSeconds: recoverySeconds,
+      maintenanceIntervalSeconds: recoverySeconds,
       retryLimit: 5,
-      retryDelay: 5,
+      retryDelay: Math.min(5, recoverySeconds),
       retentionDays: 1,
       deleteAfterHours: 12,
       // Quarry's own migrations run under an advisory lock; pg-boss's run under its own.
@@ -62,7 +72,7 @@ export class PgBossQueue implements JobQueue {
   async enqueueWith(raw: RawSql, tasks: JobTask[]): Promise<void> {
     if (!tasks.length) return;
     await this.open();
-    const jobs = tasks.map((t) => ({ name: QUEUE_NAME, data: t, singletonKey: `${t.jobId}|${t.url}` }));
+    const jobs = tasks.map((t) => ({ name: QUEUE_NAME, data: t, singletonKey: `${t.jobId}|${t.url}`, expireInSeconds: this.recoverySeconds }));
     await this.boss.insert(jobs, { db: { executeSql: (text: string, values: unknown[]) => raw(text, values) as Promise<{ rows: never[] }> } });
   }
 

@@ -131,7 +131,7 @@ async function postgresStores(config: Config, logger: Logger, clock: Clock): Pro
       await client.query("SELECT pg_advisory_unlock($1)", [PG_MIGRATION_LOCK + 1]).catch(() => {});
       client.release();
     }
-  });
+  }, config.jobs.recoveryMs);
   const jobStore = new PgJobStore(pgDriver(pgh.pool), (raw, tasks) => queue.enqueueWith(raw, tasks));
   await jobStore.init(false);
   return {

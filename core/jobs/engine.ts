@@ -14,14 +14,14 @@ import type { JobsConfig } from "./config.ts";
 import { LocalQueue } from "./local-queue.ts";
 import type { JobKind, JobRecord, JobSpec, JobStatus, JobTask, SkippedUrl, StoppedReason } from "./model.ts";
 import { runTask, type WorkContext } from "./page-work.ts";
-import { HostGate, RobotsCache } from "./politeness.ts";
+import { HostGate, RobotsCache, SharedHostGate, type Gate } from "./politeness.ts";
 import type { JobQueue, JobStore } from "./ports.ts";
 import { compilePatterns, frontierKey, TrapGuard, type ScopeRules } from "./url-rules.ts";
 import { Webhooks, type WebhookOptions } from "./webhooks.ts";
 
 export interface EngineOptions {
   webhooks?: WebhookOptions;
-  /** How long a claimed frontier entry stays claimed (longer than any page fetch). */
+  /** One process: how long a claimed frontier entry stays claimed (longer than any page fetch). Shared queue: QUARRY_JOB_RECOVERY, renewed. */
   leaseMs?: number;
   watchdogMs?: number;
 }
@@ -36,7 +36,7 @@ const ACTIVE: JobStatus[] = ["queued", "running"];
 export class JobEngine implements WorkContext {
   readonly store: JobStore;
   readonly queue: JobQueue;
-  readonly gate: HostGate;
+  readonly gate: Gate;
   readonly robots: RobotsCache;
   readonly webhooks: Webhooks;
   readonly allow: AllowList;
@@ -59,11 +59,35 @@ export class JobEngine implements WorkContext {
     if (!ports.jobs) throw new Error("JobEngine needs ports.jobs");
     this.store = ports.jobs.store;
     this.queue = ports.jobs.queue ?? new LocalQueue(this.store);
-    this.gate = new HostGate(config.jobs.hostConcurrency);
-    this.robots = new RobotsCache(ports.pages, () => ports.clock.now());
-    this.webhooks = new Webhooks(ports.pages, ports.logger, options.webhooks);
+    const now = () => ports.clock.now();
+    // Several instances: leases as short as QUARRY_JOB_RECOVERY, renewed while held, so a dead instance's work comes back soon.
+    this.leaseMs = this.shared ? config.jobs.recoveryMs : (options.leaseMs ?? 120_000);
+    this.gate = this.shared && config.jobs.hostConcurrency > 0
+      ? new SharedHostGate(this.store, config.jobs.hostConcurrency, this.leaseMs, now)
+      : new HostGate(config.jobs.hostConcurrency, now);
+    this.robots = new RobotsCache(ports.pages, now);
+    this.webhooks = new Webhooks(this.store, ports.pages, ports.logger, now, { leaseMs: this.shared ? this.leaseMs : 60_000, ...options.webhooks });
     this.allow = parseAllowList(config.egressAllow);
-    this.leaseMs = options.leaseMs ?? 120_000;
+  }
+
+  private readonly beating = new Set<JobTask>();
+  private beatTimer: ReturnType<typeof setInterval> | null = null;
+
+  /**
+   * Keeps a claimed entry's lease alive while its task runs (shared queue only: one process's
+   * claims need no lease); returns the stop.
+   */
+  heartbeat(task: JobTask): () => void {
+    if (!this.shared) return () => {};
+    this.beating.add(task);
+    this.beatTimer ??= setInterval(() => {
+      if (this.beating.size) void this.store.renew([...this.beating], this.ports.clock.now() + this.leaseMs).catch(() => {});
+    }, Math.max(100, Math.floor(this.leaseMs / 3)));
+    (this.beatTimer as { unref?: () => void }).unref?.();
+    return () => {
+      this.beating.delete(task);
+      if (!this.beating.size && this.beatTimer) (clearInterval(this.beatTimer), (this.beatTimer = null));
+    };
   }
 
   /** Starts the workers (resuming unfinished jobs) and the watchdog; idempotent. */
@@ -71,6 +95,8 @@ export class JobEngine implements WorkContext {
     if (this.started || this.stopped) return;
     this.started = true;
     await this.queue.start((task) => this.run(task), this.config.jobs.concurrency);
+    // Deliveries a killed process left waiting.
+    await this.webhooks.poll();
     if ((await this.watch()) || this.shared) this.schedule();
   }
 
@@ -114,6 +140,15 @@ export class JobEngine implements WorkContext {
       const now = this.ports.clock.now();
       const ids = await this.store.active();
       active = ids.length > 0;
+      if (this.shared) {
+        // Entries claimed by an instance that died (its lease ran out) go back to the queue.
+        const lost = await this.store.requeueExpired(now, 1000);
+        if (lost.length) {
+          this.ports.logger.warn({ tasks: lost.length }, "job pages of a stopped instance handed back to the queue");
+          await this.queue.push(lost);
+        }
+        await this.webhooks.poll();
+      }
       for (const id of ids) {
         const job = await this.store.get(id);
         if (!job) continue;
@@ -134,6 +169,7 @@ export class JobEngine implements WorkContext {
     if (this.stopped) return;
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    if (this.beatTimer) clearInterval(this.beatTimer);
     for (const set of this.running.values()) for (const ac of set) ac.abort(new Error("shutting down"));
     await this.queue.stop();
     await Promise.allSettled([...this.settlements]);

@@ -20,7 +20,7 @@ import type { Ports } from "../ports.ts";
 import { readJobPage } from "../operations/scrape/scrape.ts";
 import type { JobQueue, JobStore } from "./ports.ts";
 import { TERMINAL, type JobRecord, type JobTask, type PageResult, type SkippedUrl, type StoppedReason } from "./model.ts";
-import type { HostGate, RobotsCache } from "./politeness.ts";
+import type { Gate, RobotsCache } from "./politeness.ts";
 import { pageLinks } from "./site-files.ts";
 import { frontierKey, outOfScope, type ScopeRules, type TrapGuard } from "./url-rules.ts";
 import type { Webhooks } from "./webhooks.ts";
@@ -30,11 +30,13 @@ export interface WorkContext {
   ports: Ports;
   store: JobStore;
   queue: JobQueue;
-  gate: HostGate;
+  gate: Gate;
   robots: RobotsCache;
   webhooks: Webhooks;
   allow: AllowList;
   leaseMs: number;
+  /** Keeps a claimed entry's lease alive while its task runs; returns the stop. */
+  heartbeat(task: JobTask): () => void;
   planOf(job: JobRecord): Promise<Plan>;
   /** The job as the store has it, read at most every 250 ms per process (status and counts may lag that much). */
   job(id: string): Promise<JobRecord | null>;
@@ -67,21 +69,23 @@ function failureOf(err: unknown): string {
 }
 
 export async function runTask(ctx: WorkContext, task: JobTask): Promise<void> {
-  const held = { units: 0 };
+  const held: { units: number; beat?: () => void } = { units: 0 };
   try {
     await work(ctx, task, held);
   } finally {
+    held.beat?.();
     if (held.units) ctx.hold(task.jobId, -held.units);
   }
 }
 
-async function work(ctx: WorkContext, task: JobTask, held: { units: number }): Promise<void> {
+async function work(ctx: WorkContext, task: JobTask, held: { units: number; beat?: () => void }): Promise<void> {
   const { store, ports } = ctx;
   const job = await ctx.job(task.jobId);
   if (!job || TERMINAL.has(job.status)) return;
   const now = ports.clock.now();
   if (now >= job.deadlineAt) return ctx.stopJob(job.id, "deadline");
   if (!(await store.claim(task, now, ctx.leaseMs))) return;
+  held.beat = ctx.heartbeat(task);
   await loadLibraries();
   const spec = job.spec;
   const target = new URL(task.url);

@@ -1,11 +1,18 @@
 /**
  * Good manners per host (api.md §9): at most N requests at once to one host (2 by default),
  * and the gap robots.txt's Crawl-delay asks for between the starts of two requests. robots.txt
- * is read once per origin and kept 10 minutes. Both are per process; with several instances
- * each keeps its own count (see README, "Crawling politely").
+ * is read once per origin and kept 10 minutes. One process: HostGate, in memory. Several
+ * instances sharing jobs: SharedHostGate, which holds the limit and the delay for all of them
+ * together through the job store (see README, "Crawling politely").
  */
 import type { PagePort } from "../ports.ts";
+import type { JobStore } from "./ports.ts";
 import { fetchRobots, type Robots } from "./site-files.ts";
+
+/** A slot on a host for one request; the returned function gives it back (once, however often called). */
+export interface Gate {
+  acquire(host: string, delayMs?: number, signal?: AbortSignal): Promise<() => void>;
+}
 
 interface HostState {
   active: number;
@@ -13,7 +20,7 @@ interface HostState {
   waiters: Array<() => void>;
 }
 
-export class HostGate {
+export class HostGate implements Gate {
   private readonly hosts = new Map<string, HostState>();
 
   /** `perHost` 0 = no limit (benchmarks only). */
@@ -65,6 +72,89 @@ export class HostGate {
       state.waiters.shift()?.();
       if (state.active === 0 && state.waiters.length === 0 && state.nextStart <= this.now()) this.hosts.delete(host);
     };
+  }
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const done = () => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** Longest pause between two asks for a slot while every slot on the host is held. */
+const MAX_POLL_MS = 100;
+
+/**
+ * The per-host limit and Crawl-delay for every instance together. This process's requests to a
+ * host first line up in memory (same limit, so only those that could go ask the store); then each
+ * takes a slot in the store, which also keeps the host's next allowed start. A slot is leased for
+ * `leaseMs` and renewed every third of it while held, so the slots of an instance that died come
+ * back within `leaseMs`.
+ */
+export class SharedHostGate implements Gate {
+  private readonly local: HostGate;
+  private readonly held = new Set<string>();
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private n = 0;
+  private readonly prefix = crypto.randomUUID();
+
+  constructor(
+    private readonly store: JobStore,
+    private readonly perHost: number,
+    private readonly leaseMs: number,
+    private readonly now: () => number = () => Date.now(),
+  ) {
+    this.local = new HostGate(perHost, now);
+  }
+
+  async acquire(host: string, delayMs = 0, signal?: AbortSignal): Promise<() => void> {
+    const releaseLocal = await this.local.acquire(host, 0, signal);
+    const holder = `${this.prefix}:${++this.n}`;
+    try {
+      // While every slot is held, ask again soon (a slot is given back when its request ends), backing off to MAX_POLL_MS.
+      for (let pause = 5; ; ) {
+        if (signal?.aborted) throw signal.reason;
+        const wait = await this.store.takeHostSlot(host, holder, this.perHost, delayMs, this.now(), this.leaseMs);
+        if (wait === 0) break;
+        if (wait > 0) await sleep(wait, signal);
+        else {
+          await sleep(pause + Math.random() * pause, signal);
+          pause = Math.min(pause * 2, MAX_POLL_MS);
+        }
+      }
+    } catch (err) {
+      releaseLocal();
+      throw err;
+    }
+    this.held.add(holder);
+    this.beat();
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.held.delete(holder);
+      if (!this.held.size && this.timer) (clearInterval(this.timer), (this.timer = null));
+      // The store's slot first, then this process's: a local waiter never asks the store while the slot is still taken.
+      void this.store.releaseHostSlot(holder).catch(() => {}).finally(releaseLocal);
+    };
+  }
+
+  private beat(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => {
+      if (this.held.size) void this.store.renewHostSlots([...this.held], this.now() + this.leaseMs).catch(() => {});
+    }, Math.max(100, Math.floor(this.leaseMs / 3)));
+    (this.timer as { unref?: () => void }).unref?.();
   }
 }
 

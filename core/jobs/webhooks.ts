@@ -3,17 +3,26 @@
  * `X-Quarry-Signature: sha256=<hex HMAC-SHA256 of the body with webhook.secret>`, through the
  * guarded page fetcher (a webhook URL that resolves to a private address is refused like any
  * other URL). A delivery that fails (network error, non-2xx) is retried with exponential backoff:
- * 5 attempts over about 15 s by default. Deliveries are kept in memory by the instance that saw
- * the event; they are not replayed after a restart.
+ * 5 attempts over about 15 s by default.
+ *
+ * Every delivery waits in the job store until it is delivered or given up, so a delivery pending
+ * when the server is killed is made after the restart (or by another instance), and one already
+ * delivered is not made again. The instance making an attempt holds the delivery under a lease;
+ * a killed holder's lease runs out and the delivery is taken again. A receiver can still see a
+ * delivery twice if the process dies between the receiver's answer and the store forgetting it:
+ * `X-Quarry-Delivery` carries the same id on every attempt, for the receiver to drop repeats.
  */
 import type { Logger, PagePort } from "../ports.ts";
 import type { JobRecord, WebhookEvent } from "./model.ts";
+import type { Delivery, JobStore } from "./ports.ts";
 
 export interface WebhookOptions {
   attempts?: number;
   /** First retry delay; doubled after each failure. */
   backoffMs?: number;
   timeoutMs?: number;
+  /** How long an attempt holds its delivery before another process may take it (longer than timeoutMs). */
+  leaseMs?: number;
 }
 
 export async function signBody(secret: string, body: string): Promise<string> {
@@ -23,46 +32,128 @@ export async function signBody(secret: string, body: string): Promise<string> {
   return `sha256=${[...mac].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
 }
 
+type Hook = NonNullable<JobRecord["spec"]["webhook"]>;
+
 export class Webhooks {
   private readonly inFlight = new Set<Promise<void>>();
   private stopped = false;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private timerAt = Infinity;
+  private polling: Promise<void> | null = null;
 
-  constructor(private readonly pages: PagePort, private readonly logger: Logger, private readonly opts: WebhookOptions = {}) {}
+  constructor(
+    private readonly store: JobStore,
+    private readonly pages: PagePort,
+    private readonly logger: Logger,
+    private readonly now: () => number,
+    private readonly opts: WebhookOptions = {},
+  ) {}
+
+  private get timeoutMs(): number {
+    return this.opts.timeoutMs ?? 10_000;
+  }
+
+  private get leaseMs(): number {
+    return Math.max(this.opts.leaseMs ?? 60_000, this.timeoutMs + 5000);
+  }
 
   /** Sends `event` for `job` if its webhook asks for it; returns at once (delivery runs on). */
   emit(job: JobRecord, event: WebhookEvent, data: Record<string, unknown>, now: number): void {
     const hook = job.spec.webhook;
     if (!hook || !hook.events.includes(event) || this.stopped) return;
     const body = JSON.stringify({ type: `${job.kind}.${event}`, id: job.id, timestamp: new Date(now).toISOString(), data });
-    const p = this.deliver(hook.url, hook.secret, body, job.id, event).finally(() => this.inFlight.delete(p));
-    this.inFlight.add(p);
+    const d: Delivery = { id: crypto.randomUUID(), jobId: job.id, event, body, attempt: 0, nextAt: now };
+    this.track(
+      (async () => {
+        // Stored first, held by this process for its first attempt.
+        await this.store.addDelivery(d, this.now() + this.leaseMs);
+        await this.attempt(d, hook);
+      })().catch((err) => this.logger.warn({ job_id: job.id, event, err: err instanceof Error ? err.message : String(err) }, "webhook delivery not stored")),
+    );
   }
 
-  private async deliver(url: string, secret: string | null, body: string, jobId: string, event: string): Promise<void> {
-    const attempts = this.opts.attempts ?? 5;
-    let delay = this.opts.backoffMs ?? 1000;
-    const headers: Record<string, string> = { "content-type": "application/json" };
-    if (secret) headers["x-quarry-signature"] = await signBody(secret, body);
-    for (let i = 1; i <= attempts && !this.stopped; i++) {
-      let why: string;
+  private track(p: Promise<void>): void {
+    const q = p.finally(() => this.inFlight.delete(q));
+    this.inFlight.add(q);
+  }
+
+  /** Takes the deliveries due (this process's retries, or any a dead process left) and makes them; schedules the next look. */
+  poll(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    this.polling ??= (async () => {
       try {
-        const res = await this.pages.fetchPage(url, { method: "POST", headers, body: new TextEncoder().encode(body), timeoutMs: this.opts.timeoutMs ?? 10_000 });
-        if (res.status >= 200 && res.status < 300) return;
-        why = `answered ${res.status}`;
+        for (;;) {
+          const due = await this.store.claimDeliveries(this.now(), this.now() + this.leaseMs, 50);
+          for (const d of due) this.track(this.attemptStored(d));
+          if (due.length < 50) break;
+        }
+        const next = await this.store.nextDeliveryAt();
+        if (next !== null) this.wake(next);
       } catch (err) {
-        why = err instanceof Error ? err.message : String(err);
+        this.logger.warn({ err: err instanceof Error ? err.message : String(err) }, "webhook deliveries could not be read; retrying");
+        this.wake(this.now() + 2000);
+      } finally {
+        this.polling = null;
       }
-      this.logger.warn({ job_id: jobId, event, attempt: i, reason: why }, "webhook delivery failed");
-      if (i < attempts) {
-        await new Promise((r) => setTimeout(r, delay));
-        delay *= 2;
-      }
-    }
+    })();
+    return this.polling;
   }
 
-  /** Stops retrying and waits for deliveries under way. */
+  /** A look at the store at `at` (the earliest asked for wins); the timer never keeps the process alive. */
+  private wake(at: number): void {
+    if (this.stopped || at >= this.timerAt) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at;
+    const timer = setTimeout(() => {
+      this.timer = null;
+      this.timerAt = Infinity;
+      void this.poll();
+    }, Math.max(0, at - this.now()));
+    (timer as { unref?: () => void }).unref?.();
+    this.timer = timer;
+  }
+
+  /** A delivery taken from the store: its job gives the URL and secret (a job deleted since: dropped). */
+  private async attemptStored(d: Delivery): Promise<void> {
+    const job = await this.store.get(d.jobId);
+    const hook = job?.spec.webhook;
+    if (!hook) return this.store.dropDelivery(d.id);
+    await this.attempt(d, hook);
+  }
+
+  private async attempt(d: Delivery, hook: Hook): Promise<void> {
+    if (this.stopped) return; // left in the store: its lease runs out and it is made later
+    const attempts = this.opts.attempts ?? 5;
+    const headers: Record<string, string> = { "content-type": "application/json", "x-quarry-delivery": d.id };
+    if (hook.secret) headers["x-quarry-signature"] = await signBody(hook.secret, d.body);
+    const n = d.attempt + 1;
+    let why: string;
+    try {
+      const res = await this.pages.fetchPage(hook.url, { method: "POST", headers, body: new TextEncoder().encode(d.body), timeoutMs: this.timeoutMs });
+      if (res.status >= 200 && res.status < 300) {
+        await this.store.dropDelivery(d.id);
+        this.logger.debug({ job_id: d.jobId, event: d.event, attempt: n }, "webhook delivered");
+        return;
+      }
+      why = `answered ${res.status}`;
+    } catch (err) {
+      why = err instanceof Error ? err.message : String(err);
+    }
+    this.logger.warn({ job_id: d.jobId, event: d.event, attempt: n, reason: why }, "webhook delivery failed");
+    if (n >= attempts) {
+      await this.store.dropDelivery(d.id);
+      return;
+    }
+    const nextAt = this.now() + (this.opts.backoffMs ?? 1000) * 2 ** (n - 1);
+    await this.store.retryDelivery(d.id, n, nextAt);
+    this.wake(nextAt);
+  }
+
+  /** Stops attempting (what is waiting stays in the store) and waits for attempts under way. */
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.polling?.catch(() => {});
     await Promise.allSettled([...this.inFlight]);
   }
 }

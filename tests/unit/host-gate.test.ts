@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { HostGate } from "../../core/jobs/politeness.ts";
+import { HostGate, SharedHostGate } from "../../core/jobs/politeness.ts";
+import { MemoryJobStore } from "../../adapters/jobs/memory-store.ts";
 
 /** The gate's own spacing, measured where it decides (the HTTP crawl test sees it through a loaded server). */
 describe("HostGate", () => {
@@ -45,5 +46,50 @@ describe("HostGate", () => {
     first();
     const next = await gate.acquire("site.test");
     next();
+  });
+});
+
+/** Several instances through one store (the store contract covers the SQL stores' side of it). */
+describe("SharedHostGate", () => {
+  it("holds the limit and the Crawl-delay for three gates together", async () => {
+    const store = new MemoryJobStore();
+    const gates = [0, 1, 2].map(() => new SharedHostGate(store, 2, 10_000));
+    const starts: number[] = [];
+    let active = 0;
+    let peak = 0;
+    await Promise.all(
+      Array.from({ length: 12 }, async (_, i) => {
+        const release = await gates[i % 3]!.acquire("site.test", 20);
+        starts.push(performance.now());
+        active++;
+        peak = Math.max(peak, active);
+        await new Promise((r) => setTimeout(r, 60));
+        active--;
+        release();
+      }),
+    );
+    expect(peak).toBeLessThanOrEqual(2);
+    starts.sort((a, b) => a - b);
+    for (const g of starts.slice(1).map((s, i) => s - starts[i]!)) expect(g).toBeGreaterThanOrEqual(19);
+  });
+
+  it("gives a dead gate's slots back when their lease runs out, and not before", async () => {
+    const store = new MemoryJobStore();
+    const dead = new SharedHostGate(store, 2, 300);
+    await dead.acquire("site.test");
+    await dead.acquire("site.test");
+    // The dead one's renewals stop with it; a live one's keep its slot.
+    clearInterval((dead as unknown as { timer: ReturnType<typeof setInterval> }).timer);
+    const live = new SharedHostGate(store, 2, 300);
+    const t0 = performance.now();
+    const a = await live.acquire("site.test");
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(290);
+    const b = await live.acquire("site.test");
+    // Both slots are the live gate's now, renewed past their lease.
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(new Error("still held")), 700);
+    await expect(new SharedHostGate(store, 2, 300).acquire("site.test", 0, ac.signal)).rejects.toThrow("still held");
+    a();
+    b();
   });
 });
