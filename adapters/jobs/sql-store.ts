@@ -63,6 +63,8 @@ export class SqlJobStore implements JobStore {
     if (this.db.dialect === "sqlite") await this.db.exec(JOBS_SCHEMA);
     if (ownsAllWork) {
       await this.db.query("UPDATE quarry_frontier SET state = 'pending', lease_until = NULL WHERE state = 'active'");
+      // Webhook attempts under way died with it: their deliveries are due again at once.
+      await this.db.query("UPDATE quarry_webhooks SET lease_until = 0 WHERE lease_until > 0");
       // One process does all the work, and a restart makes every claim pending again anyway:
       // claims live in memory, which saves a write transaction per page.
       this.claims = new Set();
