@@ -116,7 +116,7 @@ function line(name: string, sel: typeof rows, pick: "base" | "ours") {
   return `| ${name} | ${sel.length} | ${precision.toFixed(3)} (${sum(s, "correct")}/${sum(s, "citations")}) | ${recall.toFixed(3)} (${sum(s, "factsFound")}/${sum(s, "facts")}) | ${(sum(s, "findings") / (sel.length || 1)).toFixed(1)} | ${top3.toFixed(2)} | ${Math.round(ms)} |`;
 }
 const table = ["| version, split | questions | citation precision | key-fact recall | findings / report | on-topic share of the top 3 sources | median ms |", "|---|---:|---:|---:|---:|---:|---:|"];
-for (const sp of ["dev", "holdout", "holdout2"]) {
+for (const sp of ["dev", "holdout", "holdout2", "holdout3"]) {
   const sel = rows.filter((r) => r.split === sp);
   if (!sel.length) continue;
   table.push(line(`baseline (main ${BASELINE.slice(0, 7)}), ${sp}`, sel, "base"), line(`current, ${sp}`, sel, "ours"));
