@@ -13,7 +13,7 @@
  *
  * Both are scored by bench/research/metric.ts on the dev and held-out splits apart.
  *
- *   npx tsx bench/research/run.ts [--tier summary] [--split dev|holdout|all] [--verbose]
+ *   npx tsx bench/research/run.ts [--tier summary] [--split dev|holdout|holdout2|holdout3|dev,holdout|all] [--verbose]
  */
 import { execSync } from "node:child_process";
 import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
@@ -48,7 +48,7 @@ function baselineTree(): string {
 }
 
 type MakeApp = typeof makeApp;
-const questions = loadQuestions().filter((q) => split === "all" || q.split === split);
+const questions = loadQuestions().filter((q) => split === "all" || split.split(",").includes(q.split));
 const slots = Math.max(...questions.map((q) => q.pages.length));
 const replay = await startReplayServer();
 const sites: PageServer[] = await Promise.all(Array.from({ length: slots }, () => startPageServer()));
