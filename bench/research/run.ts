@@ -13,7 +13,7 @@
  *
  * Both are scored by bench/research/metric.ts on the dev and held-out splits apart.
  *
- *   npx tsx bench/research/run.ts [--tier summary] [--split dev|holdout|all] [--verbose]
+ *   npx tsx bench/research/run.ts [--tier summary] [--split dev|holdout|holdout2|holdout3|dev,holdout|all] [--verbose]
  */
 import { execSync } from "node:child_process";
 import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
@@ -48,7 +48,7 @@ function baselineTree(): string {
 }
 
 type MakeApp = typeof makeApp;
-const questions = loadQuestions().filter((q) => split === "all" || q.split === split);
+const questions = loadQuestions().filter((q) => split === "all" || split.split(",").includes(q.split));
 const slots = Math.max(...questions.map((q) => q.pages.length));
 const replay = await startReplayServer();
 const sites: PageServer[] = await Promise.all(Array.from({ length: slots }, () => startPageServer()));
@@ -116,7 +116,7 @@ function line(name: string, sel: typeof rows, pick: "base" | "ours") {
   return `| ${name} | ${sel.length} | ${precision.toFixed(3)} (${sum(s, "correct")}/${sum(s, "citations")}) | ${recall.toFixed(3)} (${sum(s, "factsFound")}/${sum(s, "facts")}) | ${(sum(s, "findings") / (sel.length || 1)).toFixed(1)} | ${top3.toFixed(2)} | ${Math.round(ms)} |`;
 }
 const table = ["| version, split | questions | citation precision | key-fact recall | findings / report | on-topic share of the top 3 sources | median ms |", "|---|---:|---:|---:|---:|---:|---:|"];
-for (const sp of ["dev", "holdout", "holdout2"]) {
+for (const sp of ["dev", "holdout", "holdout2", "holdout3"]) {
   const sel = rows.filter((r) => r.split === sp);
   if (!sel.length) continue;
   table.push(line(`baseline (main ${BASELINE.slice(0, 7)}), ${sp}`, sel, "base"), line(`current, ${sp}`, sel, "ours"));

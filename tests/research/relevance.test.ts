@@ -19,7 +19,7 @@ describe("research cites only what answers the question", () => {
   let t: TestApp;
   let key: string;
   const pages = new Map<string, BenchPage>();
-  const questions = loadQuestions().filter((q) => ["q01", "q10", "q15", "q18"].includes(q.id));
+  const questions = loadQuestions().filter((q) => ["q01", "q10", "q15", "q18", "q17", "q23", "q28"].includes(q.id));
 
   beforeAll(async () => {
     replay = await startReplayServer();
@@ -67,6 +67,29 @@ describe("research cites only what answers the question", () => {
       const again = await ask();
       expect(again.report).toEqual(body.report);
       expect(again.sources.map((x) => [x.url, x.score])).toEqual(body.sources.map((x) => [x.url, x.score]));
+    }, 30_000);
+  }
+
+  // A detailed report is longer only while there are answers: it must not reach down the ranking
+  // for background sentences (the launch date for "when did humans land on the Moon", the
+  // inventor's birthplace for "who invented the telephone") or for an off-topic page that shares
+  // the on-topic pages' vocabulary (leap-day proposal customs beside the calendar pages).
+  for (const id of ["q17", "q23", "q28"]) {
+    it(`${id}, tier detailed: every finding is a labelled answer from an on-topic page, and the report is no shorter than the summary tier's`, async () => {
+      const q = questions.find((x) => x.id === id)!;
+      replay.bodies.searxng = searxngBody(q.question, q.pages.map((p, i) => ({ url: `${sites[i]!.url}/${q.id}/${i + 1}`, title: p.title, content: p.sentences[0]!.text })));
+      const ask = async (tier: string) => (await (await t.request("/v1/research", { method: "POST", key, json: { query: q.question, tier } })).json()) as ResearchResponse;
+      const detailed = await ask("detailed");
+      const summary = await ask("summary");
+      const s = score(q, detailed, (u) => pages.get(u));
+      expect(s.wrong).toEqual([]);
+      expect(s.factsFound / s.facts).toBeGreaterThanOrEqual(3 / 4);
+      expect(detailed.report.findings.length).toBeGreaterThanOrEqual(summary.report.findings.length);
+      // Off-topic pages, however much of the on-topic vocabulary they share, rank below every read on-topic page.
+      const on = detailed.sources.map((x) => pages.get(x.url)!).map((p) => (p.broken ? null : p.on)).filter((x) => x !== null);
+      expect(on).toEqual([...on].sort((a, b) => Number(b) - Number(a)));
+      const again = await ask("detailed");
+      expect(again.report).toEqual(detailed.report);
     }, 30_000);
   }
 });

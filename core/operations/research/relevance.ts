@@ -34,6 +34,8 @@ export type Semantic = ReadonlyMap<string, number>;
 
 export interface QuestionModel {
   kind: QuestionKind;
+  /** A "who" question about the person (who was X), not about an act (who invented X). */
+  person: boolean;
   /** Question stems and their weights (sum 1). */
   terms: ReadonlyMap<string, number>;
   /** Topic stems shared by the relevant documents, weight in (0, 1]. */
@@ -57,17 +59,31 @@ export function questionKind(question: string): QuestionKind {
   return "other";
 }
 
-/** Words that tend to carry the kind of answer a question asks for. */
+/** Words that tend to carry the kind of answer a question asks for ("when" and "who" are judged apart: answerCue). */
 const CUES: Record<QuestionKind, RegExp> = {
   why: /\b(because|cause[sd]?|due to|reason|result(s|ed)? in|leads? to|so that|therefore|as a result|which is why)\b/i,
   how: /\b(by|through|then|when|turns?|converts?|produces?|forms?|uses?|works?|process)\b/i,
-  when: /\b(1[0-9]{3}|20[0-9]{2}|century|centuries|decades?|january|february|march|april|may|june|july|august|september|october|november|december)\b/i,
+  when: /$^/,
   who: /\b(was an?|is an?|invented|wrote|written|painted|founded|discovered|credited|born)\b/i,
-  where: /\b(to|in|at|across|coast|region|mountains?|forests?|north|south|east|west)\b/i,
+  where: /\b(coast|region|mountains?|forests?|north|south|east|west|northern|southern|eastern|western|central|lies|located|native to|found in)\b/i,
   define: /\b(is an?|are|refers? to|means?|defined|known as|called|kind of|type of)\b/i,
   compare: /\b(than|whereas|while|unlike|compared|both|more|less|higher|lower|twice|half)\b/i,
   other: /$^/,
 };
+
+/** A year, a decade or a century: what a "when" answer is made of. */
+const DATE = /^(1[0-9]{3}|20[0-9]{2}|[0-9]{3,4}s|century|centuri|decad)$/;
+
+/** A date in running text: a year, or a day of a month. */
+const DATED = /\b(1[0-9]{3}|20[0-9]{2}|january|february|march|april|may|june|july|august|september|october|november|december)\b/i;
+
+/** A life's background: what "who invented X" does not ask about (it asks about the act). */
+const LIFE = /\b(was born|born in|died|grew up|childhood|married|his early|her early)\b/i;
+
+/** "who was X" asks about the person; "who invented X" asks about an act, and its answer names it. */
+export function asksForPerson(question: string): boolean {
+  return /^(who|whom|whose)\s+(is|was|are|were)\b/i.test(question.trim());
+}
 
 /** A light stemmer on top of lexical.ts's plural folding, so "scattered", "scattering" and "scatter" meet. */
 export function stem(token: string): string {
@@ -186,9 +202,36 @@ export function buildQuestionModel(question: string, docs: readonly DocumentInpu
     raws = scoreOf(agreement);
   }
   const maxDoc = Math.max(0, ...raws) || 1;
-  const documents = new Map(docs.map((d, i) => [d.id, Math.round((raws[i]! / maxDoc) * 10_000) / 10_000]));
 
-  // Topic vocabulary: words that at least two relevant sites share, weighted by those sites' relevance.
+  let documents = new Map(docs.map((d, i) => [d.id, Math.round((raws[i]! / maxDoc) * 10_000) / 10_000]));
+  let topic = topicVocabulary(docs, docStems, terms, documents);
+  // Document-level relevance, second look: a page on the question speaks the relevant pages' shared
+  // vocabulary through much of its text; a page that shares some of it in passing (leap-day proposal
+  // customs beside the calendar pages: "day", "four", "date") holds no sentence that does. A page's
+  // relevance is scaled by the share of its sentences that speak that vocabulary, and the vocabulary
+  // is then taken again from the pages still relevant.
+  if (topic.size && !semantic) {
+    const scaled = docs.map((d, i) => {
+      const list = sentences[i]!;
+      if (!list.length) return documents.get(d.id)!;
+      let spoken = 0;
+      for (const s of list) {
+        let m = 0;
+        for (const t of s) m += topic.get(t) ?? 0;
+        if (m >= TOPICAL_SENTENCE) spoken++;
+      }
+      const density = spoken / list.length;
+      return documents.get(d.id)! * (1 - DENSITY_WEIGHT + DENSITY_WEIGHT * Math.min(1, density / DENSE));
+    });
+    const top = Math.max(0, ...scaled) || 1;
+    documents = new Map(docs.map((d, i) => [d.id, Math.round((scaled[i]! / top) * 10_000) / 10_000]));
+    topic = topicVocabulary(docs, docStems, terms, documents);
+  }
+  return { kind, person: asksForPerson(question), terms, topic, documents, semantic };
+}
+
+/** Topic vocabulary: words that at least two relevant sites share, weighted by those sites' relevance. */
+function topicVocabulary(docs: readonly DocumentInput[], docStems: readonly Set<string>[], terms: ReadonlyMap<string, number>, documents: ReadonlyMap<string, number>): Map<string, number> {
   const relevant = docs.map((d, i) => ({ d, i, r: documents.get(d.id)! })).filter((x) => x.r >= RELEVANT);
   const mass = relevant.reduce((a, x) => a + x.r, 0) || 1;
   const topic = new Map<string, number>();
@@ -206,8 +249,14 @@ export function buildQuestionModel(question: string, docs: readonly DocumentInpu
   // With every relevant page on one site (include_domains of one domain), its pages stand for the sites.
   const witnesses = new Set(relevant.map((x) => x.d.host)).size >= 2 ? (e: { hosts: Set<string>; docs: number }) => e.hosts.size : (e: { docs: number }) => e.docs;
   for (const [t, e] of seen) if (witnesses(e) >= 2) topic.set(t, e.w / mass);
-  return { kind, terms, topic, documents, semantic };
+  return topic;
 }
+
+/** Topic mass at which a sentence fully speaks the relevant pages' vocabulary (two or so of its words). */
+const TOPICAL_SENTENCE = 1;
+/** Share of such sentences at which a page counts as fully on the question, and how much the share weighs. */
+const DENSE = 0.5;
+const DENSITY_WEIGHT = 0.6;
 
 /** Documents below this share of the best one's relevance are not on the question. */
 export const RELEVANT = 0.4;
@@ -223,6 +272,25 @@ const AGREEMENT_ROUNDS = 1;
  */
 const QUESTION_ONLY = 0.2;
 
+/**
+ * Topic mass over which a sentence's topicality saturates. Every topic word a sentence holds counts
+ * nearly in full up to three or so: answers speak several of the relevant pages' shared words, a
+ * background sentence that names the subject holds one ("the heart beats a hundred thousand times").
+ */
+const TOPIC_SATURATION = 3;
+
+/**
+ * Share of a sentence's score that rests on naming the question's words. Background sentences name
+ * the subject as often as answers do (the words tell them apart no better than chance on the
+ * bench's pages), so naming it lifts a sentence only a little; what it says beyond them carries it.
+ */
+const QUESTION_SHARE = 0.2;
+
+/** Bonus for the kind of answer the question asks for (answerCue), and the penalties for background. */
+const CUE = 0.05;
+const DATE_ELSEWHERE = 0.2;
+const LIFE_PENALTY = 0.1;
+
 /** How well a sentence answers the question, in [0, 1]; 0 when it is not on the question. */
 export function sentenceRelevance(sentence: string, sourceId: string, model: QuestionModel): number {
   const doc = model.documents.get(sourceId) ?? 0;
@@ -232,7 +300,7 @@ export function sentenceRelevance(sentence: string, sourceId: string, model: Que
   for (const [t, w] of model.terms) if (s.has(t)) q += w;
   let topicMass = 0;
   for (const t of s) topicMass += model.topic.get(t) ?? 0;
-  const topical = 1 - Math.exp(-topicMass / 1.5);
+  const topical = 1 - Math.exp(-topicMass / TOPIC_SATURATION);
   // On the question: it names what was asked, or it speaks the relevant pages' shared vocabulary,
   // or (with an embeddings model) it means something close to the question in other words.
   const meaning = model.semantic?.get(sentence) ?? 0;
@@ -240,8 +308,36 @@ export function sentenceRelevance(sentence: string, sourceId: string, model: Que
   // What a sentence adds beyond the question's own words carries it: naming the subject alone
   // ("a jar of honey holds the work of bees") does not answer anything.
   // A single relevant page has no shared vocabulary to go by: its sentences count by the question's words.
-  const base = model.topic.size ? Math.max(topical * (0.5 + 0.5 * q), QUESTION_ONLY * q * q) : 0.5 * q;
-  let score = base + (CUES[model.kind].test(sentence) ? 0.1 : 0);
+  const base = model.topic.size ? Math.max(topical * (1 - QUESTION_SHARE + QUESTION_SHARE * q), QUESTION_ONLY * q * q) : 0.5 * q;
+  let score = base + answerCue(sentence, s, q, model);
   if (model.semantic) score = 0.5 * score + 0.5 * meaning;
-  return Math.min(1, score) * doc;
+  return Math.max(0, Math.min(1, score)) * doc;
+}
+
+/**
+ * The kind of answer the question asks for, beyond its words. A "when" question is answered by
+ * the date of the asked event, not by any date on the page: the cue is a year the relevant
+ * sources agree on (the topic vocabulary), in a sentence that names the question or more of
+ * what the sources say about it; a launch date in a page about a landing is background. A "who"
+ * question about an act (who invented, painted, wrote) is not answered by where the person was
+ * born: a life's background counts against such a sentence unless it names the act.
+ */
+function answerCue(sentence: string, s: ReadonlySet<string>, q: number, model: QuestionModel): number {
+  if (model.kind === "when") {
+    let agreed = false;
+    let topicWords = 0;
+    for (const t of s) {
+      if (!model.topic.has(t)) continue;
+      if (DATE.test(t)) agreed = true;
+      else topicWords++;
+    }
+    if (agreed) return q > 0 || topicWords >= 2 ? CUE : 0;
+    // A date the sources do not agree on, in a sentence that does not name the question: another event's date.
+    return q === 0 && DATED.test(sentence) ? -DATE_ELSEWHERE : 0;
+  }
+  if (model.kind === "who" && !model.person) {
+    if (q === 0 && LIFE.test(sentence)) return -LIFE_PENALTY;
+    return CUES.who.test(sentence) && !LIFE.test(sentence) ? CUE : 0;
+  }
+  return CUES[model.kind].test(sentence) ? CUE : 0;
 }

@@ -68,8 +68,12 @@ export interface ExtractiveOptions {
   redundancyWeight?: number;
 }
 
-/** A sentence this far below the best one's relevance does not answer the question well enough to cite. */
-const RELATIVE_FLOOR = 0.3;
+/**
+ * A sentence this far below the best one's relevance does not answer the question well enough to
+ * cite. It holds for every tier: a longer report stops when it runs out of sentences above it
+ * rather than reaching down the ranking to fill its length.
+ */
+const RELATIVE_FLOOR = 0.4;
 
 export function extractiveReport(evidence: readonly Passage[], question: string, opts: ExtractiveOptions): Report {
   const model = opts.model ?? modelFromEvidence(evidence, question);
