@@ -131,11 +131,13 @@ export class MemoryJobStore implements JobStore {
     return n;
   }
 
-  async renew(tasks: JobTask[], until: number): Promise<void> {
-    for (const t of tasks) {
-      const e = this.jobs.get(t.jobId)?.frontier.get(t.url);
-      if (e?.state === "active") e.leaseUntil = until;
-    }
+  async renew(held: Array<{ task: JobTask; lease: number }>, until: number): Promise<boolean[]> {
+    return held.map(({ task, lease }) => {
+      const e = this.jobs.get(task.jobId)?.frontier.get(task.url);
+      if (e?.state !== "active" || e.leaseUntil !== lease) return false;
+      e.leaseUntil = until;
+      return true;
+    });
   }
 
   async requeueExpired(now: number, limit: number): Promise<JobTask[]> {

@@ -189,10 +189,16 @@ export class SqlJobStore implements JobStore {
     });
   }
 
-  async renew(tasks: JobTask[], until: number): Promise<void> {
-    for (const t of tasks) {
-      await this.db.query("UPDATE quarry_frontier SET lease_until = ? WHERE job_id = ? AND url = ? AND state = 'active'", [until, t.jobId, t.url]);
+  async renew(held: Array<{ task: JobTask; lease: number }>, until: number): Promise<boolean[]> {
+    const out: boolean[] = [];
+    for (const { task, lease } of held) {
+      const rows = await this.db.query(
+        "UPDATE quarry_frontier SET lease_until = ? WHERE job_id = ? AND url = ? AND state = 'active' AND lease_until = ? RETURNING url",
+        [until, task.jobId, task.url, lease],
+      );
+      out.push(rows.length > 0);
     }
+    return out;
   }
 
   async requeueExpired(now: number, limit: number): Promise<JobTask[]> {

@@ -26,6 +26,15 @@ export interface EngineOptions {
   watchdogMs?: number;
 }
 
+/** A claimed entry's lease kept alive (see JobEngine.heartbeat). */
+export interface Heartbeat {
+  stop(): void;
+  /** Renews the lease now; false when the entry is no longer this task's (its lease ran out meanwhile). */
+  holds(): Promise<boolean>;
+}
+
+const FREE: Heartbeat = { stop: () => {}, holds: async () => true };
+
 export interface Caller {
   account: string;
   keyId: string;
@@ -70,23 +79,36 @@ export class JobEngine implements WorkContext {
     this.allow = parseAllowList(config.egressAllow);
   }
 
-  private readonly beating = new Set<JobTask>();
+  private readonly beating = new Set<{ task: JobTask; lease: number; lost: boolean }>();
   private beatTimer: ReturnType<typeof setInterval> | null = null;
 
   /**
-   * Keeps a claimed entry's lease alive while its task runs (shared queue only: one process's
-   * claims need no lease); returns the stop.
+   * Keeps a claimed entry's lease (`lease`: when it runs out) alive while its task runs, and tells
+   * whether the entry is still this task's. Shared queue only: one process's claims need no lease.
    */
-  heartbeat(task: JobTask): () => void {
-    if (!this.shared) return () => {};
-    this.beating.add(task);
+  heartbeat(task: JobTask, lease: number): Heartbeat {
+    if (!this.shared) return FREE;
+    const held = { task, lease, lost: false };
+    this.beating.add(held);
+    const renew = async (list: Array<typeof held>) => {
+      const until = this.ports.clock.now() + this.leaseMs;
+      const still = await this.store.renew(list.map(({ task, lease }) => ({ task, lease })), until);
+      list.forEach((h, i) => (still[i] ? (h.lease = until) : (h.lost = true)));
+    };
     this.beatTimer ??= setInterval(() => {
-      if (this.beating.size) void this.store.renew([...this.beating], this.ports.clock.now() + this.leaseMs).catch(() => {});
+      const list = [...this.beating].filter((h) => !h.lost);
+      if (list.length) void renew(list).catch(() => {});
     }, Math.max(100, Math.floor(this.leaseMs / 3)));
     (this.beatTimer as { unref?: () => void }).unref?.();
-    return () => {
-      this.beating.delete(task);
-      if (!this.beating.size && this.beatTimer) (clearInterval(this.beatTimer), (this.beatTimer = null));
+    return {
+      stop: () => {
+        this.beating.delete(held);
+        if (!this.beating.size && this.beatTimer) (clearInterval(this.beatTimer), (this.beatTimer = null));
+      },
+      holds: async () => {
+        if (!held.lost) await renew([held]);
+        return !held.lost;
+      },
     };
   }
 

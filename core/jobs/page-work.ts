@@ -21,6 +21,7 @@ import { readJobPage } from "../operations/scrape/scrape.ts";
 import type { JobQueue, JobStore } from "./ports.ts";
 import { TERMINAL, type JobRecord, type JobTask, type PageResult, type SkippedUrl, type StoppedReason } from "./model.ts";
 import type { Gate, RobotsCache } from "./politeness.ts";
+import type { Heartbeat } from "./engine.ts";
 import { pageLinks } from "./site-files.ts";
 import { frontierKey, outOfScope, type ScopeRules, type TrapGuard } from "./url-rules.ts";
 import type { Webhooks } from "./webhooks.ts";
@@ -35,8 +36,8 @@ export interface WorkContext {
   webhooks: Webhooks;
   allow: AllowList;
   leaseMs: number;
-  /** Keeps a claimed entry's lease alive while its task runs; returns the stop. */
-  heartbeat(task: JobTask): () => void;
+  /** Keeps a claimed entry's lease (running out at `lease`) alive while its task runs. */
+  heartbeat(task: JobTask, lease: number): Heartbeat;
   planOf(job: JobRecord): Promise<Plan>;
   /** The job as the store has it, read at most every 250 ms per process (status and counts may lag that much). */
   job(id: string): Promise<JobRecord | null>;
@@ -69,23 +70,23 @@ function failureOf(err: unknown): string {
 }
 
 export async function runTask(ctx: WorkContext, task: JobTask): Promise<void> {
-  const held: { units: number; beat?: () => void } = { units: 0 };
+  const held: { units: number; beat?: Heartbeat } = { units: 0 };
   try {
     await work(ctx, task, held);
   } finally {
-    held.beat?.();
+    held.beat?.stop();
     if (held.units) ctx.hold(task.jobId, -held.units);
   }
 }
 
-async function work(ctx: WorkContext, task: JobTask, held: { units: number; beat?: () => void }): Promise<void> {
+async function work(ctx: WorkContext, task: JobTask, held: { units: number; beat?: Heartbeat }): Promise<void> {
   const { store, ports } = ctx;
   const job = await ctx.job(task.jobId);
   if (!job || TERMINAL.has(job.status)) return;
   const now = ports.clock.now();
   if (now >= job.deadlineAt) return ctx.stopJob(job.id, "deadline");
   if (!(await store.claim(task, now, ctx.leaseMs))) return;
-  held.beat = ctx.heartbeat(task);
+  const beat = (held.beat = ctx.heartbeat(task, now + ctx.leaseMs));
   await loadLibraries();
   const spec = job.spec;
   const target = new URL(task.url);
@@ -100,6 +101,7 @@ async function work(ctx: WorkContext, task: JobTask, held: { units: number; beat
   const untrack = ctx.track(job.id, ac);
   let release: (() => void) | null = null;
   let ticket: string | null = null;
+  let lost = false;
   let page: PageResult;
   let links: string[] = [];
   try {
@@ -128,6 +130,12 @@ async function work(ctx: WorkContext, task: JobTask, held: { units: number; beat
     held.units = 1;
     // The slot last, right before the request: Crawl-delay spaces the requests, not the bookkeeping.
     release = await ctx.gate.acquire(target.host, delay ? Math.min(delay * 1000, 60_000) : 0, ac.signal);
+    // Several instances: still ours? A lease this process failed to renew in time (a stalled event
+    // loop) went back to the queue, maybe to another worker: the page is theirs now.
+    if (!(await beat.holds())) {
+      lost = true;
+      throw new Error("claim lost");
+    }
     try {
       const { read, data } = await readJobPage(ports, {
         url: task.url, formats: spec.formats, only_main_content: spec.onlyMainContent, timeout_ms: spec.timeoutMs, signal: ac.signal,
@@ -153,6 +161,10 @@ async function work(ctx: WorkContext, task: JobTask, held: { units: number; beat
     if (ticket) await ports.counters.release(ticket).catch(() => {});
     untrack();
     release?.();
+    if (lost) {
+      ports.logger.warn({ job_id: job.id, url: task.url }, "job page left to another worker: its claim ran out before the fetch");
+      return;
+    }
     await store.release(task).catch(() => {});
     if (!ac.signal.aborted) throw err;
     return;

@@ -39,8 +39,13 @@ export interface JobStore {
 
   // Several instances (QUARRY_JOB_RECOVERY): what a dead instance held comes back when its lease runs out.
 
-  /** Extends the leases of claimed entries still active (a live worker's heartbeat). */
-  renew(tasks: JobTask[], until: number): Promise<void>;
+  /**
+   * A live worker's heartbeat: extends to `until` the lease of each entry it still holds, known by
+   * the lease it holds it under (`lease`: claim's `now + leaseMs`, or the last renewal's `until`).
+   * Returns, per entry, whether it was still held: false when its lease ran out and the entry went
+   * back to the queue (and maybe to another worker).
+   */
+  renew(held: Array<{ task: JobTask; lease: number }>, until: number): Promise<boolean[]>;
   /**
    * Entries of active jobs left active past their lease (their worker died) go back to pending
    * and are returned (and enqueued with them, when the store shares the queue's database).

@@ -109,13 +109,16 @@ export function jobStoreContract(make: () => Promise<JobStore>, opts: { singleOw
     await s.create(job, [a, b], []);
     expect(await s.claim(a, 1000, 1000)).toBe(true);
     expect(await s.claim(b, 1000, 1000)).toBe(true);
-    await s.renew([b], 10_000);
+    expect(await s.renew([{ task: b, lease: 2000 }], 10_000)).toEqual([true]);
     expect((await s.requeueExpired(1500, 100)).filter((t) => t.jobId === job.id)).toEqual([]);
     expect((await s.requeueExpired(2500, 100)).filter((t) => t.jobId === job.id)).toEqual([a]);
     // Given back once; then claimable again (and b, renewed, still held).
     expect((await s.requeueExpired(2600, 100)).filter((t) => t.jobId === job.id)).toEqual([]);
     expect(await s.claim(a, 2700, 1000)).toBe(true);
     expect(await s.claim(b, 2700, 1000)).toBe(false);
+    // The first worker of a, late, finds out it lost the entry; the new one renews it.
+    expect(await s.renew([{ task: a, lease: 2000 }, { task: b, lease: 10_000 }], 20_000)).toEqual([false, true]);
+    expect(await s.renew([{ task: a, lease: 3700 }], 20_000)).toEqual([true]);
     // A finished job's entries are not handed out again.
     await s.transition(job.id, ["queued", "running"], "cancelled", { finishedAt: 3000 });
     expect((await s.requeueExpired(50_000, 100)).filter((t) => t.jobId === job.id)).toEqual([]);

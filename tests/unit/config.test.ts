@@ -23,6 +23,17 @@ describe("configuration", () => {
     expect(c.backends.searxng.url).toBeUndefined();
   });
 
+  it("reads QUARRY_JOB_RECOVERY as a duration from 1 s to 1 h, 30 s by default", () => {
+    expect(parseConfig({}).jobs.recoveryMs).toBe(30_000);
+    expect(parseConfig({ QUARRY_JOB_RECOVERY: "5s" }).jobs.recoveryMs).toBe(5000);
+    expect(parseConfig({ QUARRY_JOB_RECOVERY: "2m" }).jobs.recoveryMs).toBe(120_000);
+    for (const bad of ["500ms", "2h", "soon"]) {
+      const err = errorOf({ QUARRY_JOB_RECOVERY: bad });
+      expect(err).toBeInstanceOf(ConfigError);
+      expect(err.message).toContain("QUARRY_JOB_RECOVERY");
+    }
+  });
+
   it("applies QUARRY_PLANS overrides field by field, null meaning unlimited", () => {
     const c = parseConfig({ QUARRY_PLANS: '{"free":{"quota":5,"per_minute":3},"pro":{"quota":null},"team":{"quota":50,"per_minute":9}}' });
     expect(c.plans.free).toEqual({ id: "free", quota: 5, perMinute: 3 });
