@@ -40,8 +40,46 @@ export interface BrowserPoolOptions {
 
 /** Longest one action may wait for its selector, ms (within what is left of the deadline). */
 const ACTION_TIMEOUT_MS = 5_000;
-/** Longest the renderer waits for the network to go quiet after load, ms. */
+/** Longest the renderer waits for the network to go quiet after the document is in, ms. */
 const SETTLE_MS = 2_500;
+/** The network is quiet once no request of the page has been open for this long, ms. */
+const QUIET_MS = 300;
+/** Longest a scroll waits for what it makes the page load, ms. */
+const SCROLL_SETTLE_MS = 1_500;
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.max(0, ms)));
+
+/** The page's requests in flight, and when that last changed (every frame and worker of the page). */
+class Traffic {
+  inflight = 0;
+  changedAt = Date.now();
+  constructor(page: Page) {
+    page.on("request", () => this.touch(1));
+    page.on("requestfinished", () => this.touch(-1));
+    page.on("requestfailed", () => this.touch(-1));
+  }
+  touch(delta = 0): void {
+    this.inflight = Math.max(0, this.inflight + delta);
+    this.changedAt = Date.now();
+  }
+}
+
+/**
+ * Waits until the page's network has been quiet for QUIET_MS (at most `maxMs`, within the
+ * deadline). Quiet is confirmed by a round trip to the page's main thread: a script that ran
+ * long meanwhile may just have asked for more (an app bundle that then fetches its data), and
+ * then the wait goes on. A page that never goes quiet is read as it is at `maxMs`.
+ */
+async function settle(page: Page, traffic: Traffic, maxMs: number, deadline: number): Promise<void> {
+  const until = Math.min(deadline, Date.now() + maxMs);
+  for (;;) {
+    while (Date.now() < until && !(traffic.inflight === 0 && Date.now() - traffic.changedAt >= QUIET_MS)) await sleep(Math.min(25, until - Date.now()));
+    if (Date.now() >= until) return;
+    const asked = Date.now();
+    await Promise.race([page.evaluate(() => 0).catch(() => {}), sleep(until - asked)]);
+    if (traffic.inflight === 0 && traffic.changedAt <= asked) return;
+  }
+}
 
 class Semaphore {
   private waiting: Array<() => void> = [];
@@ -50,6 +88,7 @@ class Semaphore {
     return this.size - this.free;
   }
   async take(signal: AbortSignal): Promise<void> {
+    if (signal.aborted) throw signal.reason;
     if (this.free > 0) {
       this.free--;
       return;
@@ -136,7 +175,7 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
     return browser;
   }
 
-  async function runAction(page: Page, action: RenderAction, index: number, deadline: number): Promise<void> {
+  async function runAction(page: Page, traffic: Traffic, action: RenderAction, index: number, deadline: number): Promise<void> {
     const timeout = Math.max(1, Math.min(ACTION_TIMEOUT_MS, deadline - Date.now()));
     try {
       switch (action.type) {
@@ -149,7 +188,9 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
           break;
         case "scroll":
           await page.mouse.wheel(0, action.direction === "up" ? -(action.amount ?? 2_000) : action.amount ?? 2_000);
-          await page.waitForLoadState("networkidle", { timeout: Math.min(1_500, timeout) }).catch(() => {});
+          // The page's scroll handler may ask for more: a full quiet window from here.
+          traffic.touch();
+          await settle(page, traffic, SCROLL_SETTLE_MS, deadline);
           break;
         case "write":
           if (action.selector) await page.fill(action.selector, action.text ?? "", { timeout });
@@ -168,6 +209,7 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
 
   async function renderIn(context: BrowserContext, req: RenderRequest, deadline: number): Promise<RenderedPage> {
     const page = await context.newPage();
+    const traffic = new Traffic(page);
     const crashed = new Promise<never>((_, reject) =>
       page.on("crash", () => reject(new UpstreamNetworkError("The page crashed the browser tab while rendering (it used too much memory or crashed on purpose)."))),
     );
@@ -189,15 +231,22 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
         throw new EgressRefused("The page redirected to an address Quarry does not fetch (private or non-public).", "non_public_address");
       }
       // Let scripts fetch what they need, but never wait on a page that never goes quiet.
-      await page.waitForLoadState("networkidle", { timeout: Math.min(SETTLE_MS, left()) }).catch(() => {});
+      await settle(page, traffic, SETTLE_MS, deadline);
       if (typeof req.waitFor === "number") await page.waitForTimeout(Math.min(req.waitFor, left()));
       else if (req.waitFor) {
         await page.waitForSelector(req.waitFor, { timeout: left() }).catch(() => {
           throw new ApiError("action_failed", `wait_for: "${req.waitFor}" did not appear before the deadline.`);
         });
       }
-      for (const [i, action] of (req.actions ?? []).entries()) await runAction(page, action, i, deadline);
-      const html = await page.content();
+      for (const [i, action] of (req.actions ?? []).entries()) await runAction(page, traffic, action, i, deadline);
+      // Read in the page's own world: page.content() first injects Playwright's utility script,
+      // which cost 0.1 to 1.8 s per page here; this is one call.
+      // The page's scripts can tamper with what they see there, but only to spoil their own text.
+      const html = String(
+        await page.evaluate(() => (document.doctype ? new XMLSerializer().serializeToString(document.doctype) : "") + (document.documentElement?.outerHTML ?? "")).catch((err) => {
+          throw new UpstreamNetworkError("The rendered page could not be read.", err instanceof Error ? err.message.split("\n")[0]! : String(err));
+        }),
+      );
       const screenshot = req.screenshot ? new Uint8Array(await page.screenshot({ type: "png", timeout: left() })) : undefined;
       return { finalUrl: page.url(), status: response?.status() ?? 200, html, ...(screenshot ? { screenshot } : {}) };
     })();
@@ -211,31 +260,48 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
       const first = new URL(req.url);
       const verdict = await checkTarget(first.hostname, Number(first.port) || (first.protocol === "https:" ? 443 : 80), options.allow, options.resolver);
       if (!verdict.ok) throw new EgressRefused("Quarry does not fetch private or non-public addresses.", "non_public_address", verdict.why);
+      // One signal for the deadline and the caller's (a cancelled job): either closes the page.
       const timer = new AbortController();
       const timeout = setTimeout(() => timer.abort(new FetchTimeout(req.url, req.timeoutMs)), req.timeoutMs);
-      let context: BrowserContext | null = null;
+      const cancel = () => timer.abort(req.signal!.reason ?? new DOMException("The render was cancelled.", "AbortError"));
+      if (req.signal?.aborted) cancel();
+      else req.signal?.addEventListener("abort", cancel, { once: true });
+      const unlink = () => {
+        clearTimeout(timeout);
+        req.signal?.removeEventListener("abort", cancel);
+      };
       try {
         await slots.take(timer.signal);
-      } catch {
-        clearTimeout(timeout);
-        throw new FetchTimeout(req.url, req.timeoutMs);
+      } catch (err) {
+        unlink();
+        throw req.signal?.aborted ? err : new FetchTimeout(req.url, req.timeoutMs);
       }
+      const aborted = new Promise<never>((_, reject) => {
+        if (timer.signal.aborted) reject(timer.signal.reason);
+        else timer.signal.addEventListener("abort", () => reject(timer.signal.reason), { once: true });
+      });
+      aborted.catch(() => {});
+      let context: Promise<BrowserContext> | null = null;
       try {
-        const { browser: b } = await current();
-        context = await b.newContext({
-          acceptDownloads: false,
-          serviceWorkers: "block",
-          userAgent: options.userAgent,
-          viewport: { width: 1280, height: 900 },
-          ignoreHTTPSErrors: false,
-        });
-        const aborted = new Promise<never>((_, reject) => timer.signal.addEventListener("abort", () => reject(timer.signal.reason), { once: true }));
-        aborted.catch(() => {});
-        return await Promise.race([renderIn(context, req, deadline), aborted]);
+        const work = (async () => {
+          const { browser: b } = await current();
+          if (timer.signal.aborted) throw timer.signal.reason;
+          context = b.newContext({
+            acceptDownloads: false,
+            serviceWorkers: "block",
+            userAgent: options.userAgent,
+            viewport: { width: 1280, height: 900 },
+            ignoreHTTPSErrors: false,
+          });
+          return renderIn(await context, req, deadline);
+        })();
+        work.catch(() => {});
+        return await Promise.race([work, aborted]);
       } finally {
-        clearTimeout(timeout);
-        // Closing the context ends its pages, a spinning or crashed one included.
-        await context?.close().catch(() => {});
+        unlink();
+        // Closing the context ends its pages, a spinning or crashed one included (one still being
+        // opened when the deadline or the cancel came is closed as soon as it exists).
+        await (context as Promise<BrowserContext> | null)?.then((c) => c.close()).catch(() => {});
         slots.give();
       }
     },

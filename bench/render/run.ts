@@ -14,7 +14,7 @@
  * Memory is also broken down by kind of process at the peak (Quarry, Chromium's browser,
  * renderers, GPU, utility, zygotes).
  */
-import { readFileSync, readdirSync } from "node:fs";
+import { spawn } from "node:child_process";
 import { createServer } from "node:http";
 import { parseArgs } from "node:util";
 import { createQuarry } from "../../core/app.ts";
@@ -34,54 +34,71 @@ const HOST = "127.0.0.2";
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
-/** What a process is: this one (Quarry), Chromium's browser process, or a Chromium helper by --type. */
-function kindOf(pid: number): string {
-  if (pid === process.pid) return "quarry";
-  try {
-    // Chromium rewrites its helpers' titles, so the arguments may be one string: match, not split.
-    const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
-    const type = /--type=([\w-]+)/.exec(cmd)?.[1];
-    if (type === "renderer") return "renderers";
-    if (type === "zygote") return "zygotes";
-    return type ?? (/crashpad/.test(cmd) ? "crashpad" : /chrom/i.test(cmd) ? "browser" : `other (${cmd.slice(0, 40)})`);
-  } catch {
-    return "gone";
-  }
-}
-
 /**
  * Memory of this process and every process below it (Chromium's browser, GPU and renderers), MB:
  * proportional set size, so libraries the processes share are counted once, not once each; with
- * the share of each kind of process.
+ * the share of each kind of process. Sampled by a separate process: reading /proc/<pid>/smaps_rollup
+ * takes about 4 ms a process, and in Quarry's own event loop (where the browser's egress proxy
+ * runs) sampling the whole machine every 200 ms stalled the renders it was measuring. The sampler
+ * walks only Quarry's process tree, and leaves itself out.
  */
-function treeMemory(): { total: number; byKind: Record<string, number> } {
-  const children = new Map<number, number[]>();
-  const rss = new Map<number, number>();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const status = readFileSync(`/proc/${entry}/status`, "utf8");
-      const ppid = Number(/PPid:\s+(\d+)/.exec(status)?.[1]);
-      const rollup = readFileSync(`/proc/${entry}/smaps_rollup`, "utf8");
-      rss.set(Number(entry), Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0));
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const byKind: Record<string, number> = {};
-  let total = 0;
-  const stack = [process.pid];
-  while (stack.length) {
-    const pid = stack.pop()!;
-    const mb = (rss.get(pid) ?? 0) / 1024;
-    const kind = kindOf(pid);
-    byKind[kind] = (byKind[kind] ?? 0) + mb;
-    total += mb;
-    stack.push(...(children.get(pid) ?? []));
-  }
-  return { total, byKind };
+const SAMPLER = `
+const { readFileSync, readdirSync } = require("node:fs");
+const root = Number(process.argv[1]);
+function kindOf(pid) {
+  if (pid === root) return "quarry";
+  try {
+    // Chromium rewrites its helpers' titles, so the arguments may be one string: match, not split.
+    const cmd = readFileSync("/proc/" + pid + "/cmdline", "utf8").replaceAll("\\0", " ");
+    const type = /--type=([\\w-]+)/.exec(cmd)?.[1];
+    if (type === "renderer") return "renderers";
+    if (type === "zygote") return "zygotes";
+    return type ?? (/crashpad/.test(cmd) ? "crashpad" : /chrom/i.test(cmd) ? "browser" : "other (" + cmd.slice(0, 40) + ")");
+  } catch { return "gone"; }
 }
+function children(pid) {
+  const out = [];
+  try {
+    for (const t of readdirSync("/proc/" + pid + "/task")) {
+      for (const c of readFileSync("/proc/" + pid + "/task/" + t + "/children", "utf8").split(" ")) if (c.trim()) out.push(Number(c));
+    }
+  } catch {}
+  return out;
+}
+setInterval(() => {
+  const byKind = {};
+  let total = 0;
+  const stack = [root];
+  while (stack.length) {
+    const pid = stack.pop();
+    if (pid === process.pid) continue;
+    let kb = 0;
+    try { kb = Number(/^Pss:\\s+(\\d+)/m.exec(readFileSync("/proc/" + pid + "/smaps_rollup", "utf8"))?.[1] ?? 0); } catch {}
+    const kind = kindOf(pid);
+    byKind[kind] = (byKind[kind] ?? 0) + kb / 1024;
+    total += kb / 1024;
+    stack.push(...children(pid));
+  }
+  process.stdout.write(JSON.stringify({ total, byKind }) + "\\n");
+}, 250);
+`;
+
+interface Sample {
+  total: number;
+  byKind: Record<string, number>;
+}
+let latest: Sample = { total: 0, byKind: {} };
+const sampler = spawn(process.execPath, ["-e", SAMPLER, String(process.pid)], { stdio: ["ignore", "pipe", "inherit"] });
+let pending = "";
+const listeners = new Set<(s: Sample) => void>();
+sampler.stdout!.on("data", (chunk: Buffer) => {
+  pending += chunk.toString("utf8");
+  for (let i = pending.indexOf("\n"); i >= 0; i = pending.indexOf("\n")) {
+    latest = JSON.parse(pending.slice(0, i)) as Sample;
+    pending = pending.slice(i + 1);
+    for (const l of listeners) l(latest);
+  }
+});
 
 // Only the pages served, as bytes, and the truths: the rest of the set is not kept in Quarry's process.
 const pages = loadPages().slice(0, PAGES).map((p) => ({ body: Buffer.from(p.html), truth: p.truth }));
@@ -127,13 +144,13 @@ async function run(label: string, render: "never" | "always"): Promise<Run> {
   let next = 0;
   let failures = 0;
   const reasons = new Map<string, number>();
-  let peak = treeMemory();
+  let peak = latest;
   let self = peak.byKind.quarry ?? 0;
-  const sampler = setInterval(() => {
-    const now = treeMemory();
+  const onSample = (now: Sample) => {
     if (now.total > peak.total) peak = now;
     self = Math.max(self, now.byKind.quarry ?? 0);
-  }, 200);
+  };
+  listeners.add(onSample);
   const started = performance.now();
   await Promise.all(Array.from({ length: PARALLEL }, async () => {
     for (let i = next++; i < pages.length; i = next++) {
@@ -153,7 +170,7 @@ async function run(label: string, render: "never" | "always"): Promise<Run> {
     }
   }));
   const seconds = (performance.now() - started) / 1000;
-  clearInterval(sampler);
+  listeners.delete(onSample);
   latencies.sort((a, b) => a - b);
   const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!;
   const f1 = score(pages.map((p, i) => ({ truth: p.truth, predicted: texts[i] }))).f1;
@@ -176,3 +193,4 @@ for (const r of rows) {
 }
 await pool.close();
 server.close();
+sampler.kill();

@@ -26,6 +26,14 @@ async function finished(t: TestApp, key: string, path: string, ms = 90_000): Pro
   }
 }
 
+async function until(ok: () => boolean, ms: number, what: string): Promise<void> {
+  const end = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 async function start(t: TestApp, key: string, path: string, json: unknown): Promise<Job> {
   const res = await t.request(path, { method: "POST", key, json });
   expect(res.status, JSON.stringify(await res.clone().json())).toBe(202);
@@ -101,6 +109,34 @@ describe.skipIf(!existsSync(CHROMIUM))("crawl and batch scrape with a browser", 
     expect(crawl.data[0].rendered).toBe(true);
     expect(site.forbidden.hits.slice(hits)).toEqual([]);
   }, 120_000);
+
+  it("closes the browser page of a render in progress when its job is cancelled", async () => {
+    // A page that polls for ever, waiting for an element that never comes: only its 60 s deadline
+    // would end it, were the cancel not passed on to the browser.
+    const res = await t.request("/v1/batch/scrape", { method: "POST", key, json: { urls: [`${site.url}/never-settles`], formats: ["text"], wait_for: "#never-there", timeout_ms: 60_000 } });
+    expect(res.status).toBe(202);
+    const { id } = await res.json();
+    const before = site.polls();
+    await until(() => site.polls() > before + 3 && pool.health().pages_in_use === 1, 30_000, "the page to open and poll");
+    const cancelledAt = Date.now();
+    const del = await t.request(`/v1/batch/scrape/${id}`, { method: "DELETE", key });
+    expect(del.status).toBe(200);
+    expect((await del.json()).status).toBe("cancelled");
+    await until(() => pool.health().pages_in_use === 0, 5_000, "the browser slot to be given back");
+    const closedAt = Date.now();
+    expect(closedAt - cancelledAt).toBeLessThan(5_000);
+    // The page is gone: its polling (every 100 ms while it lives) stops, once the requests it had
+    // already sent have arrived.
+    let last = site.polls();
+    let quietSince = Date.now();
+    await until(() => {
+      if (site.polls() !== last) [last, quietSince] = [site.polls(), Date.now()];
+      return Date.now() - quietSince > 1_000;
+    }, 6_000, "the page to stop polling");
+    const job = await (await t.request(`/v1/batch/scrape/${id}`, { key })).json();
+    expect(job.status).toBe("cancelled");
+    expect(job.completed).toBe(0);
+  }, 60_000);
 
   it("validates the render fields as scrape does", async () => {
     const post = (path: string, json: unknown) => t.request(path, { method: "POST", key, json });

@@ -21,11 +21,14 @@ function page(body: string, head = ""): string {
 export interface Site {
   url: string;
   forbidden: { port: number; hits: string[] };
+  /** Requests for /poll so far: a page that never settles polls while it is open. */
+  polls(): number;
   close(): Promise<void>;
 }
 
 export async function startRenderSite(): Promise<Site> {
   const hits: string[] = [];
+  let polls = 0;
   const sockets = new Set<Socket>();
   const forbidden = createTcpServer((s) => {
     hits.push(`${s.remoteAddress}`);
@@ -51,7 +54,7 @@ export async function startRenderSite(): Promise<Site> {
     "/items": (q, r) => r.writeHead(200, { "content-type": "text/plain" }).end(`Item from page ${new URL(q.url!, "http://x").searchParams.get("page")} about the lighthouse.`),
     // Never settles: polls forever.
     "/never-settles": (_q, r) => r.writeHead(200, { "content-type": "text/html" }).end(page(`<article>${ARTICLE.map((p) => `<p>${p}</p>`).join("")}</article><script>setInterval(() => fetch("/poll?" + Math.random()), 100);</script>`)),
-    "/poll": (_q, r) => r.writeHead(200, { "content-type": "text/plain" }).end("tick"),
+    "/poll": (_q, r) => (polls++, r).writeHead(200, { "content-type": "text/plain" }).end("tick"),
     // Spins the renderer for ever after the content is in.
     "/spin": (_q, r) => r.writeHead(200, { "content-type": "text/html" }).end(page(`<p>about to spin</p><script>setTimeout(() => { for (;;) {} }, 50);</script>`)),
     // Allocates until the tab dies.
@@ -104,6 +107,7 @@ export async function startRenderSite(): Promise<Site> {
   return {
     url: `http://${SITE_HOST}:${port}`,
     forbidden: { port: fport, hits },
+    polls: () => polls,
     close: async () => {
       for (const s of sockets) s.destroy();
       await new Promise<void>((r) => server.close(() => r()));

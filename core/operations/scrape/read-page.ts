@@ -66,7 +66,7 @@ export interface ReadRequest {
   render: "auto" | "always" | "never";
   wait_for?: string | number;
   actions?: RenderAction[];
-  /** Ends the static fetch early (a job cancelled); a render ends at its deadline. */
+  /** Ends the fetch or render early (a job cancelled): the browser page is closed at once. */
   signal?: AbortSignal;
 }
 

@@ -19,6 +19,11 @@ export interface RenderRequest {
   waitFor?: string | number;
   actions?: RenderAction[];
   screenshot?: boolean;
+  /**
+   * Ends the render early (a crawl or batch job cancelled): the page and its context are closed
+   * at once and the render rejects with the signal's reason.
+   */
+  signal?: AbortSignal;
 }
 
 export interface RenderedPage {

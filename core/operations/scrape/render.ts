@@ -12,6 +12,7 @@ interface RenderAsk {
   formats: readonly string[];
   wait_for?: string | number;
   actions?: RenderRequest["actions"];
+  signal?: AbortSignal;
 }
 
 export const NO_BROWSER =
@@ -41,6 +42,7 @@ export async function renderWith(render: RenderPort | undefined, req: RenderAsk,
     ...(req.wait_for !== undefined ? { waitFor: req.wait_for } : {}),
     ...(req.actions?.length ? { actions: req.actions } : {}),
     ...(req.formats.includes("screenshot") ? { screenshot: true } : {}),
+    ...(req.signal ? { signal: req.signal } : {}),
   });
 }
 
