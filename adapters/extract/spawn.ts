@@ -17,11 +17,17 @@ export function nodeWorkerEntry(here = import.meta.url): URL {
   return new URL(`${here.slice(0, at)}/dist/extract-worker.js`);
 }
 
-export async function nodeSpawner(maxOldGenerationMb: number): Promise<() => WorkerLike> {
+/**
+ * `maxYoungGenerationMb` caps the worker's young generation (V8's default is sized for a main
+ * thread): a page's DOM dies young, and a smaller nursery is swept more often but stays
+ * resident at a fraction of the size.
+ */
+export async function nodeSpawner(maxOldGenerationMb: number, maxYoungGenerationMb?: number): Promise<() => WorkerLike> {
   const { Worker } = await import("node:worker_threads");
   const entry = nodeWorkerEntry();
+  const resourceLimits = { maxOldGenerationSizeMb: maxOldGenerationMb, ...(maxYoungGenerationMb ? { maxYoungGenerationSizeMb: maxYoungGenerationMb } : {}) };
   return () => {
-    const w = new Worker(entry, { resourceLimits: { maxOldGenerationSizeMb: maxOldGenerationMb } });
+    const w = new Worker(entry, { resourceLimits });
     // An idle worker never keeps the process alive; the server does while it runs.
     w.unref();
     return {

@@ -7,9 +7,15 @@
  * The site runs in its own process, and every run in a fresh process of its own, whose RSS is
  * sampled every 200 ms: the memory figures are the crawler's alone. Rounds alternate the order;
  * the ratio is taken per round (baseline and Quarry back to back) and its median reported,
- * because this shared machine's speed drifts from one minute to the next.
+ * because this shared machine's speed drifts from one minute to the next. CPU seconds per
+ * 1,000 pages (the whole process: every thread, the extraction worker's included, from the
+ * first request to the job's end) move much less with the machine's load than wall time does;
+ * the main thread's share is read from /proc where there is one.
  *
- *   npx tsx bench/crawl/run.ts [--pages 2000] [--rounds 3] [--concurrency 8]
+ *   npx tsx bench/crawl/run.ts [--pages 2000] [--rounds 3] [--concurrency 8] [--set QUARRY_X=value ...]
+ *
+ * `--set` changes Quarry's configuration for the run (e.g. `--set QUARRY_EXTRACT_WORKERS=0`);
+ * without it Quarry runs as `quarry serve` would, apart from the settings above.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -20,7 +26,8 @@ import { join } from "node:path";
 import { createQuarry } from "../../core/app.ts";
 import { parseConfig } from "../../core/config.ts";
 import { createKey, ensureAccount } from "../../core/keys/service.ts";
-import { loadLibraries } from "../../core/lazy.ts";
+import { readFileSync } from "node:fs";
+import { loadExtractLibraries } from "../../core/lazy.ts";
 import { decodeHtml } from "../../core/extract/decode-html.ts";
 import { pageLinks } from "../../core/jobs/site-files.ts";
 import { frontierKey } from "../../core/jobs/url-rules.ts";
@@ -39,6 +46,9 @@ const ROUNDS = arg("rounds", 3);
 const CONCURRENCY = arg("concurrency", 8);
 /** `--only quarry` or `--only baseline`: one variant (for profiling). */
 const ONLY = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : null;
+/** `--set KEY=VALUE` (repeatable): Quarry configuration for the run. */
+const SETS = process.argv.flatMap((a, i) => (a === "--set" && process.argv[i + 1] ? [process.argv[i + 1]!] : []));
+const SET_ENV = Object.fromEntries(SETS.map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]));
 
 const WORDS = "quarry crawl page site section index archive guide reference manual chapter topic detail example usage option value result search answer research source".split(" ");
 
@@ -67,7 +77,8 @@ async function startSite(): Promise<{ url: string; close(): Promise<void> }> {
 
 class RssSampler {
   private samples: number[] = [];
-  private timer = setInterval(() => this.samples.push(process.memoryUsage().rss), 200);
+  // memoryUsage.rss() alone: the full memoryUsage() walks the heap's spaces (milliseconds a call).
+  private timer = setInterval(() => this.samples.push(process.memoryUsage.rss()), 200);
   stop() {
     clearInterval(this.timer);
     const mb = (b: number) => Math.round(b / 2 ** 20);
@@ -76,11 +87,33 @@ class RssSampler {
   }
 }
 
+/** CPU seconds so far: the whole process (every thread) and its main thread (Linux /proc; null elsewhere). */
+function cpuSeconds(): { total: number; main: number | null } {
+  const { user, system } = process.cpuUsage();
+  let main: number | null = null;
+  try {
+    // Fields 14 and 15 of the main thread's stat: user and system time in clock ticks (100 a second).
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    main = (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    main = null;
+  }
+  return { total: (user + system) / 1e6, main };
+}
+
+type Cpu = { total: number; main: number | null };
+const cpuSince = (from: Cpu): Cpu => {
+  const now = cpuSeconds();
+  return { total: now.total - from.total, main: now.main !== null && from.main !== null ? now.main - from.main : null };
+};
+
 const pages = createSafeFetch({ allow: parseAllowList(["127.0.0.1/32"]) });
 
 /** The baseline: breadth-first, CONCURRENCY at a time, fetch + extract, results kept in memory. */
-async function baseline(start: string): Promise<{ pages: number; seconds: number }> {
-  await loadLibraries();
+async function baseline(start: string): Promise<{ pages: number; seconds: number; cpu: Cpu }> {
+  await loadExtractLibraries(); // outside the clock; a plain loop needs no tokenizer
+  const cpu0 = cpuSeconds();
   const t0 = performance.now();
   const seen = new Set<string>([start]);
   const queue = [start];
@@ -116,17 +149,17 @@ async function baseline(start: string): Promise<{ pages: number; seconds: number
     };
     pump();
   });
-  return { pages: results.length, seconds: (performance.now() - t0) / 1000 };
+  return { pages: results.length, seconds: (performance.now() - t0) / 1000, cpu: cpuSince(cpu0) };
 }
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
 /** Quarry: POST /v1/crawl on SQLite in a fresh folder, polled until it ends. */
-async function quarry(start: string): Promise<{ pages: number; seconds: number; status: string }> {
+async function quarry(start: string): Promise<{ pages: number; seconds: number; status: string; cpu: Cpu }> {
   const dir = mkdtempSync(join(tmpdir(), "quarry-bench-crawl-"));
   const config = parseConfig({
     QUARRY_DATA_DIR: dir, QUARRY_EGRESS_ALLOW: "127.0.0.1/32", QUARRY_IP_RATE: "off", QUARRY_LOG_LEVEL: "silent",
-    QUARRY_CRAWL_HOST_CONCURRENCY: "0", QUARRY_CRAWL_CONCURRENCY: String(CONCURRENCY), QUARRY_PLANS: '{"free":{"quota":null,"per_minute":100000}}',
+    QUARRY_CRAWL_HOST_CONCURRENCY: "0", QUARRY_CRAWL_CONCURRENCY: String(CONCURRENCY), QUARRY_PLANS: '{"free":{"quota":null,"per_minute":100000}}', ...SET_ENV,
   }, "bench");
   const built = await buildPorts(config, nodeRuntime, silent);
   const q = createQuarry(built.ports, config);
@@ -134,14 +167,15 @@ async function quarry(start: string): Promise<{ pages: number; seconds: number; 
     await ensureAccount(built.ports.keys, "bench", "free", config.plans, Date.now());
     const { key } = await createKey(built.ports.keys, { account: "bench", name: "bench", scopes: ["scrape"] }, Date.now());
     const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
-    await loadLibraries(); // as the baseline does before its clock starts
+    // Nothing preloaded: the server loads what a crawl needs (the extraction worker, in its own thread) on its first page.
+    const cpu0 = cpuSeconds();
     const t0 = performance.now();
     const res = await q.app.request("/v1/crawl", { method: "POST", headers, body: JSON.stringify({ url: start, limit: PAGES, max_depth: 10, formats: ["markdown"] }) });
     const { id } = (await res.json()) as { id: string };
     for (;;) {
       await new Promise((r) => setTimeout(r, 500));
       const job = (await (await q.app.request(`/v1/crawl/${id}`, { headers })).json()) as { status: string; completed: number; failed: number };
-      if (["completed", "failed", "cancelled"].includes(job.status)) return { pages: job.completed, seconds: (performance.now() - t0) / 1000, status: job.status };
+      if (["completed", "failed", "cancelled"].includes(job.status)) return { pages: job.completed, seconds: (performance.now() - t0) / 1000, status: job.status, cpu: cpuSince(cpu0) };
     }
   } finally {
     await q.stop();
@@ -151,6 +185,7 @@ async function quarry(start: string): Promise<{ pages: number; seconds: number; 
   }
 }
 
+const per1000 = (cpu: number, pages: number) => (cpu / Math.max(1, pages)) * 1000;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const SELF = fileURLToPath(import.meta.url);
 const SITE_FLAG = process.argv.indexOf("--site");
@@ -172,26 +207,33 @@ if (process.argv.includes("--serve-site")) {
 } else {
   const siteProc = spawn(process.execPath, ["--import", "tsx", SELF, "--serve-site", "--pages", String(PAGES)], { stdio: ["pipe", "pipe", "inherit"] });
   const siteUrl = await new Promise<string>((resolve) => siteProc.stdout!.once("data", (d) => resolve(String(d).trim())));
-  type Run = { pages: number; seconds: number; rss: { maxMb: number; firstHalfMaxMb: number; secondHalfMaxMb: number } };
+  type Run = { pages: number; seconds: number; cpu: Cpu; rss: { maxMb: number; firstHalfMaxMb: number; secondHalfMaxMb: number } };
   const runs: Record<string, Run[]> = { baseline: [], quarry: [] };
   const ratios: number[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
     const got: Record<string, Run> = {};
     for (const variant of round % 2 ? ["baseline", "quarry"] : ["quarry", "baseline"]) {
-      const out = spawnSync(process.execPath, ["--import", "tsx", SELF, "--only", variant, "--site", siteUrl, "--pages", String(PAGES), "--concurrency", String(CONCURRENCY)], { encoding: "utf8", timeout: 600_000 });
+      const out = spawnSync(process.execPath, ["--import", "tsx", SELF, "--only", variant, "--site", siteUrl, "--pages", String(PAGES), "--concurrency", String(CONCURRENCY), ...SETS.flatMap((kv) => ["--set", kv])], { encoding: "utf8", timeout: 600_000 });
       const r = JSON.parse(out.stdout.trim().split("\n").at(-1)!) as Run;
       got[variant] = r;
       runs[variant]!.push(r);
-      console.error(`round ${round} ${variant}: ${r.pages} pages in ${r.seconds.toFixed(1)} s = ${(r.pages / r.seconds).toFixed(1)} pages/s, max RSS ${r.rss.maxMb} MB`);
+      const main = r.cpu.main === null ? "" : ` (main thread ${per1000(r.cpu.main, r.pages).toFixed(2)})`;
+      console.error(`round ${round} ${variant}: ${r.pages} pages in ${r.seconds.toFixed(1)} s = ${(r.pages / r.seconds).toFixed(1)} pages/s, ${per1000(r.cpu.total, r.pages).toFixed(2)} CPU s per 1,000 pages${main}, max RSS ${r.rss.maxMb} MB`);
     }
     ratios.push(got.quarry!.pages / got.quarry!.seconds / (got.baseline!.pages / got.baseline!.seconds));
   }
   siteProc.kill();
-  console.log(`\n| variant (${PAGES} pages, ${CONCURRENCY} at a time, ${ROUNDS} rounds) | pages read | pages/s (median) | vs baseline (median of per-round ratios) | max RSS MB | RSS MB 1st half → 2nd half (last run) |`);
-  console.log("|---|---:|---:|---:|---:|---|");
+  if (SETS.length) console.log(`\nQuarry with ${SETS.join(" ")}`);
+  console.log(`\n| variant (${PAGES} pages, ${CONCURRENCY} at a time, ${ROUNDS} rounds) | pages read | pages/s (median) | vs baseline (median of per-round ratios) | CPU s per 1,000 pages (median; main thread) | max RSS MB | RSS MB 1st half → 2nd half (last run) |`);
+  console.log("|---|---:|---:|---:|---:|---:|---|");
+  const cpuCell = (rs: Run[]) => {
+    const total = median(rs.map((r) => per1000(r.cpu.total, r.pages))).toFixed(2);
+    const mains = rs.flatMap((r) => (r.cpu.main === null ? [] : [per1000(r.cpu.main, r.pages)]));
+    return mains.length ? `${total} (${median(mains).toFixed(2)})` : total;
+  };
   for (const [name, rs] of Object.entries(runs)) {
     const last = rs.at(-1)!.rss;
-    console.log(`| ${name === "baseline" ? "plain BFS loop: fetch + extract (baseline)" : "Quarry crawl job, SQLite, durable"} | ${rs.map((r) => r.pages).join(", ")} | ${median(rs.map((r) => r.pages / r.seconds)).toFixed(1)} | ${name === "baseline" ? "1.00" : `${median(ratios).toFixed(2)} (${ratios.map((x) => x.toFixed(2)).join(", ")})`} | ${Math.max(...rs.map((r) => r.rss.maxMb))} | ${last.firstHalfMaxMb} → ${last.secondHalfMaxMb} |`);
+    console.log(`| ${name === "baseline" ? "plain BFS loop: fetch + extract (baseline)" : "Quarry crawl job, SQLite, durable"} | ${rs.map((r) => r.pages).join(", ")} | ${median(rs.map((r) => r.pages / r.seconds)).toFixed(1)} | ${name === "baseline" ? "1.00" : `${median(ratios).toFixed(2)} (${ratios.map((x) => x.toFixed(2)).join(", ")})`} | ${cpuCell(rs)} | ${Math.max(...rs.map((r) => r.rss.maxMb))} | ${last.firstHalfMaxMb} → ${last.secondHalfMaxMb} |`);
   }
 }
 process.exit(0);

@@ -8,7 +8,6 @@
  * committed only when that transaction recorded a page that succeeded: failed pages and pages a
  * second worker recorded first cost nothing.
  */
-import { loadLibraries } from "../lazy.ts";
 import { decodeHtml } from "../extract/decode-html.ts";
 import { periodOf, WINDOW_MS } from "../limits/period.ts";
 import { checkUrl } from "../net/url-policy.ts";
@@ -87,7 +86,6 @@ async function work(ctx: WorkContext, task: JobTask, held: { units: number; beat
   if (now >= job.deadlineAt) return ctx.stopJob(job.id, "deadline");
   if (!(await store.claim(task, now, ctx.leaseMs))) return;
   const beat = (held.beat = ctx.heartbeat(task, now + ctx.leaseMs));
-  await loadLibraries();
   const spec = job.spec;
   const target = new URL(task.url);
   const robots = spec.respectRobots ? await ctx.robots.get(target.origin) : null;
