@@ -284,7 +284,7 @@ const TOPIC_SATURATION = 3;
  * the subject as often as answers do (the words tell them apart no better than chance on the
  * bench's pages), so naming it lifts a sentence only a little; what it says beyond them carries it.
  */
-const QUESTION_SHARE = 0.2;
+const QUESTION_SHARE = 0.35;
 
 /** Bonus for the kind of answer the question asks for (answerCue), and the penalties for background. */
 const CUE = 0.05;

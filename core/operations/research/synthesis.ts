@@ -75,6 +75,14 @@ export interface ExtractiveOptions {
  */
 const RELATIVE_FLOOR = 0.4;
 
+/**
+ * Findings past a short report's length (the summary tier's five) must score at least this share of
+ * the best one: the sentences left by then are mostly pages' background, so a longer report grows
+ * only while strong answers remain, and stops short of its length rather than fill it.
+ */
+const SHORT_REPORT = 5;
+const LONG_FLOOR = 0.5;
+
 export function extractiveReport(evidence: readonly Passage[], question: string, opts: ExtractiveOptions): Report {
   const model = opts.model ?? modelFromEvidence(evidence, question);
   const candidates: { text: string; sourceId: string; host: string; score: number; order: number; tokens: Set<string> }[] = [];
@@ -127,6 +135,7 @@ export function extractiveReport(evidence: readonly Passage[], question: string,
     left.forEach((c, i) => {
       const lead = [...c.hosts][0]!;
       if (c.hosts.size === 1 && (perHost.get(lead) ?? 0) >= cap) return;
+      if (chosen.length >= SHORT_REPORT && c.score < LONG_FLOOR * best) return;
       const redundancy = Math.max(0, ...chosen.map((d) => cosine(c.tokens, d.tokens)));
       // A site already cited weighs a little against the next finding from it: the sources' other voices first.
       const repeat = Math.min(...[...c.hosts].map((h) => perHost.get(h) ?? 0));
