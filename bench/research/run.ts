@@ -1,7 +1,7 @@
 /**
  * Research quality bench: the real POST /v1/research, end to end, over the question set of
- * bench/research/set (33 questions, each with on-topic pages, off-topic pages that share the
- * question's words and one result whose page answers 500).
+ * bench/research/set (58 questions in four splits, each with on-topic pages, off-topic pages that
+ * share the question's words and one result whose page answers 500).
  *
  * The pages are served on 127.0.0.1 (one local server per result slot, so each result is its
  * own site), and the search results come from a replayed SearXNG answer that lists them in
@@ -11,7 +11,7 @@
  *   started from), run from a `git archive` of that commit extracted to a temporary directory;
  * - current: this tree.
  *
- * Both are scored by bench/research/metric.ts on the dev and held-out splits apart.
+ * Both are scored by bench/research/metric.ts on each split apart (dev, holdout, holdout2, holdout3).
  *
  *   npx tsx bench/research/run.ts [--tier summary] [--split dev|holdout|holdout2|holdout3|dev,holdout|all] [--verbose]
  */
