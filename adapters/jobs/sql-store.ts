@@ -50,9 +50,17 @@ function toJob(r: Row): JobRecord {
 /** Enqueues tasks inside the store's transaction (a queue engine that shares the database). */
 export type EnqueueHook = (raw: RawSql, tasks: JobTask[]) => Promise<void>;
 
+interface Finishing {
+  args: [JobTask, PageResult, JobTask[], SkippedUrl[]];
+  resolve: (r: FinishResult) => void;
+  reject: (e: unknown) => void;
+}
+
 export class SqlJobStore implements JobStore {
   /** Claims held by this process, when it is the only one working on the file (SQLite). */
   private claims: Set<string> | null = null;
+  /** Pages waiting for the next group transaction (SQLite), null when none is scheduled. */
+  private finishing: Finishing[] | null = null;
 
   constructor(private readonly db: SqlDriver, private readonly enqueue?: EnqueueHook) {}
 
@@ -110,37 +118,79 @@ export class SqlJobStore implements JobStore {
     await this.db.query("UPDATE quarry_frontier SET state = 'pending', lease_until = NULL WHERE job_id = ? AND url = ? AND state = 'active'", [task.jobId, task.url]);
   }
 
+  /**
+   * On SQLite, the pages that finish while a transaction is waiting for its turn (one connection)
+   * are recorded together, in one transaction, each in a savepoint of its own: one commit for
+   * them all, as the counters do, and a page whose statements fail fails alone. Every caller is
+   * answered after the commit, so a page reported recorded is in the file. PostgreSQL: one
+   * transaction per page (rows are locked per job, and instances write concurrently).
+   */
   async finish(task: JobTask, page: PageResult, found: JobTask[], skipped: SkippedUrl[], _now: number): Promise<FinishResult> {
     this.claims?.delete(`${task.jobId}\u0000${task.url}`);
-    return this.db.tx(async (q, raw) => {
-      const [j] = await q(`SELECT status, discovered, completed, failed, lim FROM quarry_jobs WHERE id = ?${this.db.dialect === "pg" ? " FOR UPDATE" : ""}`, [task.jobId]);
-      const remaining = j ? Number(j.discovered) - Number(j.completed) - Number(j.failed) : 0;
-      const none: FinishResult = { recorded: false, added: [], limited: false, remaining };
-      if (!j || (j.status !== "queued" && j.status !== "running")) return none;
-      const seq = Number(j.completed) + Number(j.failed) + 1;
-      const done = await q(
-        `UPDATE quarry_frontier SET state = ?, seq = ?, status_code = ?, title = ?, data = ?, error = ?, lease_until = NULL
-         WHERE job_id = ? AND url = ? AND state IN ('pending', 'active') RETURNING url`,
-        [page.ok ? "done" : "failed", seq, page.statusCode, page.title, JSON.stringify(page.data), page.error, task.jobId, task.url],
-      );
-      if (!done.length) return none;
-      const fresh = await unknownUrls(q, this.db.dialect, task.jobId, [...new Set(found.map((f) => f.url))]);
-      const room = Math.max(0, Number(j.lim) - Number(j.discovered));
-      const byUrl = new Map(found.map((f) => [f.url, f]));
-      const added = fresh.slice(0, room).map((u) => byUrl.get(u)!);
-      const limited = fresh.length > room;
-      await insertRows(q, this.db.dialect, task.jobId, added.map((a) => [a.url, a.depth, "pending", null]));
-      if (this.enqueue && raw) await this.enqueue(raw, added);
-      const skipReasons = new Map(skipped.map((s) => [s.url, s.reason]));
-      const newSkips = await unknownUrls(q, this.db.dialect, task.jobId, [...skipReasons.keys()]);
-      await insertRows(q, this.db.dialect, task.jobId, newSkips.map((u) => [u, task.depth + 1, "skipped", skipReasons.get(u)!]));
-      await q(
-        `UPDATE quarry_jobs SET completed = completed + ?, failed = failed + ?, discovered = discovered + ?, skipped = skipped + ?, status = 'running',
-           stopped_reason = CASE WHEN ? = 1 AND stopped_reason IS NULL THEN 'limit_reached' ELSE stopped_reason END WHERE id = ?`,
-        [page.ok ? 1 : 0, page.ok ? 0 : 1, added.length, newSkips.length, limited ? 1 : 0, task.jobId],
-      );
-      return { recorded: true, added, limited, remaining: remaining + added.length - 1 };
+    if (this.db.dialect !== "sqlite") return this.db.tx((q, raw) => this.record(q, raw, task, page, found, skipped));
+    return new Promise((resolve, reject) => {
+      const item: Finishing = { args: [task, page, found, skipped], resolve, reject };
+      if (this.finishing) return void this.finishing.push(item);
+      const group = (this.finishing = [item]);
+      const results: Array<{ ok: true; value: FinishResult } | { ok: false; err: unknown }> = [];
+      this.db
+        .tx(async (q) => {
+          // Later pages start the next group, which waits for this one's commit.
+          this.finishing = null;
+          for (const { args } of group) {
+            await q("SAVEPOINT finish_page");
+            try {
+              results.push({ ok: true, value: await this.record(q, undefined, ...args) });
+              await q("RELEASE finish_page");
+            } catch (err) {
+              await q("ROLLBACK TO finish_page");
+              await q("RELEASE finish_page");
+              results.push({ ok: false, err });
+            }
+          }
+        })
+        .then(
+          () => group.forEach((g, i) => {
+            const r = results[i]!;
+            if (r.ok) g.resolve(r.value);
+            else g.reject(r.err);
+          }),
+          (err) => {
+            if (this.finishing === group) this.finishing = null;
+            for (const g of group) g.reject(err);
+          },
+        );
     });
+  }
+
+  private async record(q: Query, raw: RawSql | undefined, task: JobTask, page: PageResult, found: JobTask[], skipped: SkippedUrl[]): Promise<FinishResult> {
+    const [j] = await q(`SELECT status, discovered, completed, failed, lim FROM quarry_jobs WHERE id = ?${this.db.dialect === "pg" ? " FOR UPDATE" : ""}`, [task.jobId]);
+    const remaining = j ? Number(j.discovered) - Number(j.completed) - Number(j.failed) : 0;
+    const none: FinishResult = { recorded: false, added: [], limited: false, remaining };
+    if (!j || (j.status !== "queued" && j.status !== "running")) return none;
+    const seq = Number(j.completed) + Number(j.failed) + 1;
+    const done = await q(
+      `UPDATE quarry_frontier SET state = ?, seq = ?, status_code = ?, title = ?, data = ?, error = ?, lease_until = NULL
+       WHERE job_id = ? AND url = ? AND state IN ('pending', 'active') RETURNING url`,
+      [page.ok ? "done" : "failed", seq, page.statusCode, page.title, JSON.stringify(page.data), page.error, task.jobId, task.url],
+    );
+    if (!done.length) return none;
+    const fresh = await unknownUrls(q, this.db.dialect, task.jobId, [...new Set(found.map((f) => f.url))]);
+    const room = Math.max(0, Number(j.lim) - Number(j.discovered));
+    const byUrl = new Map(found.map((f) => [f.url, f]));
+    const added = fresh.slice(0, room).map((u) => byUrl.get(u)!);
+    const limited = fresh.length > room;
+    await insertRows(q, this.db.dialect, task.jobId, added.map((a) => [a.url, a.depth, "pending", null]));
+    if (this.enqueue && raw) await this.enqueue(raw, added);
+    const skipReasons = new Map(skipped.map((s) => [s.url, s.reason]));
+    const newSkips = await unknownUrls(q, this.db.dialect, task.jobId, [...skipReasons.keys()]);
+    await insertRows(q, this.db.dialect, task.jobId, newSkips.map((u) => [u, task.depth + 1, "skipped", skipReasons.get(u)!]));
+    await q(
+      `UPDATE quarry_jobs SET completed = completed + ?, failed = failed + ?, discovered = discovered + ?, skipped = skipped + ?, status = 'running',
+         stopped_reason = CASE WHEN ? = 1 AND stopped_reason IS NULL THEN 'limit_reached' ELSE stopped_reason END WHERE id = ?`,
+      [page.ok ? 1 : 0, page.ok ? 0 : 1, added.length, newSkips.length, limited ? 1 : 0, task.jobId],
+    );
+    return { recorded: true, added, limited, remaining: remaining + added.length - 1 };
   }
 
   async transition(id: string, from: JobStatus[], to: JobStatus, patch: { finishedAt?: number; expiresAt?: number; stoppedReason?: string | null }): Promise<boolean> {

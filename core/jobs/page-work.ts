@@ -229,14 +229,23 @@ async function discover(ctx: WorkContext, job: JobRecord, links: string[], from:
     const url = frontierKey(raw);
     if (!url || seen.has(url)) continue;
     seen.add(url);
+    // Found before on another page and let through then: the same rules give the same answer
+    // (robots.txt is asked again when the page is fetched). The store drops what it already holds.
+    if (traps.admitted(url)) {
+      tasks.push({ jobId: job.id, url, depth });
+      continue;
+    }
     if (!checkUrl(url, ctx.allow).ok) {
       skipped.push({ url, reason: "url_not_allowed" });
       continue;
     }
     if (outOfScope(url, rules)) continue;
-    const origin = new URL(url).origin;
-    let robots = robotsBy.get(origin);
-    if (job.spec.respectRobots && !robots) robotsBy.set(origin, (robots = await ctx.robots.get(origin)));
+    let robots: Awaited<ReturnType<WorkContext["robots"]["get"]>> | undefined;
+    if (job.spec.respectRobots) {
+      const origin = new URL(url).origin;
+      robots = robotsBy.get(origin);
+      if (!robots) robotsBy.set(origin, (robots = await ctx.robots.get(origin)));
+    }
     if (robots && !robots.allowed(url)) {
       skipped.push({ url, reason: "robots_disallowed" });
       continue;

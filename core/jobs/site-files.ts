@@ -116,9 +116,14 @@ export function pageLinks(html: string, pageUrl: string): Array<{ url: string; t
     if (!href) continue;
     const raw = decodeEntities(href[1] ?? href[2] ?? href[3] ?? "");
     if (!raw || /^(javascript|mailto|tel|data):/i.test(raw)) continue;
-    if (!URL.canParse(raw, base)) continue;
+    let url: string;
+    try {
+      url = new URL(raw, base).href;
+    } catch {
+      continue;
+    }
     const text = decodeEntities(m[2].replace(/<[^>]*>/g, " ").replace(/\s+/g, " "));
-    out.push({ url: new URL(raw, base).href, text });
+    out.push({ url, text });
   }
   return out;
 }

@@ -32,15 +32,23 @@ export function frontierKey(input: string, base?: string): string | null {
   }
   if (u.protocol !== "http:" && u.protocol !== "https:") return null;
   if (u.username || u.password) return null;
-  u.hash = "";
-  u.hostname = u.hostname.toLowerCase().replace(/\.$/, "");
-  u.pathname = u.pathname.replace(/\/{2,}/g, "/").replace(/%([0-9a-f]{2})/gi, (_, hex: string) => {
-    const ch = String.fromCharCode(parseInt(hex, 16));
-    return /[A-Za-z0-9\-._~]/.test(ch) ? ch : `%${hex.toUpperCase()}`;
-  });
-  const kept = [...u.searchParams].filter(([name]) => !isTrackingParam(name));
-  kept.sort(([a, av], [b, bv]) => (a < b ? -1 : a > b ? 1 : av < bv ? -1 : av > bv ? 1 : 0));
-  u.search = kept.length ? new URLSearchParams(kept).toString() : "";
+  // Each setter below re-parses the URL: only what needs changing is set (most links need nothing).
+  if (u.hash || u.href.endsWith("#")) u.hash = "";
+  const host = u.hostname.toLowerCase().replace(/\.$/, "");
+  if (host !== u.hostname) u.hostname = host;
+  const path = u.pathname;
+  if (path.includes("//") || path.includes("%")) {
+    u.pathname = path.replace(/\/{2,}/g, "/").replace(/%([0-9a-f]{2})/gi, (_, hex: string) => {
+      const ch = String.fromCharCode(parseInt(hex, 16));
+      return /[A-Za-z0-9\-._~]/.test(ch) ? ch : `%${hex.toUpperCase()}`;
+    });
+  }
+  // With the fragment gone, a "?" can only start the query (the path has it escaped).
+  if (u.href.includes("?")) {
+    const kept = [...u.searchParams].filter(([name]) => !isTrackingParam(name));
+    kept.sort(([a, av], [b, bv]) => (a < b ? -1 : a > b ? 1 : av < bv ? -1 : av > bv ? 1 : 0));
+    u.search = kept.length ? new URLSearchParams(kept).toString() : "";
+  }
   const out = u.href;
   return out.length > MAX_URL_LENGTH ? null : out;
 }
@@ -70,6 +78,11 @@ export class TrapGuard {
   /** Each admitted URL's chain length (hops found on a page of its own shape). */
   private readonly chains = new Map<string, number>();
   private readonly chained = new Map<string, number>();
+
+  /** True when `check` let this URL through before (it passed every other rule of the job then too). */
+  admitted(url: string): boolean {
+    return this.chains.has(url);
+  }
 
   /** `from`: the page the URL was found on. */
   check(url: string, from?: string): TrapReason | null {

@@ -54,6 +54,26 @@ export function jobStoreContract(make: () => Promise<JobStore>, opts: { singleOw
     expect((await s.pages(job.id, 1, 10)).map((p) => p.seq)).toEqual([2]);
   });
 
+  it("records pages that finish at the same moment each once, in one order, with the links they share added once", async () => {
+    const s = await make();
+    const job = jobRecord({ spec: { ...jobRecord().spec, limit: 100 } });
+    const seeds = Array.from({ length: 6 }, (_, i) => ({ jobId: job.id, url: `http://x.test/s${i}`, depth: 0 }));
+    await s.create(job, seeds, []);
+    for (const t of seeds) expect(await s.claim(t, 10, 60_000)).toBe(true);
+    const shared = { jobId: job.id, url: "http://x.test/shared", depth: 1 };
+    const results = await Promise.all([
+      ...seeds.map((t, i) => s.finish(t, i % 2 ? bad(t.url) : ok(t.url), [shared, { jobId: job.id, url: `http://x.test/own${i}`, depth: 1 }], [], 11)),
+      s.finish(seeds[0]!, ok(seeds[0]!.url), [], [], 11), // the same page, handed out twice
+    ]);
+    expect(results.filter((r) => r.recorded)).toHaveLength(6);
+    expect(results.flatMap((r) => r.added.map((a) => a.url)).filter((u) => u === shared.url)).toHaveLength(1);
+    const pages = await s.pages(job.id, 0, 100);
+    expect(pages.map((p) => p.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(new Set(pages.map((p) => p.url))).toEqual(new Set(seeds.map((t) => t.url)));
+    expect(await s.get(job.id)).toMatchObject({ completed: 3, failed: 3, discovered: 6 + 1 + 6 });
+    expect(Math.min(...results.filter((r) => r.recorded).map((r) => r.remaining))).toBe(7);
+  });
+
   it("gives back released claims, lists unfinished work of active jobs only, and ends jobs conditionally", async () => {
     const s = await make();
     const job = jobRecord({ spec: { ...jobRecord().spec, limit: 10 } });

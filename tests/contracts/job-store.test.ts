@@ -2,14 +2,14 @@
 import Database from "better-sqlite3";
 import pg from "pg";
 import { join } from "node:path";
-import { afterAll, describe } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { MemoryJobStore } from "../../adapters/jobs/memory-store.ts";
 import { JOBS_SCHEMA, SqlJobStore } from "../../adapters/jobs/sql-store.ts";
 import { pgDriver, sqliteDriver } from "../../adapters/jobs/sql-drivers.ts";
 import type { SyncSqlite } from "../../adapters/storage/sqlite-counters.ts";
 import { tempDatabase } from "../helpers/pg.ts";
 import { tempDir } from "../helpers/temp.ts";
-import { jobStoreContract } from "./job-store-contract.ts";
+import { jobRecord, jobStoreContract } from "./job-store-contract.ts";
 
 describe("MemoryJobStore", () => jobStoreContract(async () => new MemoryJobStore()));
 
@@ -30,6 +30,22 @@ describe("SqlJobStore on SQLite, claims in the file", () => {
     const s = new SqlJobStore(sqliteDriver(db as unknown as SyncSqlite));
     await s.init(false);
     return s;
+  });
+
+  it("pages recorded in one transaction fail alone: the others are kept, and the failed one can be recorded again", async () => {
+    const s = new SqlJobStore(sqliteDriver(db as unknown as SyncSqlite));
+    await s.init(true);
+    const job = jobRecord({ spec: { ...jobRecord().spec, limit: 10 } });
+    const [a, b, c] = ["a", "b", "c"].map((p) => ({ jobId: job.id, url: `http://x.test/${p}`, depth: 0 }));
+    await s.create(job, [a!, b!, c!], []);
+    const page = (url: string, data: Record<string, unknown> = {}) => ({ url, ok: true, statusCode: 200, title: null, data, error: null });
+    // A value the store cannot write (JSON has no BigInt): that page's statements throw mid-transaction.
+    const settled = await Promise.allSettled([s.finish(a!, page(a!.url), [], [], 1), s.finish(b!, page(b!.url, { n: 1n }), [], [], 1), s.finish(c!, page(c!.url), [], [], 1)]);
+    expect(settled.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect((await s.pages(job.id, 0, 10)).map((p) => p.url)).toEqual([a!.url, c!.url]);
+    expect(await s.get(job.id)).toMatchObject({ completed: 2, failed: 0 });
+    expect((await s.finish(b!, page(b!.url), [], [], 2)).recorded).toBe(true);
+    expect(await s.get(job.id)).toMatchObject({ completed: 3 });
   });
 });
 

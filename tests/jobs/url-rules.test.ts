@@ -7,6 +7,11 @@ describe("frontierKey", () => {
     const same = ["HTTP://Example.COM:80/a//b?z=1&a=2#top", "http://example.com/a/b?a=2&z=1&utm_source=x", "http://example.com/%61/b?a=2&z=1"];
     expect(new Set(same.map((u) => frontierKey(u))).size).toBe(1);
     expect(frontierKey("/x", "http://example.com/a/")).toBe("http://example.com/x");
+    // An empty fragment or query, a trailing dot: nothing to keep, so nothing to tell apart.
+    for (const u of ["http://example.com./a", "http://example.com/a#", "http://example.com/a?", "http://example.com/a?#x", "http://example.com/a?utm_source=x"]) {
+      expect(frontierKey(u), u).toBe("http://example.com/a");
+    }
+    expect(frontierKey("http://example.com/a?b=2&a=1")).toBe("http://example.com/a?a=1&b=2");
   });
   it("keeps what sites tell apart, drops what no crawler can fetch", () => {
     expect(frontierKey("http://www.example.com/")).not.toBe(frontierKey("http://example.com/"));

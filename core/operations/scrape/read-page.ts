@@ -94,7 +94,7 @@ export async function readPage(ports: Ports, req: ReadRequest): Promise<{ read: 
   const kind = kindOf(read.contentType, read.body);
   if (!kind) return { read, kind, content: null };
   let content = await contentOf(ports, kind, read.body, read.contentType, read.finalUrl, req.only_main_content);
-  if (req.render === "auto" && !read.rendered && kind === "html" && looksLikeShell(decodeHtml(read.body, read.contentType), content.text)) {
+  if (req.render === "auto" && !read.rendered && kind === "html" && looksLikeShell(() => decodeHtml(read.body, read.contentType), content.text)) {
     // The static page is a script shell: render it, within what is left of the deadline.
     const left = Math.max(1_000, req.timeout_ms - Math.round(performance.now() - t0));
     if (!ports.render || ports.render.health().status === "disabled") {

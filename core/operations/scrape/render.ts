@@ -26,9 +26,11 @@ const APP_ROOT = /<(div|main|section|app-root)\b[^>]*\bid=["']?(root|app|__next|
  * A script shell: scripts, little or no text, and either an empty application root, a
  * <noscript> asking for JavaScript, or almost no text at all.
  */
-export function looksLikeShell(html: string, text: string): boolean {
-  const words = text.split(/\s+/).filter(Boolean).length;
-  if (words >= SHELL_WORDS) return false;
+export function looksLikeShell(page: string | (() => string), text: string): boolean {
+  let words = 0;
+  for (const _ of text.matchAll(/\S+/g)) if (++words >= SHELL_WORDS) return false;
+  // The HTML only when the text is short (a page with enough words is not decoded twice).
+  const html = typeof page === "string" ? page : page();
   if (!/<script\b/i.test(html)) return false;
   const askingForJs = /<noscript\b[^>]*>[\s\S]{0,2000}?\b(javascript|enable|js)\b/i.test(html);
   return APP_ROOT.test(html) || askingForJs || words < 15;
