@@ -30,7 +30,9 @@ describe.skipIf(!existsSync(CHROMIUM))("scrape with a browser", () => {
     t = await makeApp({ pages: createSafeFetch({ allow, resolver: renderResolver() }), render: pool });
     t.clock.now = () => Date.now();
     key = (await t.key("acme", ["scrape"])).secret;
-  }, 60_000);
+    // Start the browser here, so each test's deadline covers its render, not Chromium's launch.
+    await pool.render({ url: `${site.url}/click`, timeoutMs: 60_000 });
+  }, 90_000);
   afterAll(async () => {
     await t?.close();
     await pool?.close();
@@ -95,19 +97,40 @@ describe.skipIf(!existsSync(CHROMIUM))("scrape with a browser", () => {
     expect([...png.subarray(0, 4)]).toEqual([0x89, 0x50, 0x4e, 0x47]);
   }, 30_000);
 
-  it("lets nothing in the browser reach a forbidden address: images, scripts, iframes, fetch, XHR, WebSocket, workers, redirects, IPv6 and odd spellings, DNS names", async () => {
-    const res = await scrape({ url: `${site.url}/ssrf`, render: "always", wait_for: 1500 });
+  it("lets nothing in the browser reach a forbidden address: images, scripts, styles, iframes, fetch, XHR, beacons, EventSource, WebSockets, workers, redirects, IPv6, IPv4-mapped and odd spellings, DNS names, file:", async () => {
+    const res = await scrape({ url: `${site.url}/ssrf`, render: "always", wait_for: "body", timeout_ms: 20_000 });
     expect(res.status).toBe(200);
     expect(res.body.data.text).toContain("lighthouse keeper");
+    expect(res.body.data.text).not.toMatch(/root:/);
+    // The page's script, its dedicated worker and its shared worker each made every attempt.
+    const until = Date.now() + 10_000;
+    while (!["/ssrf-done", "/ssrf-worker-ran?dedicated", "/ssrf-worker-ran?shared"].every((p) => site.seen.includes(p)) && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+    expect(site.seen).toEqual(expect.arrayContaining(["/ssrf-done", "/ssrf-worker-ran?dedicated", "/ssrf-worker-ran?shared"]));
     const top = await scrape({ url: `${site.url}/redirect-private`, render: "always" });
     expect(top.status).toBe(422);
     expect(top.body.error.code).toBe("url_not_allowed");
-    for (const url of [`http://127.0.0.3:${site.forbidden.port}/`, `http://evil.test:${site.forbidden.port}/`, `http://localhost:${site.forbidden.port}/`]) {
+    const port = site.forbidden.port;
+    for (const url of [`http://127.0.0.3:${port}/`, `http://evil.test:${port}/`, `http://mixed.test:${port}/`, `http://localhost:${port}/`, `http://[::1]:${port}/`,
+      `http://[::ffff:127.0.0.1]:${port}/`, `http://2130706433:${port}/`, `http://0x7f.0.0.1:${port}/`]) {
       const direct = await scrape({ url, render: "always" });
       expect(direct.status, url).toBe(422);
     }
+    for (const url of ["file:///etc/passwd", "chrome://version", "javascript:alert(1)", "data:text/html,<p>hi</p>"]) {
+      const other = await scrape({ url, render: "always" });
+      expect([400, 422], url).toContain(other.status);
+      expect(JSON.stringify(other.body)).not.toMatch(/root:/);
+    }
     expect(site.forbidden.hits).toEqual([]);
   }, 60_000);
+
+  it("refuses downloads: a download URL is an error, not a file, and a page that starts one is read as a page", async () => {
+    const direct = await scrape({ url: `${site.url}/download`, render: "always" });
+    expect(direct.status).toBe(502);
+    expect(direct.body.error.message).toMatch(/download/i);
+    const auto = await scrape({ url: `${site.url}/auto-download`, render: "always" });
+    expect(auto.status).toBe(200);
+    expect(auto.body.data.text).toContain("lighthouse keeper");
+  }, 30_000);
 
   it("refuses actions with render never, and validates actions", async () => {
     expect((await scrape({ url: `${site.url}/click`, render: "never", actions: [{ type: "click", selector: "#more" }] })).status).toBe(400);

@@ -3,7 +3,7 @@
  * forbidden listener on 127.0.0.3 that counts every connection: it must see none.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { createServer as createTcpServer, type Socket } from "node:net";
+import { createServer as createTcpServer, type Server as TcpServer, type Socket } from "node:net";
 
 export const SITE_HOST = "127.0.0.2";
 export const FORBIDDEN_HOST = "127.0.0.3";
@@ -23,19 +23,42 @@ export interface Site {
   forbidden: { port: number; hits: string[] };
   /** Requests for /poll so far: a page that never settles polls while it is open. */
   polls(): number;
+  /** Every path and query the site was asked for, in order. */
+  seen: string[];
   close(): Promise<void>;
+}
+
+/** One port on every loopback address the tests forbid (tried again if another process has it). */
+async function listenEverywhere(onConnection: (s: Socket) => void): Promise<{ servers: TcpServer[]; port: number }> {
+  for (let attempt = 0; ; attempt++) {
+    const servers: TcpServer[] = [];
+    try {
+      let port = 0;
+      for (const host of [FORBIDDEN_HOST, "127.0.0.1", "::1"]) {
+        const server = createTcpServer(onConnection);
+        await new Promise<void>((resolve, reject) => server.once("error", reject).listen(port, host, () => resolve()));
+        servers.push(server);
+        port = (server.address() as { port: number }).port;
+      }
+      return { servers, port };
+    } catch (err) {
+      await Promise.all(servers.map((f) => new Promise<void>((r) => f.close(() => r()))));
+      if (attempt >= 20) throw err;
+    }
+  }
 }
 
 export async function startRenderSite(): Promise<Site> {
   const hits: string[] = [];
   let polls = 0;
+  const seen: string[] = [];
   const sockets = new Set<Socket>();
-  const forbidden = createTcpServer((s) => {
-    hits.push(`${s.remoteAddress}`);
+  // The forbidden port is listened on at 127.0.0.3, 127.0.0.1 and ::1 alike, so a request that
+  // got through in any spelling of a loopback address would be seen.
+  const { servers: forbidden, port: fport } = await listenEverywhere((s) => {
+    hits.push(`${s.remoteAddress}:${s.localPort}`);
     s.destroy();
   });
-  await new Promise<void>((r) => forbidden.listen(0, FORBIDDEN_HOST, () => r()));
-  const fport = (forbidden.address() as { port: number }).port;
 
   const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => void> = {
     // Text that exists only after a script fetches JSON.
@@ -59,21 +82,47 @@ export async function startRenderSite(): Promise<Site> {
     "/spin": (_q, r) => r.writeHead(200, { "content-type": "text/html" }).end(page(`<p>about to spin</p><script>setTimeout(() => { for (;;) {} }, 50);</script>`)),
     // Allocates until the tab dies.
     "/crash": (_q, r) => r.writeHead(200, { "content-type": "text/html" }).end(page(`<p>about to allocate</p><script>const a = []; setTimeout(function grow() { for (let i = 0; i < 200; i++) a.push(new Array(1e6).fill(i)); setTimeout(grow, 0); }, 10);</script>`)),
-    // Every way a page can reach a private address.
+    // Every way a page can reach a private address. The page, its scripts and its workers each
+    // report to the site once they have tried everything (/ssrf-done, /ssrf-worker-ran), so the
+    // test knows the attempts were made.
     "/ssrf": (_q, r) => r.writeHead(200, { "content-type": "text/html" }).end(page(
-      `<article><p>${ARTICLE[0]}</p></article>
+      `<article><p>${ARTICLE[0]}</p><p id="leak"></p></article>
        <img src="http://${FORBIDDEN_HOST}:${fport}/img.png">
+       <img src="/redirect-private">
        <iframe src="http://127.0.0.1:${fport}/frame"></iframe>
+       <iframe src="/redirect-private"></iframe>
+       <iframe src="file:///etc/passwd"></iframe>
        <script src="http://evil.test:${fport}/script.js"></script>
-       <script src="/ssrf.js"></script>`)),
+       <script src="/ssrf.js"></script>`,
+      `<link rel="stylesheet" href="http://[::1]:${fport}/style.css"><link rel="prefetch" href="http://127.0.0.1:${fport}/prefetch">`)),
     "/ssrf.js": (_q, r) => r.writeHead(200, { "content-type": "text/javascript" }).end(`
       const port = ${fport};
-      for (const u of ["http://${FORBIDDEN_HOST}:" + port + "/xhr", "http://evil.test:" + port + "/dns", "http://localhost:" + port + "/l",
-                       "http://[::1]:" + port + "/v6", "http://[::ffff:${FORBIDDEN_HOST}]:" + port + "/mapped", "http://2130706435:" + port + "/int",
-                       "https://${FORBIDDEN_HOST}:" + port + "/tls", "/redirect-private"]) fetch(u).catch(() => {});
-      try { new WebSocket("ws://${FORBIDDEN_HOST}:" + port + "/ws"); } catch {}
-      try { new Worker(URL.createObjectURL(new Blob(["fetch('http://evil.test:" + port + "/worker').catch(() => {})"], { type: "text/javascript" }))); } catch {}
-      const x = new XMLHttpRequest(); x.open("GET", "http://${FORBIDDEN_HOST}:" + port + "/sync-xhr"); x.send();`),
+      const tries = [];
+      for (const u of ["http://${FORBIDDEN_HOST}:" + port + "/fetch", "http://evil.test:" + port + "/dns", "http://mixed.test:" + port + "/mixed",
+                       "http://localhost:" + port + "/localhost", "http://127.0.0.1:" + port + "/v4", "http://0.0.0.0:" + port + "/any",
+                       "http://[::1]:" + port + "/v6", "http://[::ffff:${FORBIDDEN_HOST}]:" + port + "/mapped", "http://[::ffff:7f00:1]:" + port + "/mapped-hex",
+                       "http://2130706435:" + port + "/int", "http://0x7f.0.0.1:" + port + "/hex", "http://0177.0.0.1:" + port + "/octal", "http://127.1:" + port + "/short",
+                       "https://${FORBIDDEN_HOST}:" + port + "/tls", "/redirect-private"]) tries.push(fetch(u).catch(() => {}));
+      tries.push(fetch("file:///etc/passwd").then((r) => r.text()).then((t) => { document.getElementById("leak").textContent = t; }).catch(() => {}));
+      const x = new XMLHttpRequest(); x.open("GET", "http://${FORBIDDEN_HOST}:" + port + "/xhr"); x.send();
+      try { navigator.sendBeacon("http://127.0.0.1:" + port + "/beacon", "x"); } catch {}
+      try { new EventSource("http://${FORBIDDEN_HOST}:" + port + "/sse"); } catch {}
+      for (const u of ["ws://${FORBIDDEN_HOST}:" + port + "/ws", "ws://evil.test:" + port + "/ws", "ws://[::1]:" + port + "/ws", "wss://127.0.0.1:" + port + "/wss"]) {
+        tries.push(new Promise((done) => { try { const w = new WebSocket(u); w.onerror = w.onclose = w.onopen = done; } catch { done(); } }));
+      }
+      try { new Worker(URL.createObjectURL(new Blob(["fetch('http://evil.test:" + port + "/blob-worker').catch(() => {})"], { type: "text/javascript" }))); } catch {}
+      try { new Worker("/ssrf-worker.js"); } catch {}
+      try { new SharedWorker("/ssrf-worker.js?shared"); } catch {}
+      Promise.all(tries).then(() => fetch("/ssrf-done"));`),
+    "/ssrf-worker.js": (_q, r) => r.writeHead(200, { "content-type": "text/javascript" }).end(`
+      const port = ${fport};
+      Promise.all([fetch("http://evil.test:" + port + "/worker").catch(() => {}), fetch("http://127.0.0.1:" + port + "/worker-v4").catch(() => {}),
+                   new Promise((done) => { try { const w = new WebSocket("ws://${FORBIDDEN_HOST}:" + port + "/worker-ws"); w.onerror = w.onclose = w.onopen = done; } catch { done(); } })])
+        .then(() => fetch("/ssrf-worker-ran?" + (typeof SharedWorkerGlobalScope !== "undefined" ? "shared" : "dedicated")));`),
+    // A download, as a page and as what a page's script starts.
+    "/download": (_q, r) => r.writeHead(200, { "content-type": "application/octet-stream", "content-disposition": 'attachment; filename="x.bin"' }).end("secret bytes"),
+    "/auto-download": (_q, r) => r.writeHead(200, { "content-type": "text/html" }).end(page(
+      `<article>${ARTICLE.map((p) => `<p>${p}</p>`).join("")}</article><a id="dl" href="/download" download>file</a><script>document.getElementById("dl").click();</script>`)),
     // A small site to crawl: a static home, a static article, and two script shells whose text
     // (and, for one, a link to a further page) appears only after a fetch of JSON.
     "/site/": (_q, r) => r.writeHead(200, { "content-type": "text/html" }).end(page(
@@ -94,6 +143,7 @@ export async function startRenderSite(): Promise<Site> {
     "/redirect-private": (_q, r) => r.writeHead(302, { location: `http://${FORBIDDEN_HOST}:${fport}/secret` }).end(),
   };
   const server = createServer((req, res) => {
+    seen.push(req.url ?? "");
     const handler = routes[(req.url ?? "").split("?")[0]!];
     if (handler) handler(req, res);
     else res.writeHead(404, { "content-type": "text/html" }).end(page("<p>not here</p>"));
@@ -108,17 +158,19 @@ export async function startRenderSite(): Promise<Site> {
     url: `http://${SITE_HOST}:${port}`,
     forbidden: { port: fport, hits },
     polls: () => polls,
+    seen,
     close: async () => {
       for (const s of sockets) s.destroy();
       await new Promise<void>((r) => server.close(() => r()));
-      await new Promise<void>((r) => forbidden.close(() => r()));
+      await Promise.all(forbidden.map((f) => new Promise<void>((r) => f.close(() => r()))));
     },
   };
 }
 
 /** Test DNS: the site's and the attacker's names, each to its loopback address. */
 export function renderResolver(): (host: string) => Promise<string[]> {
-  const map: Record<string, string[]> = { "site.test": [SITE_HOST], "evil.test": [FORBIDDEN_HOST] };
+  // mixed.test has a public address too: one private answer is enough to refuse a name.
+  const map: Record<string, string[]> = { "site.test": [SITE_HOST], "evil.test": [FORBIDDEN_HOST], "mixed.test": [FORBIDDEN_HOST, "93.184.216.34"] };
   return async (host) => {
     const found = map[host.toLowerCase()];
     if (!found) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: "ENOTFOUND" });
