@@ -22,6 +22,11 @@ export function loadTokenizer(): Promise<void> {
   return loading;
 }
 
+/** Whether the tables are in memory (a crawl never needs them: see core/jobs/page-work.ts). */
+export function tokenizerLoaded(): boolean {
+  return encoding !== null;
+}
+
 function enc(): Encoding {
   if (!encoding) throw new Error("the tokenizer is not loaded yet: await loadTokenizer() before counting tokens");
   return encoding;
