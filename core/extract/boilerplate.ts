@@ -119,13 +119,27 @@ function ownText(s: TextStats | undefined): number {
   return s ? s.text - s.linked : 0;
 }
 
+/** Phrasing elements: inside a sentence, a name says what the words are, not that they are chrome. */
+const INLINE_TAGS = new Set(["SPAN", "B", "STRONG", "EM", "I", "SMALL", "TIME", "ABBR", "CITE"]);
+const PARAGRAPHS = new Set(["P", "LI", "BLOCKQUOTE", "TD"]);
+
+/**
+ * `<p><span class="dateline">KOBE –</span> A total of …</p>`: a chrome-named phrase that shares its
+ * paragraph with other text is part of the sentence.
+ */
+function inSentence(child: Element, tag: string, parent: Element, stats: Map<Element, TextStats>): boolean {
+  if (!INLINE_TAGS.has(tag) || !PARAGRAPHS.has(parent.tagName.toUpperCase())) return false;
+  const own = stats.get(child)?.text ?? 0;
+  return (stats.get(parent)?.text ?? 0) - own > own;
+}
+
 function prune(el: Element, stats: Map<Element, TextStats>, keepAbove: number): void {
   const children = childElements(el);
   removeCardGroups(children, stats);
   for (const child of children) {
     if (!child.parentNode) continue;
     const tag = child.tagName.toUpperCase();
-    if (isChrome(child, tag) && ownText(stats.get(child)) < keepAbove) {
+    if (isChrome(child, tag) && ownText(stats.get(child)) < keepAbove && !inSentence(child, tag, el, stats)) {
       child.remove();
       continue;
     }

@@ -57,6 +57,13 @@ describe("boilerplate removal", () => {
     expect(r.text).not.toContain("Harbours");
   });
 
+  it("keeps a chrome-named phrase inside a sentence (a dateline span) but drops one that is its paragraph's only text", () => {
+    const r = extract(`<article><p><span class="dateline">KOBE – </span>A total of 6,000 surgical masks have been lost at a hospital, officials said on Tuesday.</p>
+      <p><span class="byline">By Jane Reporter</span></p>${para(5)}</article>`);
+    expect(r.text).toContain("KOBE – A total of 6,000 surgical masks");
+    expect(r.text).not.toContain("Jane Reporter");
+  });
+
   it("removes a rail of three or more look-alike teaser cards", () => {
     const cards = [1, 2, 3, 4].map((i) => `<div class="card"><a href="/s${i}">Story ${i} headline</a><p>Teaser ${i} text.</p></div>`).join("");
     const r = extract(`<article>${para(6)}<div class="more">${cards}</div></article>`);
