@@ -1,6 +1,6 @@
 /**
  * Research quality bench: the real POST /v1/research, end to end, over the question set of
- * bench/research/set (58 questions in four splits, each with on-topic pages, off-topic pages that
+ * bench/research/set (70 questions in five splits, each with on-topic pages, off-topic pages that
  * share the question's words and one result whose page answers 500).
  *
  * The pages are served on 127.0.0.1 (one local server per result slot, so each result is its
@@ -11,12 +11,12 @@
  *   started from), run from a `git archive` of that commit extracted to a temporary directory;
  * - current: this tree.
  *
- * Both are scored by bench/research/metric.ts on each split apart (dev, holdout, holdout2, holdout3).
+ * Both are scored by bench/research/metric.ts on each split apart (dev, holdout, holdout2, holdout3, holdout4).
  *
- *   npx tsx bench/research/run.ts [--tier summary] [--split dev|holdout|holdout2|holdout3|dev,holdout|all] [--verbose]
+ *   npx tsx bench/research/run.ts [--tier summary] [--split dev|holdout|holdout2|holdout3|holdout4|dev,holdout|all] [--verbose]
  */
 import { execSync } from "node:child_process";
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { startPageServer, send, type PageServer } from "../../tests/helpers/page-server.ts";
@@ -42,7 +42,12 @@ function baselineTree(): string {
   if (!existsSync(join(dir, "tests/helpers/app.ts"))) {
     mkdirSync(dir, { recursive: true });
     execSync(`git archive ${BASELINE} core adapters tests/helpers package.json tsconfig.json | tar -x -C ${dir}`, { cwd: ROOT });
-    symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"));
+  }
+  // The link names the checkout that made the tree, which may since have gone: point it at ours.
+  const modules = join(dir, "node_modules");
+  if (!existsSync(join(modules, "hono"))) {
+    rmSync(modules, { force: true });
+    symlinkSync(join(ROOT, "node_modules"), modules);
   }
   return dir;
 }
@@ -116,7 +121,7 @@ function line(name: string, sel: typeof rows, pick: "base" | "ours") {
   return `| ${name} | ${sel.length} | ${precision.toFixed(3)} (${sum(s, "correct")}/${sum(s, "citations")}) | ${recall.toFixed(3)} (${sum(s, "factsFound")}/${sum(s, "facts")}) | ${(sum(s, "findings") / (sel.length || 1)).toFixed(1)} | ${top3.toFixed(2)} | ${Math.round(ms)} |`;
 }
 const table = ["| version, split | questions | citation precision | key-fact recall | findings / report | on-topic share of the top 3 sources | median ms |", "|---|---:|---:|---:|---:|---:|---:|"];
-for (const sp of ["dev", "holdout", "holdout2", "holdout3"]) {
+for (const sp of ["dev", "holdout", "holdout2", "holdout3", "holdout4"]) {
   const sel = rows.filter((r) => r.split === sp);
   if (!sel.length) continue;
   table.push(line(`baseline (main ${BASELINE.slice(0, 7)}), ${sp}`, sel, "base"), line(`current, ${sp}`, sel, "ours"));
