@@ -13,7 +13,7 @@
  *
  * Both are scored by bench/research/metric.ts on each split apart (dev, holdout, holdout2, holdout3, holdout4).
  *
- *   npx tsx bench/research/run.ts [--tier summary] [--split dev|holdout|holdout2|holdout3|holdout4|dev,holdout|all] [--verbose]
+ *   npx tsx bench/research/run.ts [--tier summary] [--split dev|holdout|holdout2|holdout3|holdout4|dev,holdout|all] [--verbose] [--no-baseline]
  */
 import { execSync } from "node:child_process";
 import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -35,6 +35,8 @@ const arg = (name: string, fallback: string) => {
 const tier = arg("tier", "summary");
 const split = arg("split", "all");
 const verbose = process.argv.includes("--verbose");
+/** Development runs: skip the baseline (its rows then repeat the current version's). */
+const noBaseline = process.argv.includes("--no-baseline");
 
 /** The baseline's tree, extracted once per commit; node_modules is this checkout's. */
 function baselineTree(): string {
@@ -81,17 +83,17 @@ async function ask(t: { app: TestApp; key: string }, question: string): Promise<
   return res.json();
 }
 
-const base = await start((await import(join(baselineTree(), "tests/helpers/app.ts"))).makeApp as MakeApp);
 const ours = await start(makeApp);
+const base = noBaseline ? ours : await start((await import(join(baselineTree(), "tests/helpers/app.ts"))).makeApp as MakeApp);
 const rows: { id: string; split: string; base: Scored; ours: Scored; deterministic: boolean; ms: [number, number] }[] = [];
 for (const q of questions) {
   replay.bodies.searxng = searxngBody(q.question, q.pages.map((p, i) => ({ url: `${sites[i]!.url}/${q.id}/${i + 1}`, title: p.title, content: p.sentences[0]!.text })));
   let t0 = performance.now();
-  const b = await ask(base, q.question);
-  const bMs = performance.now() - t0;
-  t0 = performance.now();
   const o = await ask(ours, q.question);
   const oMs = performance.now() - t0;
+  t0 = performance.now();
+  const b = noBaseline ? o : await ask(base, q.question);
+  const bMs = noBaseline ? oMs : performance.now() - t0;
   const again = await ask(ours, q.question);
   const deterministic = JSON.stringify(again.report) === JSON.stringify(o.report) && JSON.stringify(again.sources) === JSON.stringify(o.sources);
   const row = { id: q.id, split: q.split, base: score(q, b, (u) => pages.get(u)), ours: score(q, o, (u) => pages.get(u)), deterministic, ms: [bMs, oMs] as [number, number] };
@@ -105,7 +107,7 @@ for (const q of questions) {
     if (missing.length) console.log(`  ours missing facts: ${missing.map(String).join(", ")}`);
   }
 }
-await base.app.close();
+if (!noBaseline) await base.app.close();
 await ours.app.close();
 await replay.close();
 await Promise.all(sites.map((s) => s.close()));
