@@ -161,9 +161,13 @@ export function buildQuestionModel(question: string, docs: readonly DocumentInpu
   const peers = docs.map((d, i) => docs.flatMap((e, j) => (j !== i && e.host !== d.host && (e.fromPage || !anyPage) ? [j] : [])));
   const sim = docs.map((_, i) => docs.map((_, j) => (i === j ? 0 : cosine(vectors[i]!, vectors[j]!))));
   // What a page holds of the question's words: coverage of them, and spread through its sentences.
+  // "Who was X" asks about one person by name: a page that never names them is about someone else
+  // (a namesake, a relative), however much it shares with the pages about them.
+  const person = asksForPerson(question);
   const prior = docs.map((_, i) => {
     let coverage = 0;
     for (const [t, w] of terms) if (docStems[i]!.has(t)) coverage += w;
+    if (person && coverage === 0) return 0;
     const list = sentences[i]!;
     const spread = list.length ? list.filter((s) => [...terms.keys()].some((t) => s.has(t))).length / list.length : 0;
     return (0.5 + 0.5 * coverage) * (0.8 + 0.2 * spread);
