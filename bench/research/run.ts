@@ -1,6 +1,6 @@
 /**
  * Research quality bench: the real POST /v1/research, end to end, over the question set of
- * bench/research/set (58 questions in four splits, each with on-topic pages, off-topic pages that
+ * bench/research/set (70 questions in five splits, each with on-topic pages, off-topic pages that
  * share the question's words and one result whose page answers 500).
  *
  * The pages are served on 127.0.0.1 (one local server per result slot, so each result is its
@@ -11,12 +11,12 @@
  *   started from), run from a `git archive` of that commit extracted to a temporary directory;
  * - current: this tree.
  *
- * Both are scored by bench/research/metric.ts on each split apart (dev, holdout, holdout2, holdout3).
+ * Both are scored by bench/research/metric.ts on each split apart (dev, holdout, holdout2, holdout3, holdout4).
  *
- *   npx tsx bench/research/run.ts [--tier summary] [--split dev|holdout|holdout2|holdout3|dev,holdout|all] [--verbose]
+ *   npx tsx bench/research/run.ts [--tier summary] [--split dev|holdout|holdout2|holdout3|holdout4|dev,holdout|all] [--verbose] [--no-baseline]
  */
 import { execSync } from "node:child_process";
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { startPageServer, send, type PageServer } from "../../tests/helpers/page-server.ts";
@@ -35,6 +35,8 @@ const arg = (name: string, fallback: string) => {
 const tier = arg("tier", "summary");
 const split = arg("split", "all");
 const verbose = process.argv.includes("--verbose");
+/** Development runs: skip the baseline (its rows then repeat the current version's). */
+const noBaseline = process.argv.includes("--no-baseline");
 
 /** The baseline's tree, extracted once per commit; node_modules is this checkout's. */
 function baselineTree(): string {
@@ -42,7 +44,12 @@ function baselineTree(): string {
   if (!existsSync(join(dir, "tests/helpers/app.ts"))) {
     mkdirSync(dir, { recursive: true });
     execSync(`git archive ${BASELINE} core adapters tests/helpers package.json tsconfig.json | tar -x -C ${dir}`, { cwd: ROOT });
-    symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"));
+  }
+  // The link names the checkout that made the tree, which may since have gone: point it at ours.
+  const modules = join(dir, "node_modules");
+  if (!existsSync(join(modules, "hono"))) {
+    rmSync(modules, { force: true });
+    symlinkSync(join(ROOT, "node_modules"), modules);
   }
   return dir;
 }
@@ -76,17 +83,17 @@ async function ask(t: { app: TestApp; key: string }, question: string): Promise<
   return res.json();
 }
 
-const base = await start((await import(join(baselineTree(), "tests/helpers/app.ts"))).makeApp as MakeApp);
 const ours = await start(makeApp);
+const base = noBaseline ? ours : await start((await import(join(baselineTree(), "tests/helpers/app.ts"))).makeApp as MakeApp);
 const rows: { id: string; split: string; base: Scored; ours: Scored; deterministic: boolean; ms: [number, number] }[] = [];
 for (const q of questions) {
   replay.bodies.searxng = searxngBody(q.question, q.pages.map((p, i) => ({ url: `${sites[i]!.url}/${q.id}/${i + 1}`, title: p.title, content: p.sentences[0]!.text })));
   let t0 = performance.now();
-  const b = await ask(base, q.question);
-  const bMs = performance.now() - t0;
-  t0 = performance.now();
   const o = await ask(ours, q.question);
   const oMs = performance.now() - t0;
+  t0 = performance.now();
+  const b = noBaseline ? o : await ask(base, q.question);
+  const bMs = noBaseline ? oMs : performance.now() - t0;
   const again = await ask(ours, q.question);
   const deterministic = JSON.stringify(again.report) === JSON.stringify(o.report) && JSON.stringify(again.sources) === JSON.stringify(o.sources);
   const row = { id: q.id, split: q.split, base: score(q, b, (u) => pages.get(u)), ours: score(q, o, (u) => pages.get(u)), deterministic, ms: [bMs, oMs] as [number, number] };
@@ -100,7 +107,7 @@ for (const q of questions) {
     if (missing.length) console.log(`  ours missing facts: ${missing.map(String).join(", ")}`);
   }
 }
-await base.app.close();
+if (!noBaseline) await base.app.close();
 await ours.app.close();
 await replay.close();
 await Promise.all(sites.map((s) => s.close()));
@@ -116,7 +123,7 @@ function line(name: string, sel: typeof rows, pick: "base" | "ours") {
   return `| ${name} | ${sel.length} | ${precision.toFixed(3)} (${sum(s, "correct")}/${sum(s, "citations")}) | ${recall.toFixed(3)} (${sum(s, "factsFound")}/${sum(s, "facts")}) | ${(sum(s, "findings") / (sel.length || 1)).toFixed(1)} | ${top3.toFixed(2)} | ${Math.round(ms)} |`;
 }
 const table = ["| version, split | questions | citation precision | key-fact recall | findings / report | on-topic share of the top 3 sources | median ms |", "|---|---:|---:|---:|---:|---:|---:|"];
-for (const sp of ["dev", "holdout", "holdout2", "holdout3"]) {
+for (const sp of ["dev", "holdout", "holdout2", "holdout3", "holdout4"]) {
   const sel = rows.filter((r) => r.split === sp);
   if (!sel.length) continue;
   table.push(line(`baseline (main ${BASELINE.slice(0, 7)}), ${sp}`, sel, "base"), line(`current, ${sp}`, sel, "ours"));
