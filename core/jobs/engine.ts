@@ -11,12 +11,13 @@ import { parseAllowList, type AllowList } from "../net/allow-list.ts";
 import { checkUrl } from "../net/url-policy.ts";
 import type { Ports } from "../ports.ts";
 import type { JobsConfig } from "./config.ts";
+import { LeaseKeeper, type Heartbeat } from "./leases.ts";
 import { LocalQueue } from "./local-queue.ts";
 import type { JobKind, JobRecord, JobSpec, JobStatus, JobTask, SkippedUrl, StoppedReason } from "./model.ts";
 import { runTask, type WorkContext } from "./page-work.ts";
 import { HostGate, RobotsCache, SharedHostGate, type Gate } from "./politeness.ts";
 import type { JobQueue, JobStore } from "./ports.ts";
-import { compilePatterns, frontierKey, TrapGuard, type ScopeRules } from "./url-rules.ts";
+import { frontierKey, scopeRules, TrapGuard, type ScopeRules } from "./url-rules.ts";
 import { Webhooks, type WebhookOptions } from "./webhooks.ts";
 
 export interface EngineOptions {
@@ -25,15 +26,6 @@ export interface EngineOptions {
   leaseMs?: number;
   watchdogMs?: number;
 }
-
-/** A claimed entry's lease kept alive (see JobEngine.heartbeat). */
-export interface Heartbeat {
-  stop(): void;
-  /** Renews the lease now; false when the entry is no longer this task's (its lease ran out meanwhile). */
-  holds(): Promise<boolean>;
-}
-
-const FREE: Heartbeat = { stop: () => {}, holds: async () => true };
 
 export interface Caller {
   account: string;
@@ -50,6 +42,7 @@ export class JobEngine implements WorkContext {
   readonly webhooks: Webhooks;
   readonly allow: AllowList;
   readonly leaseMs: number;
+  private readonly leases: LeaseKeeper;
   readonly refusals = new Map<string, number>();
   private readonly traps = new Map<string, TrapGuard>();
   private readonly rules = new Map<string, ScopeRules>();
@@ -77,39 +70,12 @@ export class JobEngine implements WorkContext {
     this.robots = new RobotsCache(ports.pages, now);
     this.webhooks = new Webhooks(this.store, ports.pages, ports.logger, now, { leaseMs: this.shared ? this.leaseMs : 60_000, ...options.webhooks });
     this.allow = parseAllowList(config.egressAllow);
+    this.leases = new LeaseKeeper(this.store, this.leaseMs, now, this.shared);
   }
 
-  private readonly beating = new Set<{ task: JobTask; lease: number; lost: boolean }>();
-  private beatTimer: ReturnType<typeof setInterval> | null = null;
-
-  /**
-   * Keeps a claimed entry's lease (`lease`: when it runs out) alive while its task runs, and tells
-   * whether the entry is still this task's. Shared queue only: one process's claims need no lease.
-   */
+  /** Keeps a claimed entry's lease alive while its task runs (shared queue only). */
   heartbeat(task: JobTask, lease: number): Heartbeat {
-    if (!this.shared) return FREE;
-    const held = { task, lease, lost: false };
-    this.beating.add(held);
-    const renew = async (list: Array<typeof held>) => {
-      const until = this.ports.clock.now() + this.leaseMs;
-      const still = await this.store.renew(list.map(({ task, lease }) => ({ task, lease })), until);
-      list.forEach((h, i) => (still[i] ? (h.lease = until) : (h.lost = true)));
-    };
-    this.beatTimer ??= setInterval(() => {
-      const list = [...this.beating].filter((h) => !h.lost);
-      if (list.length) void renew(list).catch(() => {});
-    }, Math.max(100, Math.floor(this.leaseMs / 3)));
-    (this.beatTimer as { unref?: () => void }).unref?.();
-    return {
-      stop: () => {
-        this.beating.delete(held);
-        if (!this.beating.size && this.beatTimer) (clearInterval(this.beatTimer), (this.beatTimer = null));
-      },
-      holds: async () => {
-        if (!held.lost) await renew([held]);
-        return !held.lost;
-      },
-    };
+    return this.leases.heartbeat(task, lease);
   }
 
   /** Starts the workers (resuming unfinished jobs) and the watchdog; idempotent. */
@@ -191,7 +157,7 @@ export class JobEngine implements WorkContext {
     if (this.stopped) return;
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    if (this.beatTimer) clearInterval(this.beatTimer);
+    this.leases.stop();
     for (const set of this.running.values()) for (const ac of set) ac.abort(new Error("shutting down"));
     await this.queue.stop();
     await Promise.allSettled([...this.settlements]);
@@ -291,18 +257,7 @@ export class JobEngine implements WorkContext {
 
   rulesOf(job: JobRecord): ScopeRules {
     let r = this.rules.get(job.id);
-    if (!r) {
-      const include = compilePatterns(job.spec.includePaths, "include_paths");
-      const exclude = compilePatterns(job.spec.excludePaths, "exclude_paths");
-      r = {
-        startHost: new URL(job.spec.url ?? "http://invalid/").hostname,
-        allowSubdomains: job.spec.allowSubdomains,
-        allowExternal: job.spec.allowExternal,
-        include: Array.isArray(include) ? include : [],
-        exclude: Array.isArray(exclude) ? exclude : [],
-      };
-      this.rules.set(job.id, r);
-    }
+    if (!r) this.rules.set(job.id, (r = scopeRules(job.spec)));
     return r;
   }
 

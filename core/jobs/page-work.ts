@@ -20,7 +20,7 @@ import { readJobPage } from "../operations/scrape/scrape.ts";
 import type { JobQueue, JobStore } from "./ports.ts";
 import { TERMINAL, type JobRecord, type JobTask, type PageResult, type SkippedUrl, type StoppedReason } from "./model.ts";
 import type { Gate, RobotsCache } from "./politeness.ts";
-import type { Heartbeat } from "./engine.ts";
+import type { Heartbeat } from "./leases.ts";
 import { pageLinks } from "./site-files.ts";
 import { frontierKey, outOfScope, type ScopeRules, type TrapGuard } from "./url-rules.ts";
 import type { Webhooks } from "./webhooks.ts";

@@ -15,6 +15,7 @@
  *   link to other numbered pages (/p/3 → /p/31 … /p/40, /item/1 … /item/5000) are all read.
  */
 import { isTrackingParam } from "../ranking/normalize-url.ts";
+import type { JobSpec } from "./model.ts";
 
 export const MAX_PATH_SEGMENTS = 12;
 export const MAX_QUERY_VARIANTS = 100;
@@ -121,6 +122,19 @@ export interface ScopeRules {
   allowExternal: boolean;
   include: RegExp[];
   exclude: RegExp[];
+}
+
+/** A job's scope rules, from its spec (patterns were validated when the job was created). */
+export function scopeRules(spec: JobSpec): ScopeRules {
+  const include = compilePatterns(spec.includePaths, "include_paths");
+  const exclude = compilePatterns(spec.excludePaths, "exclude_paths");
+  return {
+    startHost: new URL(spec.url ?? "http://invalid/").hostname,
+    allowSubdomains: spec.allowSubdomains,
+    allowExternal: spec.allowExternal,
+    include: Array.isArray(include) ? include : [],
+    exclude: Array.isArray(exclude) ? exclude : [],
+  };
 }
 
 /** `example.com` and `www.example.com` are one site; `docs.example.com` is a subdomain of it. */
