@@ -44,7 +44,11 @@ export function selectMainContent(document: Document, meta: PageMetadata): Eleme
     content = null;
   }
   if (content) {
-    mergeBlocks(content, body, blocks);
+    try {
+      mergeBlocks(content, body, blocks);
+    } catch {
+      // A tree the merge cannot walk keeps the scorer's pick as it is.
+    }
     pruneContent(content, meta.title);
     tidyEdges(content);
     restoreLead(content, lead);
