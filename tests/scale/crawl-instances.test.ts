@@ -3,34 +3,22 @@
  * instance reads part of the site, every page is read once, recorded once and counted once.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tempDatabase } from "../helpers/pg.ts";
-import { createKeyCli, startServer, type Server } from "../helpers/server.ts";
-import { sitePagePaths, startTestSite, type TestSite } from "../helpers/test-site.ts";
+import { startCrawlCluster, type CrawlCluster } from "../helpers/crawl-cluster.ts";
+import { createKeyCli, type Server } from "../helpers/server.ts";
+import { sitePagePaths, type TestSite } from "../helpers/test-site.ts";
 
-let db: { url: string; drop(): Promise<void> };
+let cluster: CrawlCluster;
 let site: TestSite;
 let servers: Server[] = [];
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  db = await tempDatabase("crawl3");
-  site = await startTestSite({ crawlDelay: 0.05 });
-  env = {
-    QUARRY_DATABASE_URL: db.url,
-    QUARRY_EGRESS_ALLOW: "127.0.0.1/32",
-    QUARRY_IP_RATE: "off",
-    QUARRY_PLANS: '{"free":{"quota":1000,"per_minute":100000}}',
-    QUARRY_LOG_LEVEL: "debug",
-    QUARRY_CRAWL_CONCURRENCY: "2",
-  };
-  // All three start at once: Quarry's and pg-boss's migrations must take turns by themselves.
-  servers = await Promise.all([0, 1, 2].map(() => startServer("node", env)));
+  cluster = await startCrawlCluster("crawl3", 0.05);
+  ({ site, servers, env } = cluster);
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.all(servers.map((s) => s.stop()));
-  await site?.close();
-  await db?.drop();
+  await cluster?.close();
 });
 
 type Job = Record<string, any>;

@@ -5,35 +5,23 @@
  * counted twice, and no page fetched twice beyond those the dead instance had in flight.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tempDatabase } from "../helpers/pg.ts";
-import { createKeyCli, startServer, type Server } from "../helpers/server.ts";
-import { sitePagePaths, startTestSite, type TestSite } from "../helpers/test-site.ts";
+import { startCrawlCluster, type CrawlCluster } from "../helpers/crawl-cluster.ts";
+import { createKeyCli, type Server } from "../helpers/server.ts";
+import { sitePagePaths, type TestSite } from "../helpers/test-site.ts";
 
-let db: { url: string; drop(): Promise<void> };
+let cluster: CrawlCluster;
 let site: TestSite;
 let servers: Server[] = [];
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  db = await tempDatabase("crawlkill");
   // Shared by the three, the Crawl-delay makes the crawl last several seconds: time to kill one.
-  site = await startTestSite({ crawlDelay: 0.1 });
-  env = {
-    QUARRY_DATABASE_URL: db.url,
-    QUARRY_EGRESS_ALLOW: "127.0.0.1/32",
-    QUARRY_IP_RATE: "off",
-    QUARRY_PLANS: '{"free":{"quota":1000,"per_minute":100000}}',
-    QUARRY_LOG_LEVEL: "debug",
-    QUARRY_CRAWL_CONCURRENCY: "2",
-    QUARRY_JOB_RECOVERY: "5s",
-  };
-  servers = await Promise.all([0, 1, 2].map(() => startServer("node", env)));
+  cluster = await startCrawlCluster("crawlkill", 0.1, { QUARRY_JOB_RECOVERY: "5s" });
+  ({ site, servers, env } = cluster);
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.all(servers.map((s) => s.stop("SIGKILL")));
-  await site?.close();
-  await db?.drop();
+  await cluster?.close("SIGKILL");
 });
 
 type Job = Record<string, any>;
