@@ -15,6 +15,7 @@ import type { AllowList } from "../../core/net/allow-list.ts";
 import { EgressRefused, FetchTimeout, UpstreamNetworkError } from "../../core/net/fetch-errors.ts";
 import type { Logger, RenderAction, RenderedPage, RenderPort, RenderRequest } from "../../core/ports.ts";
 import type { Resolver } from "../fetch/types.ts";
+import { memoResolver } from "./dns-memo.ts";
 import { checkTarget, startEgressProxy, type EgressProxy } from "./egress-proxy.ts";
 
 /** Where distributions put Chromium; QUARRY_CHROMIUM_PATH comes first. */
@@ -119,13 +120,15 @@ export interface BrowserPool extends RenderPort {
 
 export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
   const slots = new Semaphore(options.maxPages, options.maxPages);
+  // One memo for the pool's life: the proxy of a relaunched browser keeps what was learnt.
+  const resolver = memoResolver(options.resolver);
   let browser: Promise<{ browser: Browser; proxy: EgressProxy }> | null = null;
   let lastError: string | null = null;
   let closed = false;
 
   async function launch(): Promise<{ browser: Browser; proxy: EgressProxy }> {
     if (!options.executablePath) throw new ApiError("browser_unavailable", INSTALL_HINT);
-    const proxy = await startEgressProxy({ allow: options.allow, resolver: options.resolver, log: (m) => options.logger.debug({}, m) });
+    const proxy = await startEgressProxy({ allow: options.allow, resolver, log: (m) => options.logger.debug({}, m) });
     try {
       const { chromium } = await import("playwright-core");
       const b = await chromium.launch({
@@ -258,7 +261,7 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
       if (closed) throw new ApiError("browser_unavailable", "The browser is shutting down.");
       const deadline = Date.now() + req.timeoutMs;
       const first = new URL(req.url);
-      const verdict = await checkTarget(first.hostname, Number(first.port) || (first.protocol === "https:" ? 443 : 80), options.allow, options.resolver);
+      const verdict = await checkTarget(first.hostname, Number(first.port) || (first.protocol === "https:" ? 443 : 80), options.allow, resolver);
       if (!verdict.ok) throw new EgressRefused("Quarry does not fetch private or non-public addresses.", "non_public_address", verdict.why);
       // One signal for the deadline and the caller's (a cancelled job): either closes the page.
       const timer = new AbortController();

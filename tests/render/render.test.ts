@@ -18,6 +18,7 @@ describe.skipIf(!existsSync(CHROMIUM))("scrape with a browser", () => {
   let pool: BrowserPool;
   let t: TestApp;
   let key: string;
+  const lookups: string[] = [];
   const allow = parseAllowList([`${SITE_HOST}/32`]);
   const scrape = async (json: Record<string, unknown>) => {
     const res = await t.request("/v1/scrape", { method: "POST", key, json: { formats: ["text"], ...json } });
@@ -26,7 +27,8 @@ describe.skipIf(!existsSync(CHROMIUM))("scrape with a browser", () => {
 
   beforeAll(async () => {
     site = await startRenderSite();
-    pool = createBrowserPool({ executablePath: CHROMIUM, maxPages: 4, allow, resolver: renderResolver(), userAgent: "QuarryBot/test", logger: new MemoryLogger() });
+    const resolve = renderResolver();
+    pool = createBrowserPool({ executablePath: CHROMIUM, maxPages: 4, allow, resolver: (host) => (lookups.push(host), resolve(host)), userAgent: "QuarryBot/test", logger: new MemoryLogger() });
     t = await makeApp({ pages: createSafeFetch({ allow, resolver: renderResolver() }), render: pool });
     t.clock.now = () => Date.now();
     key = (await t.key("acme", ["scrape"])).secret;
@@ -89,6 +91,14 @@ describe.skipIf(!existsSync(CHROMIUM))("scrape with a browser", () => {
     expect(after.status).toBe(200);
     expect(pool.health()).toMatchObject({ status: "ok", pages_in_use: 0, max_pages: 4 });
   }, 60_000);
+
+  it("looks a name up once for all of a page's connections to it, not once per connection", async () => {
+    const res = await scrape({ url: `${site.url}/one-cdn`, render: "always" });
+    expect(res.status).toBe(200);
+    expect(res.body.data.text).toContain("lighthouse keeper");
+    // 24 connections to cdn.test (12 images over http, 12 scripts through CONNECT), one lookup.
+    expect(lookups.filter((h) => h === "cdn.test")).toEqual(["cdn.test"]);
+  });
 
   it("takes a PNG screenshot", async () => {
     const res = await scrape({ url: `${site.url}/click`, formats: ["text", "screenshot"] });

@@ -140,6 +140,10 @@ export async function startRenderSite(): Promise<Site> {
       }));
     },
     "/site/found-by-script": (_q, r) => r.writeHead(200, { "content-type": "text/html" }).end(page(`<article><h1>Found</h1>${ARTICLE.map((p) => `<p>Only a rendered page links here. ${p}</p>`).join("")}</article>`)),
+    // A page naming one asset host many times (as pages name their CDN): fonts, images, scripts.
+    "/one-cdn": (_q, r) => r.writeHead(200, { "content-type": "text/html" }).end(page(
+      `<article>${ARTICLE.map((p) => `<p>${p}</p>`).join("")}</article>` +
+      Array.from({ length: 12 }, (_, i) => `<img src="http://cdn.test/img${i}.png"><script async src="https://cdn.test/s${i}.js"></script>`).join(""))),
     "/redirect-private": (_q, r) => r.writeHead(302, { location: `http://${FORBIDDEN_HOST}:${fport}/secret` }).end(),
   };
   const server = createServer((req, res) => {
