@@ -18,8 +18,12 @@ import type { Resolver } from "../fetch/types.ts";
 import { memoResolver } from "./dns-memo.ts";
 import { checkTarget, startEgressProxy, type EgressProxy } from "./egress-proxy.ts";
 
-/** Where distributions put Chromium; QUARRY_CHROMIUM_PATH comes first. */
-const KNOWN_PATHS = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome", "/usr/bin/google-chrome-stable", "/snap/bin/chromium",
+/**
+ * Where distributions put Chromium; QUARRY_CHROMIUM_PATH comes first. The old headless shell
+ * (Debian's chromium-headless-shell) is taken before the full browser: it renders the same pages
+ * through the same network stack in about half the memory and time (bench/render).
+ */
+const KNOWN_PATHS = ["/usr/bin/chromium-headless-shell", "/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome", "/usr/bin/google-chrome-stable", "/snap/bin/chromium",
   "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome", "/Applications/Chromium.app/Contents/MacOS/Chromium"];
 
 export function findChromium(configured: string | null): string | null {
@@ -28,7 +32,7 @@ export function findChromium(configured: string | null): string | null {
 }
 
 export const INSTALL_HINT =
-  "Rendering needs Chromium: install it (Debian/Ubuntu: apt-get install chromium) or point QUARRY_CHROMIUM_PATH at a Chrome or Chromium executable.";
+  "Rendering needs Chromium: install it (Debian: apt-get install chromium-headless-shell, the lightest, or chromium) or point QUARRY_CHROMIUM_PATH at a Chrome or Chromium executable.";
 
 export interface BrowserPoolOptions {
   executablePath: string | null;

@@ -5,14 +5,14 @@
  * way to a forbidden address (whose listener must see nothing), validation as on scrape, and
  * jobs on a server without a browser.
  */
-import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSafeFetch, parseAllowList } from "../../adapters/fetch/mod.ts";
-import { createBrowserPool, type BrowserPool } from "../../adapters/browser/pool.ts";
+import { createBrowserPool, findChromium, type BrowserPool } from "../../adapters/browser/pool.ts";
 import { makeApp, MemoryLogger, type TestApp } from "../helpers/app.ts";
 import { renderResolver, SITE_HOST, startRenderSite, type Site } from "./site.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
+/** The browser Quarry would find by itself. */
+const CHROMIUM = findChromium(null);
 type Job = Record<string, any>;
 const allow = parseAllowList([`${SITE_HOST}/32`]);
 const ENV = { QUARRY_EGRESS_ALLOW: `${SITE_HOST}/32`, QUARRY_PLANS: '{"free":{"quota":1000,"per_minute":1000}}' };
@@ -41,7 +41,7 @@ async function start(t: TestApp, key: string, path: string, json: unknown): Prom
   return finished(t, key, `${path}/${id}`);
 }
 
-describe.skipIf(!existsSync(CHROMIUM))("crawl and batch scrape with a browser", () => {
+describe.skipIf(!CHROMIUM)("crawl and batch scrape with a browser", () => {
   let site: Site;
   let pool: BrowserPool;
   let t: TestApp;

@@ -11,9 +11,10 @@ import { createBrowserPool, type BrowserPool } from "../../adapters/browser/pool
 import { makeApp, MemoryLogger, type TestApp } from "../helpers/app.ts";
 import { renderResolver, SITE_HOST, startRenderSite, type Site } from "./site.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
+/** Both Debian builds Quarry finds by itself: the old headless shell (preferred) and the full browser. */
+const BROWSERS = ["/usr/bin/chromium-headless-shell", "/usr/bin/chromium"].filter((p) => existsSync(p));
 
-describe.skipIf(!existsSync(CHROMIUM))("scrape with a browser", () => {
+describe.skipIf(!BROWSERS.length).each(BROWSERS)("scrape with a browser (%s)", (CHROMIUM) => {
   let site: Site;
   let pool: BrowserPool;
   let t: TestApp;

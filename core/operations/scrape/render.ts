@@ -16,7 +16,7 @@ interface RenderAsk {
 }
 
 export const NO_BROWSER =
-  "Rendering needs Chromium: install it (Debian/Ubuntu: apt-get install chromium) or point QUARRY_CHROMIUM_PATH at a Chrome or Chromium executable, then restart Quarry.";
+  "Rendering needs Chromium: install it (Debian: apt-get install chromium-headless-shell, the lightest, or chromium) or point QUARRY_CHROMIUM_PATH at a Chrome or Chromium executable, then restart Quarry.";
 
 /** Fewer words than this in the static main text, and a page may be a shell. */
 const SHELL_WORDS = 60;
