@@ -162,7 +162,7 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
       });
       b.on("disconnected", () => {
         options.logger.warn({}, "the browser exited; it is started again on the next render");
-        browser = null;
+        forget(b);
         void proxy.close();
       });
       lastError = null;
@@ -174,12 +174,44 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
     }
   }
 
+  /** The browser for the next render: the running one, or one started now. */
   function current(): Promise<{ browser: Browser; proxy: EgressProxy }> {
     if (!browser) {
-      browser = launch();
-      browser.catch(() => (browser = null));
+      const starting = launch();
+      browser = starting;
+      starting.then((b) => (running = b.browser), () => browser === starting && (browser = null));
     }
     return browser;
+  }
+  let running: Browser | null = null;
+  /** Drops `b` if it is still the one renders get (not a successor started meanwhile). */
+  function forget(b: Browser): void {
+    if (running !== b) return;
+    running = null;
+    browser = null;
+  }
+
+  /**
+   * A fresh context. A browser that died an instant ago (killed, crashed) may not have told us yet:
+   * if opening fails and the browser is gone, it is started again once for this request.
+   */
+  async function openContext(): Promise<BrowserContext> {
+    for (let attempt = 0; ; attempt++) {
+      const { browser: b } = await current();
+      try {
+        return await b.newContext({
+          acceptDownloads: false,
+          serviceWorkers: "block",
+          userAgent: options.userAgent,
+          viewport: { width: 1280, height: 900 },
+          ignoreHTTPSErrors: false,
+        });
+      } catch (err) {
+        if (attempt > 0 || b.isConnected()) throw err;
+        options.logger.warn({}, "the browser was gone when a render began; starting it again");
+        forget(b);
+      }
+    }
   }
 
   async function runAction(page: Page, traffic: Traffic, action: RenderAction, index: number, deadline: number): Promise<void> {
@@ -291,16 +323,19 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
       let context: Promise<BrowserContext> | null = null;
       try {
         const work = (async () => {
-          const { browser: b } = await current();
+          await current();
           if (timer.signal.aborted) throw timer.signal.reason;
-          context = b.newContext({
-            acceptDownloads: false,
-            serviceWorkers: "block",
-            userAgent: options.userAgent,
-            viewport: { width: 1280, height: 900 },
-            ignoreHTTPSErrors: false,
+          context = openContext();
+          const ctx = await context;
+          return await renderIn(ctx, req, deadline).catch((err) => {
+            if (err instanceof ApiError || timer.signal.aborted) throw err;
+            // Playwright's own errors: the browser died under the page, or something unforeseen.
+            const why = err instanceof Error ? err.message.split("\n")[0]! : String(err);
+            if (!ctx.browser()?.isConnected()) {
+              throw new ApiError("browser_unavailable", "The browser exited while rendering this page; it is started again for the next render.");
+            }
+            throw new UpstreamNetworkError("The browser could not render the page.", why);
           });
-          return renderIn(await context, req, deadline);
         })();
         work.catch(() => {});
         return await Promise.race([work, aborted]);

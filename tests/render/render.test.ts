@@ -4,12 +4,42 @@
  * spin or crash, and the egress guard inside the browser (a listener on a forbidden address must
  * see no connection at all).
  */
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSafeFetch, parseAllowList } from "../../adapters/fetch/mod.ts";
 import { createBrowserPool, type BrowserPool } from "../../adapters/browser/pool.ts";
 import { makeApp, MemoryLogger, type TestApp } from "../helpers/app.ts";
 import { renderResolver, SITE_HOST, startRenderSite, type Site } from "./site.ts";
+
+/**
+ * Chromium browser processes (not its helpers) below this test file's process. Debian starts them
+ * through a shell script (which may not exec), so descendants are walked, and the script skipped.
+ */
+function browserPids(): number[] {
+  const children = new Map<number, number[]>();
+  const cmdline = new Map<number, string>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+      cmdline.set(Number(entry), readFileSync(`/proc/${entry}/cmdline`, "utf8"));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const found: number[] = [];
+  const stack = [...(children.get(process.pid) ?? [])];
+  while (stack.length) {
+    const pid = stack.pop()!;
+    // Chromium rewrites its helpers' command lines into one string: match, don't split on NULs.
+    const cmd = (cmdline.get(pid) ?? "").replaceAll("\0", " ");
+    if (/chrom/i.test(cmd.split(" ")[0]!) && !cmd.includes(" --type=")) found.push(pid);
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return found;
+}
 
 /** Both Debian builds Quarry finds by itself: the old headless shell (preferred) and the full browser. */
 const BROWSERS = ["/usr/bin/chromium-headless-shell", "/usr/bin/chromium"].filter((p) => existsSync(p));
@@ -100,6 +130,35 @@ describe.skipIf(!BROWSERS.length).each(BROWSERS)("scrape with a browser (%s)", (
     // 24 connections to cdn.test (12 images over http, 12 scripts through CONNECT), one lookup.
     expect(lookups.filter((h) => h === "cdn.test")).toEqual(["cdn.test"]);
   });
+
+  it("answers 503 when the browser dies under a render, and starts it again for the next one", async () => {
+    const first = browserPids();
+    expect(first).toHaveLength(1);
+    const during = scrape({ url: `${site.url}/click`, render: "always", wait_for: 4_000 });
+    await new Promise((r) => setTimeout(r, 1_500));
+    process.kill(first[0]!, "SIGKILL");
+    const died = await during;
+    expect(died.status).toBe(503);
+    expect(died.body.error.code).toBe("browser_unavailable");
+    expect(died.body.error.message).toMatch(/exited while rendering/);
+  }, 60_000);
+
+  it("starts the browser again when it was killed, and the next render works", async () => {
+    // A browser for this test to kill (the last one died in the test above).
+    expect((await scrape({ url: `${site.url}/click?warm`, render: "always" })).status).toBe(200);
+    const before = browserPids();
+    expect(before).toHaveLength(1);
+    process.kill(before[0]!, "SIGKILL");
+    // At once: the pool may not have heard of the death yet.
+    const res = await scrape({ url: `${site.url}/click`, actions: [{ type: "click", selector: "#more" }] });
+    expect(res.status).toBe(200);
+    expect(res.body.meta.rendered).toBe(true);
+    expect(res.body.data.text).toContain("lighthouse keeper");
+    const after = browserPids();
+    expect(after).toHaveLength(1);
+    expect(after[0]).not.toBe(before[0]);
+    expect(pool.health().status).toBe("ok");
+  }, 60_000);
 
   it("takes a PNG screenshot", async () => {
     const res = await scrape({ url: `${site.url}/click`, formats: ["text", "screenshot"] });
