@@ -86,6 +86,23 @@ async function settle(page: Page, traffic: Traffic, maxMs: number, deadline: num
   }
 }
 
+/** What a page loads only to be seen: not fetched unless a screenshot is asked for. */
+const UNSEEN = ["Image", "Media", "Font"] as const;
+
+/**
+ * Fails the page's image, media and font requests in the browser, before they reach the network:
+ * the text read from the page is the same without them, and they are most of a page's bytes and of
+ * a renderer's decoded memory. Only requests of those types stop at the Fetch domain; documents,
+ * scripts, styles and XHR/fetch go on untouched.
+ */
+async function skipUnseen(context: BrowserContext, page: Page): Promise<void> {
+  const cdp = await context.newCDPSession(page);
+  cdp.on("Fetch.requestPaused", (e: { requestId: string }) => {
+    void cdp.send("Fetch.failRequest", { requestId: e.requestId, errorReason: "BlockedByClient" }).catch(() => {});
+  });
+  await cdp.send("Fetch.enable", { patterns: UNSEEN.map((resourceType) => ({ urlPattern: "*", resourceType, requestStage: "Request" as const })) });
+}
+
 class Semaphore {
   private waiting: Array<() => void> = [];
   constructor(private free: number, readonly size: number) {}
@@ -248,6 +265,7 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
 
   async function renderIn(context: BrowserContext, req: RenderRequest, deadline: number): Promise<RenderedPage> {
     const page = await context.newPage();
+    if (!req.screenshot) await skipUnseen(context, page);
     const traffic = new Traffic(page);
     const crashed = new Promise<never>((_, reject) =>
       page.on("crash", () => reject(new UpstreamNetworkError("The page crashed the browser tab while rendering (it used too much memory or crashed on purpose)."))),

@@ -99,7 +99,7 @@ describe.skipIf(!CHROMIUM)("crawl and batch scrape with a browser", () => {
 
   it("lets nothing in a rendered job page reach a forbidden address", async () => {
     const hits = site.forbidden.hits.length;
-    const job = await start(t, key, "/v1/batch/scrape", { urls: [`${site.url}/ssrf`, `${site.url}/redirect-private`], formats: ["text"], render: "always", wait_for: 1500 });
+    const job = await start(t, key, "/v1/batch/scrape", { urls: [`${site.url}/ssrf`, `${site.url}/redirect-private`], formats: ["text", "screenshot"], render: "always", wait_for: 1500 });
     expect(job.status).toBe("completed");
     const ssrf = job.data.find((p: Job) => p.url.endsWith("/ssrf"));
     expect(ssrf.rendered).toBe(true);

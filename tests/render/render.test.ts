@@ -160,6 +160,19 @@ describe.skipIf(!BROWSERS.length).each(BROWSERS)("scrape with a browser (%s)", (
     expect(pool.health().status).toBe("ok");
   }, 60_000);
 
+  it("fetches no images, media or fonts for a text render, and all of them for a screenshot", async () => {
+    const assets = () => site.seen.filter((u) => u.startsWith("/asset/"));
+    const start = assets().length;
+    const text = await scrape({ url: `${site.url}/pictures`, render: "always" });
+    expect(text.status).toBe(200);
+    expect(text.body.data.text).toContain("lighthouse keeper");
+    // Scripts' own requests still go out; what is only seen does not.
+    expect(assets().slice(start)).toEqual(["/asset/data.json"]);
+    const shot = await scrape({ url: `${site.url}/pictures`, formats: ["screenshot"], render: "always" });
+    expect(shot.status).toBe(200);
+    expect(assets().slice(start)).toEqual(expect.arrayContaining(["/asset/photo.png", "/asset/font.woff2", "/asset/clip.mp4"]));
+  });
+
   it("takes a PNG screenshot", async () => {
     const res = await scrape({ url: `${site.url}/click`, formats: ["text", "screenshot"] });
     expect(res.body.meta.rendered).toBe(true);
@@ -168,7 +181,8 @@ describe.skipIf(!BROWSERS.length).each(BROWSERS)("scrape with a browser (%s)", (
   }, 30_000);
 
   it("lets nothing in the browser reach a forbidden address: images, scripts, styles, iframes, fetch, XHR, beacons, EventSource, WebSockets, workers, redirects, IPv6, IPv4-mapped and odd spellings, DNS names, file:", async () => {
-    const res = await scrape({ url: `${site.url}/ssrf`, render: "always", wait_for: "body", timeout_ms: 20_000 });
+    // With a screenshot asked for, images and fonts are fetched too, so they meet the proxy.
+    const res = await scrape({ url: `${site.url}/ssrf`, formats: ["text", "screenshot"], render: "always", wait_for: "body", timeout_ms: 20_000 });
     expect(res.status).toBe(200);
     expect(res.body.data.text).toContain("lighthouse keeper");
     expect(res.body.data.text).not.toMatch(/root:/);

@@ -67,6 +67,13 @@ export async function startRenderSite(): Promise<Site> {
       `fetch("/data.json").then(r => r.json()).then(d => { const a = document.createElement("article"); a.innerHTML = "<h1>" + d.title + "</h1>" + d.paragraphs.map(p => "<p>" + p + "</p>").join(""); document.getElementById("root").appendChild(a); });`),
     "/data.json": (_q, r) => r.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ title: "The keeper's log", paragraphs: ARTICLE })),
     // Content revealed by a click.
+    // A page with pictures, a video and a web font: only a screenshot needs them.
+    "/pictures": (_q, r) => r.writeHead(200, { "content-type": "text/html" }).end(page(
+      `<style>@font-face { font-family: F; src: url(/asset/font.woff2); } body { font-family: F; }</style>
+       <article>${ARTICLE.map((p) => `<p>${p}</p>`).join("")}<img src="/asset/photo.png"><video src="/asset/clip.mp4" autoplay muted></video></article>
+       <script>fetch("/asset/data.json");</script>`)),
+    "/asset/photo.png": (_q, r) => r.writeHead(200, { "content-type": "image/png" }).end(Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYPj/HwADAgH/eL9GtQAAAABJRU5ErkJggg==", "base64")),
+    "/asset/data.json": (_q, r) => r.writeHead(200, { "content-type": "application/json" }).end("{}"),
     "/click": (_q, r) => r.writeHead(200, { "content-type": "text/html" }).end(page(
       `<main><h1>Story</h1><p>Teaser only.</p><button id="more">Read more</button><article id="full" hidden>${ARTICLE.map((p) => `<p>${p}</p>`).join("")}</article></main><script src="/click.js"></script>`)),
     "/click.js": (_q, r) => r.writeHead(200, { "content-type": "text/javascript" }).end(`document.getElementById("more").addEventListener("click", () => { document.getElementById("full").hidden = false; });`),
