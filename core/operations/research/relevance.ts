@@ -45,6 +45,8 @@ export interface QuestionModel {
   /** Document relevance by source id, in [0, 1], the best document at 1. */
   documents: ReadonlyMap<string, number>;
   semantic: Semantic | null;
+  /** Question-word coverage a pronoun-led sentence takes from the sentence before it, by source id and text. */
+  carried: ReadonlyMap<string, number>;
 }
 
 /** A light stemmer on top of lexical.ts's plural folding, so "scattered", "scattering" and "scatter" meet. */
@@ -192,7 +194,19 @@ export function buildQuestionModel(question: string, docs: readonly DocumentInpu
     documents = new Map(docs.map((d, i) => [d.id, Math.round((scaled[i]! / top) * 10_000) / 10_000]));
     topic = topicVocabulary(docs, docStems, terms, documents);
   }
-  return { kind, person: asksForPerson(question), terms, topic, documents, semantic };
+  // Pronouns refer back: a run of pronoun-led sentences keeps the question words of the sentence that began it.
+  const carried = new Map<string, number>();
+  docs.forEach((d, i) => {
+    let prev = 0;
+    docSentences(d.text).forEach((text, k) => {
+      const st = sentences[i]![k]!;
+      let q = 0;
+      for (const [t, w] of terms) if (st.has(t)) q += w;
+      if (q === 0 && PRONOUN.test(text) && prev > 0) carried.set(`${d.id}\u0000${text}`, prev);
+      prev = q > 0 ? q : PRONOUN.test(text) ? prev : 0;
+    });
+  });
+  return { kind, person: asksForPerson(question), terms, topic, documents, semantic, carried };
 }
 
 /** Topic vocabulary: words that at least two relevant sites share, weighted by those sites' relevance. */
@@ -216,6 +230,13 @@ function topicVocabulary(docs: readonly DocumentInput[], docStems: readonly Set<
   for (const [t, e] of seen) if (witnesses(e) >= 2) topic.set(t, e.w / mass);
   return topic;
 }
+
+/**
+ * A sentence that begins with a personal pronoun speaks of what the sentence before it named:
+ * "He was born in 1856 in Smiljan" after "Nikola Tesla was an inventor" is about Tesla, though it
+ * names none of the question's words. It takes that sentence's share of them (buildQuestionModel).
+ */
+const PRONOUN = /^(He|She|It|They|His|Her|Its|Their)\b/;
 
 /** Topic mass at which a sentence fully speaks the relevant pages' vocabulary (two or so of its words). */
 const TOPICAL_SENTENCE = 1;
@@ -262,6 +283,7 @@ export function sentenceRelevance(sentence: string, sourceId: string, model: Que
   const s = stems(sentence);
   let q = 0;
   for (const [t, w] of model.terms) if (s.has(t)) q += w;
+  if (q === 0) q = model.carried.get(`${sourceId}\u0000${sentence}`) ?? 0;
   let topicMass = 0;
   for (const t of s) topicMass += model.topic.get(t) ?? 0;
   const topical = 1 - Math.exp(-topicMass / TOPIC_SATURATION);
