@@ -18,7 +18,7 @@
  * to the question is blended into both levels. Everything is deterministic for the same input.
  */
 import { tokenize } from "../../ranking/lexical.ts";
-import { splitSentences } from "./sentences.ts";
+import { referBack, splitSentences } from "./sentences.ts";
 import { TOPIC_STOP } from "./words.ts";
 import { answerCue, asksForPerson, questionKind, type QuestionKind } from "./question-kind.ts";
 
@@ -194,16 +194,13 @@ export function buildQuestionModel(question: string, docs: readonly DocumentInpu
     documents = new Map(docs.map((d, i) => [d.id, Math.round((scaled[i]! / top) * 10_000) / 10_000]));
     topic = topicVocabulary(docs, docStems, terms, documents);
   }
-  // Pronouns refer back: a run of pronoun-led sentences keeps the question words of the sentence that began it.
+  // Pronouns refer back (sentences.ts): "He was born in 1856" after "Nikola Tesla was…" is about Tesla.
   const carried = new Map<string, number>();
   docs.forEach((d, i) => {
-    let prev = 0;
-    docSentences(d.text).forEach((text, k) => {
-      const st = sentences[i]![k]!;
-      let q = 0;
-      for (const [t, w] of terms) if (st.has(t)) q += w;
-      if (q === 0 && PRONOUN.test(text) && prev > 0) carried.set(`${d.id}\u0000${text}`, prev);
-      prev = q > 0 ? q : PRONOUN.test(text) ? prev : 0;
+    const texts = docSentences(d.text);
+    const back = referBack(texts, sentences[i]!.map((st) => [...terms].reduce((q, [t, w]) => q + (st.has(t) ? w : 0), 0)));
+    texts.forEach((text, k) => {
+      if (back[k]! > 0) carried.set(`${d.id}\u0000${text}`, back[k]!);
     });
   });
   return { kind, person: asksForPerson(question), terms, topic, documents, semantic, carried };
@@ -230,13 +227,6 @@ function topicVocabulary(docs: readonly DocumentInput[], docStems: readonly Set<
   for (const [t, e] of seen) if (witnesses(e) >= 2) topic.set(t, e.w / mass);
   return topic;
 }
-
-/**
- * A sentence that begins with a personal pronoun speaks of what the sentence before it named:
- * "He was born in 1856 in Smiljan" after "Nikola Tesla was an inventor" is about Tesla, though it
- * names none of the question's words. It takes that sentence's share of them (buildQuestionModel).
- */
-const PRONOUN = /^(He|She|It|They|His|Her|Its|Their)\b/;
 
 /** Topic mass at which a sentence fully speaks the relevant pages' vocabulary (two or so of its words). */
 const TOPICAL_SENTENCE = 1;
