@@ -1,6 +1,6 @@
 /**
  * Research quality bench: the real POST /v1/research, end to end, over the question set of
- * bench/research/set (70 questions in five splits, each with on-topic pages, off-topic pages that
+ * bench/research/set (96 questions in seven splits, each with on-topic pages, off-topic pages that
  * share the question's words and one result whose page answers 500).
  *
  * The pages are served on 127.0.0.1 (one local server per result slot, so each result is its
@@ -11,9 +11,11 @@
  *   started from), run from a `git archive` of that commit extracted to a temporary directory;
  * - current: this tree.
  *
- * Both are scored by bench/research/metric.ts on each split apart (dev, holdout, holdout2, holdout3, holdout4).
+ * Both are scored by bench/research/metric.ts on each split apart (dev, holdout, holdout2 … holdout6),
+ * beside a length control (lengthControl below) that picks the longest sentences naming a question
+ * word on the current version's first three pages.
  *
- *   npx tsx bench/research/run.ts [--tier summary] [--split dev|holdout|holdout2|holdout3|holdout4|dev,holdout|all] [--verbose] [--no-baseline]
+ *   npx tsx bench/research/run.ts [--tier summary] [--split dev|holdout|…|holdout6|dev,holdout|all] [--verbose] [--no-baseline]
  */
 import { execSync } from "node:child_process";
 import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -25,6 +27,7 @@ import { localPages, searxngBody } from "../../tests/research/fixtures.ts";
 import { makeApp, type TestApp } from "../../tests/helpers/app.ts";
 import { loadQuestions, pageHtml, type BenchPage } from "./dataset.ts";
 import { score, type Answer, type Scored } from "./metric.ts";
+import { stems } from "../../core/operations/research/relevance.ts";
 
 const BASELINE = "36a19fd4163e009f11332805d3cfb4a3d158e0a1";
 const ROOT = resolve(new URL("../..", import.meta.url).pathname);
@@ -85,7 +88,22 @@ async function ask(t: { app: TestApp; key: string }, question: string): Promise<
 
 const ours = await start(makeApp);
 const base = noBaseline ? ours : await start((await import(join(baselineTree(), "tests/helpers/app.ts"))).makeApp as MakeApp);
-const rows: { id: string; split: string; base: Scored; ours: Scored; deterministic: boolean; ms: [number, number] }[] = [];
+const rows: { id: string; split: string; base: Scored; ours: Scored; control: Scored; deterministic: boolean; ms: [number, number] }[] = [];
+const FINDINGS: Record<string, number> = { basic: 3, summary: 5, detailed: 8, full: 12 };
+
+/**
+ * A control that knows nothing of what answers: the longest sentences naming a question word on
+ * the first three pages the current version ranks. The set's answers are longer than its
+ * background sentences, so this scores well; a ranking is only better at answering than at
+ * finding long sentences when it beats this row.
+ */
+function lengthControl(question: string, answer: Answer): Answer {
+  const words = stems(question);
+  const read = answer.sources.filter((s) => pages.get(s.url) && !pages.get(s.url)!.broken).slice(0, 3);
+  const candidates = read.flatMap((s) => pages.get(s.url)!.sentences.filter((x) => [...stems(x.text)].some((t) => words.has(t))).map((x) => ({ text: x.text, citations: [s.id] })));
+  const findings = candidates.map((f, i) => ({ f, i })).sort((a, b) => b.f.text.split(" ").length - a.f.text.split(" ").length || a.i - b.i).slice(0, FINDINGS[tier] ?? 5).map((x) => x.f);
+  return { report: { findings }, sources: answer.sources };
+}
 for (const q of questions) {
   replay.bodies.searxng = searxngBody(q.question, q.pages.map((p, i) => ({ url: `${sites[i]!.url}/${q.id}/${i + 1}`, title: p.title, content: p.sentences[0]!.text })));
   let t0 = performance.now();
@@ -96,7 +114,7 @@ for (const q of questions) {
   const bMs = noBaseline ? oMs : performance.now() - t0;
   const again = await ask(ours, q.question);
   const deterministic = JSON.stringify(again.report) === JSON.stringify(o.report) && JSON.stringify(again.sources) === JSON.stringify(o.sources);
-  const row = { id: q.id, split: q.split, base: score(q, b, (u) => pages.get(u)), ours: score(q, o, (u) => pages.get(u)), deterministic, ms: [bMs, oMs] as [number, number] };
+  const row = { id: q.id, split: q.split, base: score(q, b, (u) => pages.get(u)), ours: score(q, o, (u) => pages.get(u)), control: score(q, lengthControl(q.question, o), (u) => pages.get(u)), deterministic, ms: [bMs, oMs] as [number, number] };
   rows.push(row);
   if (verbose) {
     console.log(`\n${q.id} ${q.question}  sub-queries: base ${JSON.stringify(b.meta.sub_queries)} ours ${JSON.stringify(o.meta.sub_queries)}`);
@@ -114,21 +132,21 @@ await Promise.all(sites.map((s) => s.close()));
 
 const sum = (xs: Scored[], k: keyof Omit<Scored, "wrong">) => xs.reduce((a, s) => a + s[k], 0);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
-function line(name: string, sel: typeof rows, pick: "base" | "ours") {
+function line(name: string, sel: typeof rows, pick: "base" | "ours" | "control") {
   const s = sel.map((r) => r[pick]);
   const precision = sum(s, "correct") / (sum(s, "citations") || 1);
   const recall = sum(s, "factsFound") / (sum(s, "facts") || 1);
   const top3 = sum(s, "onTopicTop3") / (3 * sel.length || 1);
-  const ms = median(sel.map((r) => r.ms[pick === "base" ? 0 : 1]));
-  return `| ${name} | ${sel.length} | ${precision.toFixed(3)} (${sum(s, "correct")}/${sum(s, "citations")}) | ${recall.toFixed(3)} (${sum(s, "factsFound")}/${sum(s, "facts")}) | ${(sum(s, "findings") / (sel.length || 1)).toFixed(1)} | ${top3.toFixed(2)} | ${Math.round(ms)} |`;
+  const ms = pick === "control" ? NaN : median(sel.map((r) => r.ms[pick === "base" ? 0 : 1]));
+  return `| ${name} | ${sel.length} | ${precision.toFixed(3)} (${sum(s, "correct")}/${sum(s, "citations")}) | ${recall.toFixed(3)} (${sum(s, "factsFound")}/${sum(s, "facts")}) | ${(sum(s, "findings") / (sel.length || 1)).toFixed(1)} | ${top3.toFixed(2)} | ${Number.isNaN(ms) ? "" : Math.round(ms)} |`;
 }
 const table = ["| version, split | questions | citation precision | key-fact recall | findings / report | on-topic share of the top 3 sources | median ms |", "|---|---:|---:|---:|---:|---:|---:|"];
-for (const sp of ["dev", "holdout", "holdout2", "holdout3", "holdout4"]) {
+for (const sp of ["dev", "holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6"]) {
   const sel = rows.filter((r) => r.split === sp);
   if (!sel.length) continue;
-  table.push(line(`baseline (main ${BASELINE.slice(0, 7)}), ${sp}`, sel, "base"), line(`current, ${sp}`, sel, "ours"));
+  table.push(line(`baseline (main ${BASELINE.slice(0, 7)}), ${sp}`, sel, "base"), line(`current, ${sp}`, sel, "ours"), line(`length control, ${sp}`, sel, "control"));
 }
-table.push(line("baseline, all", rows, "base"), line("current, all", rows, "ours"));
+table.push(line("baseline, all", rows, "base"), line("current, all", rows, "ours"), line("length control, all", rows, "control"));
 const deterministic = rows.every((r) => r.deterministic);
 console.log(`\ntier ${tier}; same output on a second run for every question: ${deterministic ? "yes" : `NO (${rows.filter((r) => !r.deterministic).map((r) => r.id).join(", ")})`}`);
 console.log(table.join("\n"));

@@ -1,6 +1,6 @@
 /** The research core's pure parts: plan, evidence ranking, extractive synthesis, citation parsing and checking. */
 import { describe, expect, it } from "vitest";
-import { buildQuestionModel } from "../../core/operations/research/relevance.ts";
+import { buildQuestionModel, sentenceRelevance } from "../../core/operations/research/relevance.ts";
 import { rankPassages, type SourceText } from "../../core/operations/research/evidence.ts";
 import { citedSentences, parseModelReport, supportIndex, verifyReport } from "../../core/operations/research/llm.ts";
 import { parseModelQueries, planSubQueries } from "../../core/operations/research/plan.ts";
@@ -29,9 +29,13 @@ describe("research core", () => {
     expect(planSubQueries("When did the Berlin Wall fall?", "summary")).toEqual(["Berlin Wall fall date", "Berlin Wall fall timeline"]);
     expect(planSubQueries("Who was Ada Lovelace?", "summary")).toEqual(["Ada Lovelace biography", "Ada Lovelace known for"]);
     expect(planSubQueries("What is the difference between weather and climate?", "summary")).toEqual(["weather definition", "climate definition"]);
+    // "Who composed X" asks for the maker of X, not for a biography of the act ("composed Four Seasons biography").
+    expect(planSubQueries("Who composed The Four Seasons?", "summary")).toEqual(["Four Seasons composer", "Four Seasons history origin"]);
+    expect(planSubQueries("Who invented the telephone?", "full")).toEqual(["telephone inventor", "telephone history origin", "telephone credited to", "telephone inventor biography"]);
     const questions = [
       "What causes earthquakes?", "Why is the sky blue?", "How do bees make honey?", "How to brew green tea properly?", "What is photosynthesis?",
       "Is coffee or tea higher in caffeine?", "Where do monarch butterflies migrate?", "a b c", "causes causes", "What is a definition?",
+      "Who wrote Pride and Prejudice?", "Who first invented the printing press?",
     ];
     const set = (q: string) => [...new Set(q.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])].sort().join(" ");
     for (const q of questions) {
@@ -137,5 +141,19 @@ describe("document relevance", () => {
     const off = ["d", "e"].map((id) => m.documents.get(id)!);
     // With agreement from the closest sites alone, the two cake pages vouch for each other and one outranks page c.
     expect(Math.min(...on)).toBeGreaterThan(Math.max(...off));
+  });
+
+  it("a sentence that begins with a pronoun speaks of what the sentence before it named", () => {
+    const born = "He was born in 1856 in Smiljan.";
+    const named = "Nikola Tesla was an inventor who worked on alternating current.";
+    const model = (first: string) =>
+      buildQuestionModel("Who was Nikola Tesla?", [
+        doc("a", first),
+        doc("b", "Nikola Tesla worked on alternating current motors and the induction motor with Westinghouse."),
+        doc("c", "Tesla designed alternating current systems and later worked on radio and wireless power."),
+      ]);
+    // After the sentence that names him, "he" is Tesla; before it, nothing says who "he" is.
+    expect(sentenceRelevance(born, "a", model(`${named} ${born}`))).toBeGreaterThan(0);
+    expect(sentenceRelevance(born, "a", model(`${born} ${named}`))).toBe(0);
   });
 });

@@ -21,6 +21,13 @@ export function coreTerms(question: string): string {
   return (kept.length ? kept : words).join(" ");
 }
 
+/** The one who does an act of making, by the act's past form: English morphology, not a topic list. */
+const MAKER: Record<string, string> = {
+  wrote: "author", composed: "composer", invented: "inventor", discovered: "discoverer", painted: "painter", founded: "founder",
+  built: "builder", designed: "designer", developed: "developer", created: "creator", directed: "director", sang: "singer",
+  sculpted: "sculptor", made: "maker", proposed: "proposer",
+};
+
 /**
  * Facets by kind of question: words each sub-query adds to the question's subject, so every
  * sub-query asks the engines something the question alone does not. `strip` are the words of
@@ -32,6 +39,9 @@ function facets(question: string): { add: string[]; strip: RegExp | null } {
   if (/^how (to|do i|can i|should)\b/.test(q)) return { add: ["steps guide", "tips mistakes", "best practices", "beginners"], strip: null };
   if (/^how (does|do|did|is|are)\b/.test(q)) return { add: ["mechanism", "process explained", "science behind", "examples"], strip: /^(work|works)$/i };
   if (/^(when|what year|in what year)\b/.test(q)) return { add: ["date", "timeline", "events leading up", "history"], strip: null };
+  // "Who composed X" asks for the maker of X, not for a life: search X with the maker's title ("X composer").
+  const act = q.match(/^who\s+(?:first\s+)?([a-z]+)\b/)?.[1];
+  if (act && MAKER[act]) return { add: [MAKER[act], "history origin", "credited to", `${MAKER[act]} biography`], strip: new RegExp(`^(first|${act})$`, "i") };
   if (/^(who)\b/.test(q)) return { add: ["biography", "known for", "life achievements", "contributions"], strip: null };
   if (/^(where)\b/.test(q)) return { add: ["location", "route map", "range region", "places"], strip: null };
   if (/^(what is|what are|what does|define)\b/.test(q)) return { add: ["definition", "meaning explained", "examples", "how it works"], strip: /^(mean|means|meaning|definition)$/i };

@@ -18,7 +18,7 @@
  * to the question is blended into both levels. Everything is deterministic for the same input.
  */
 import { tokenize } from "../../ranking/lexical.ts";
-import { splitSentences } from "./sentences.ts";
+import { referBack, splitSentences } from "./sentences.ts";
 import { TOPIC_STOP } from "./words.ts";
 import { answerCue, asksForPerson, questionKind, type QuestionKind } from "./question-kind.ts";
 
@@ -45,6 +45,8 @@ export interface QuestionModel {
   /** Document relevance by source id, in [0, 1], the best document at 1. */
   documents: ReadonlyMap<string, number>;
   semantic: Semantic | null;
+  /** Question-word coverage a pronoun-led sentence takes from the sentence before it, by source id and text. */
+  carried: ReadonlyMap<string, number>;
 }
 
 /** A light stemmer on top of lexical.ts's plural folding, so "scattered", "scattering" and "scatter" meet. */
@@ -192,7 +194,16 @@ export function buildQuestionModel(question: string, docs: readonly DocumentInpu
     documents = new Map(docs.map((d, i) => [d.id, Math.round((scaled[i]! / top) * 10_000) / 10_000]));
     topic = topicVocabulary(docs, docStems, terms, documents);
   }
-  return { kind, person: asksForPerson(question), terms, topic, documents, semantic };
+  // Pronouns refer back (sentences.ts): "He was born in 1856" after "Nikola Tesla was…" is about Tesla.
+  const carried = new Map<string, number>();
+  docs.forEach((d, i) => {
+    const texts = docSentences(d.text);
+    const back = referBack(texts, sentences[i]!.map((st) => [...terms].reduce((q, [t, w]) => q + (st.has(t) ? w : 0), 0)));
+    texts.forEach((text, k) => {
+      if (back[k]! > 0) carried.set(`${d.id}\u0000${text}`, back[k]!);
+    });
+  });
+  return { kind, person: asksForPerson(question), terms, topic, documents, semantic, carried };
 }
 
 /** Topic vocabulary: words that at least two relevant sites share, weighted by those sites' relevance. */
@@ -262,6 +273,7 @@ export function sentenceRelevance(sentence: string, sourceId: string, model: Que
   const s = stems(sentence);
   let q = 0;
   for (const [t, w] of model.terms) if (s.has(t)) q += w;
+  if (q === 0) q = model.carried.get(`${sourceId}\u0000${sentence}`) ?? 0;
   let topicMass = 0;
   for (const t of s) topicMass += model.topic.get(t) ?? 0;
   const topical = 1 - Math.exp(-topicMass / TOPIC_SATURATION);

@@ -12,3 +12,22 @@ export function splitSentences(text: string): string[] {
   }
   return out.map((s) => s.trim()).filter(Boolean);
 }
+
+/** A sentence that begins with a personal pronoun, so speaks of what an earlier one named. */
+const PRONOUN = /^(He|She|It|They|His|Her|Its|Their)\b/;
+
+/**
+ * What pronoun-led sentences take from the sentence before them: "He was born in 1856 in Smiljan"
+ * after "Nikola Tesla was an inventor" is about Tesla, though it names nothing itself. For each
+ * sentence whose own value is 0, the value of the sentence that began its run of pronouns (0 when
+ * nothing before it named anything); the others get 0.
+ */
+export function referBack(texts: readonly string[], values: readonly number[]): number[] {
+  let last = 0;
+  return texts.map((text, k) => {
+    const own = values[k]!;
+    const back = own === 0 && PRONOUN.test(text) ? last : 0;
+    last = own > 0 ? own : back;
+    return back;
+  });
+}
