@@ -137,6 +137,8 @@ export class SqlJobStore implements JobStore {
         .tx(async (q) => {
           // Later pages start the next group, which waits for this one's commit.
           this.finishing = null;
+          // A lone page needs no savepoint: if it fails, the whole transaction rolls back with it.
+          if (group.length === 1) return void results.push({ ok: true, value: await this.record(q, undefined, ...group[0]!.args) });
           for (const { args } of group) {
             await q("SAVEPOINT finish_page");
             try {

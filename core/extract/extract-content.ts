@@ -9,46 +9,59 @@ import { selectMainContent } from "./main-content.ts";
 import { extractMetadata } from "./metadata.ts";
 import { renderMarkdown } from "./to-markdown.ts";
 import { renderText } from "./to-text.ts";
-import type { ExtractOptions, ExtractResult, PageMetadata } from "./types.ts";
+import { looksLikeShell } from "./script-shell.ts";
+import type { ExtractOptions, ExtractResult, PageMetadata, Rendering } from "./types.ts";
 
 interface Rendered {
   html: string;
   text: string;
   markdown: string;
   links: ExtractResult["links"];
+  shell?: boolean;
 }
 
-function renderContent(document: Document, meta: PageMetadata, url: string, baseUrl: string, mainOnly: boolean): Rendered {
+const EVERY_RENDERING: readonly Rendering[] = ["html", "text", "markdown", "links"];
+
+function renderContent(document: Document, html: string, meta: PageMetadata, url: string, baseUrl: string, options: ExtractOptions): Rendered {
   let content: Element | null;
-  if (mainOnly) {
+  if (options.onlyMainContent !== false) {
     content = selectMainContent(document, meta);
   } else {
     content = document.body;
     if (content) removeNonContent(content);
   }
-  if (!content) return { html: "", text: "", markdown: "", links: [] };
+  if (!content) return { html: "", text: "", markdown: "", links: [], ...(options.shellCheck ? { shell: looksLikeShell(html, () => "") } : {}) };
   cleanTree(content, baseUrl);
-  return {
-    html: content.innerHTML.trim(),
-    text: renderText(content),
-    markdown: renderMarkdown(content),
-    links: collectLinks(content, url),
+  // Only what was asked for: a markdown-only crawl page needs neither its HTML nor its text.
+  const wanted = options.formats ?? EVERY_RENDERING;
+  const root = content;
+  const htmlOut = wanted.includes("html") ? root.innerHTML.trim() : "";
+  const text = wanted.includes("text") ? renderText(root) : null;
+  const rendered: Rendered = {
+    html: htmlOut,
+    text: text ?? "",
+    markdown: wanted.includes("markdown") ? renderMarkdown(root) : "",
+    links: wanted.includes("links") ? collectLinks(root, url) : [],
   };
+  // The text is made for the check only when the page has scripts at all.
+  if (options.shellCheck) rendered.shell = looksLikeShell(html, () => text ?? renderText(root));
+  return rendered;
 }
 
 /** The body's text with scripts and styles left out, for trees too deep for anything else. */
-function flatText(html: string): Rendered {
+function flatText(html: string, shellCheck: boolean): Rendered {
+  let text = "";
   try {
     const body = parseDocument(html).body;
     for (const el of Array.from(body?.querySelectorAll("script, style, noscript, template") ?? [])) el.remove();
-    const text = (body?.textContent ?? "")
+    text = (body?.textContent ?? "")
       .replace(/[ \t\u00a0]+/g, " ")
       .replace(/\s*\n\s*/g, "\n")
       .trim();
-    return { html: "", text, markdown: text, links: [] };
   } catch {
-    return { html: "", text: "", markdown: "", links: [] };
+    text = "";
   }
+  return { html: "", text, markdown: text, links: [], ...(shellCheck ? { shell: looksLikeShell(html, () => text) } : {}) };
 }
 
 export function extractContent(html: string, url: string, options: ExtractOptions = {}): ExtractResult {
@@ -60,13 +73,13 @@ export function extractContent(html: string, url: string, options: ExtractOption
 
   let rendered: Rendered;
   try {
-    rendered = renderContent(document, meta, url, baseUrl, options.onlyMainContent !== false);
+    rendered = renderContent(document, html, meta, url, baseUrl, options);
   } catch {
     // Recursive tree walks (ours, Readability's, turndown's) overflow the stack on pathologically
     // deep markup (thousands of nested elements); the page's flat text is still worth returning.
-    rendered = flatText(html);
+    rendered = flatText(html, options.shellCheck === true);
   }
-  const { html: htmlOut, text, markdown, links } = rendered;
+  const { html: htmlOut, text, markdown, links, shell } = rendered;
   return {
     title: meta.title,
     description: meta.description,
@@ -78,5 +91,6 @@ export function extractContent(html: string, url: string, options: ExtractOption
     text,
     markdown,
     links,
+    ...(shell === undefined ? {} : { shell }),
   };
 }

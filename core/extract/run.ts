@@ -13,7 +13,8 @@ import type { ExtractPort, ExtractRequest, ExtractResult } from "./types.ts";
 export const inProcessExtractor: ExtractPort = {
   async extract(req: ExtractRequest): Promise<ExtractResult> {
     await loadExtractLibraries();
-    return extractContent(decodeHtml(req.body, req.contentType), req.url, { onlyMainContent: req.onlyMainContent });
+    const { onlyMainContent, formats, shellCheck } = req;
+    return extractContent(decodeHtml(req.body, req.contentType), req.url, { onlyMainContent, ...(formats ? { formats } : {}), ...(shellCheck ? { shellCheck } : {}) });
   },
 };
 

@@ -21,11 +21,16 @@ export interface ExtractResult {
   /** Markdown (GFM tables, fenced code) of the same content. */
   markdown: string;
   links: ExtractedLink[];
+  /** Whether the page looks like a script shell; only when asked (`shellCheck`). */
+  shell?: boolean;
 }
 
 export interface ExtractOptions {
   /** true (default): the article only; false: the whole body, cleaned of scripts and styles. */
   onlyMainContent?: boolean;
+  /** The renderings to make (the others are left empty); every one when absent. */
+  formats?: readonly Rendering[];
+  shellCheck?: boolean;
 }
 
 export interface PageMetadata {
@@ -47,7 +52,14 @@ export interface ExtractRequest {
   /** The final URL, which links are made absolute against. */
   url: string;
   onlyMainContent: boolean;
+  /** The renderings wanted (the others come back empty); every one when absent. */
+  formats?: readonly Rendering[];
+  /** Also say whether the page looks like a script shell (`shell`), for scrape's `render: "auto"`. */
+  shellCheck?: boolean;
 }
+
+/** The renderings of the content `extractContent` can make. */
+export type Rendering = "html" | "text" | "markdown" | "links";
 
 /**
  * HTML → content. The core's default runs `extractContent` in process (core/extract/run.ts); a

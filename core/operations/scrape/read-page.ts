@@ -8,8 +8,9 @@ import { ApiError } from "../../errors.ts";
 import { decodeHtml } from "../../extract/decode-html.ts";
 import { extractPage } from "../../extract/run.ts";
 import { pdfToText } from "../../extract/pdf-to-text.ts";
-import type { Ports, RenderAction, RenderedPage } from "../../ports.ts";
-import { looksLikeShell, NO_BROWSER, renderWith } from "./render.ts";
+import type { ExtractResult, Rendering } from "../../extract/types.ts";
+import type { ExtractRequest, Ports, RenderAction, RenderedPage } from "../../ports.ts";
+import { NO_BROWSER, renderWith } from "./render.ts";
 
 export type Kind = "html" | "pdf" | "text";
 
@@ -26,13 +27,18 @@ export function kindOf(contentType: string | null, body: Uint8Array): Kind | nul
   return null;
 }
 
-/** Turns a fetched body into every format (the caller keeps the requested ones). */
-export async function contentOf(ports: Pick<Ports, "extract">, kind: Kind, body: Uint8Array, contentType: string | null, finalUrl: string, onlyMain: boolean) {
-  if (kind === "html") return extractPage(ports, { body, contentType, url: finalUrl, onlyMainContent: onlyMain });
+/** What to make of an HTML page: the renderings wanted (every one when absent), the script-shell check. */
+export type ContentAsk = Pick<ExtractRequest, "formats" | "shellCheck">;
+
+/** Turns a fetched body into the formats asked for (a PDF or text page gives every one: they cost nothing). */
+export async function contentOf(
+  ports: Pick<Ports, "extract">, kind: Kind, body: Uint8Array, contentType: string | null, finalUrl: string, onlyMain: boolean, ask: ContentAsk = {},
+): Promise<ExtractResult> {
+  if (kind === "html") return extractPage(ports, { body, contentType, url: finalUrl, onlyMainContent: onlyMain, ...ask });
   const text = kind === "pdf" ? await pdfText(body) : { text: decodeHtml(body, contentType), title: null };
   return {
     title: text.title, description: null, author: null, published_at: null, language: null, site_name: null,
-    html: "", text: text.text, markdown: text.text, links: [] as Array<{ text: string; url: string }>,
+    html: "", text: text.text, markdown: text.text, links: [],
   };
 }
 
@@ -44,7 +50,14 @@ async function pdfText(body: Uint8Array) {
   }
 }
 
-export type Content = Awaited<ReturnType<typeof contentOf>>;
+export type Content = ExtractResult;
+
+const RENDERINGS: ReadonlySet<string> = new Set<Rendering>(["html", "text", "markdown", "links"]);
+
+/** The renderings among a request's formats (a screenshot is the browser's, not the extractor's). */
+function renderingsOf(formats: readonly string[]): Rendering[] {
+  return formats.filter((f): f is Rendering => RENDERINGS.has(f));
+}
 
 /** What was read: the static fetch, or the browser's rendering of the page. */
 export interface Read {
@@ -93,8 +106,10 @@ export async function readPage(ports: Ports, req: ReadRequest): Promise<{ read: 
     : { ...(await ports.pages.fetchPage(req.url, { timeoutMs: req.timeout_ms, ...(req.signal ? { signal: req.signal } : {}) })), rendered: false };
   const kind = kindOf(read.contentType, read.body);
   if (!kind) return { read, kind, content: null };
-  let content = await contentOf(ports, kind, read.body, read.contentType, read.finalUrl, req.only_main_content);
-  if (req.render === "auto" && !read.rendered && kind === "html" && looksLikeShell(() => decodeHtml(read.body, read.contentType), content.text)) {
+  const formats = renderingsOf(req.formats);
+  const shellCheck = req.render === "auto" && !read.rendered;
+  let content = await contentOf(ports, kind, read.body, read.contentType, read.finalUrl, req.only_main_content, { formats, shellCheck });
+  if (shellCheck && kind === "html" && content.shell) {
     // The static page is a script shell: render it, within what is left of the deadline.
     const left = Math.max(1_000, req.timeout_ms - Math.round(performance.now() - t0));
     if (!ports.render || ports.render.health().status === "disabled") {
@@ -102,7 +117,7 @@ export async function readPage(ports: Ports, req: ReadRequest): Promise<{ read: 
     } else {
       try {
         read = fromRendering(await renderWith(ports.render, req, left));
-        content = await contentOf(ports, "html", read.body, read.contentType, read.finalUrl, req.only_main_content);
+        content = await contentOf(ports, "html", read.body, read.contentType, read.finalUrl, req.only_main_content, { formats });
       } catch (err) {
         if (!(err instanceof ApiError) || err.code !== "browser_unavailable") throw err;
         read.note = `The page looks like it needs JavaScript, but the browser is unavailable: this is its static HTML. ${err.message}`;

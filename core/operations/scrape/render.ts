@@ -1,7 +1,8 @@
 /**
  * When and how scrape renders a page in a browser (api.md §10). `render: "auto"` renders only
- * pages whose static HTML is a script shell with little text, so ordinary pages stay on the
- * fast path; actions, wait_for and screenshots need the browser whatever the mode.
+ * pages whose static HTML is a script shell with little text (extract/script-shell.ts), so
+ * ordinary pages stay on the fast path; actions, wait_for and screenshots need the browser
+ * whatever the mode.
  */
 import { ApiError } from "../../errors.ts";
 import type { RenderedPage, RenderPort, RenderRequest } from "../../ports.ts";
@@ -17,24 +18,6 @@ interface RenderAsk {
 
 export const NO_BROWSER =
   "Rendering needs Chromium: install it (Debian: apt-get install chromium-headless-shell, the lightest, or chromium) or point QUARRY_CHROMIUM_PATH at a Chrome or Chromium executable, then restart Quarry.";
-
-/** Fewer words than this in the static main text, and a page may be a shell. */
-const SHELL_WORDS = 60;
-const APP_ROOT = /<(div|main|section|app-root)\b[^>]*\bid=["']?(root|app|__next|__nuxt|svelte|main-app|application)\b[^>]*>\s*<\/\1>/i;
-
-/**
- * A script shell: scripts, little or no text, and either an empty application root, a
- * <noscript> asking for JavaScript, or almost no text at all.
- */
-export function looksLikeShell(page: string | (() => string), text: string): boolean {
-  let words = 0;
-  for (const _ of text.matchAll(/\S+/g)) if (++words >= SHELL_WORDS) return false;
-  // The HTML only when the text is short (a page with enough words is not decoded twice).
-  const html = typeof page === "string" ? page : page();
-  if (!/<script\b/i.test(html)) return false;
-  const askingForJs = /<noscript\b[^>]*>[\s\S]{0,2000}?\b(javascript|enable|js)\b/i.test(html);
-  return APP_ROOT.test(html) || askingForJs || words < 15;
-}
 
 export async function renderWith(render: RenderPort | undefined, req: RenderAsk, timeoutMs: number): Promise<RenderedPage> {
   if (!render || render.health().status === "disabled") throw new ApiError("browser_unavailable", NO_BROWSER);
