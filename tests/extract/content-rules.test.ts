@@ -132,36 +132,6 @@ describe("pruning inside the chosen content", () => {
   });
 });
 
-describe("content blocks beside the scorer's pick", () => {
-  const second = "The second section goes on with the story: the river was dredged in spring, and the harbour reopened to ships in June.";
-  const table = `<table><tr><th>Year</th><th>Ships in the harbour</th></tr><tr><td>2019, before the works</td><td>1,200 cargo ships</td></tr><tr><td>2020, during the works</td><td>300 cargo ships</td></tr></table>`;
-  const layout = (between: string) => `
-    <div class="row"><div class="col-12"><div class="text-block">${para(6)}</div></div></div>
-    <div class="container"><div class="row"><div class="col-md-8 offset-md-1">
-      <div><h2>What happened next</h2><p>${second}</p>${table}</div>
-    </div></div></div>
-    ${between}
-    <div class="band"><div class="inner"><span>We are a small agency: since 1990 we have helped clients with planning, permits and reports of every kind.</span><img src="/logo.png" alt=""></div></div>`;
-
-  it("adds prose, headings and tables that sit next to the pick in other page-builder blocks", () => {
-    const r = extract(layout(""));
-    expect(r.text).toContain("Paragraph 6 about the river");
-    expect(r.text).toContain("What happened next");
-    expect(r.text).toContain(second);
-    expect(r.text).toContain("300 cargo ships");
-    // In document order: the pick, then the section after it.
-    expect(r.text.indexOf(second)).toBeGreaterThan(r.text.indexOf("Paragraph 6 about the river"));
-  });
-
-  it("stops at a run of link lists or short lines: prose beyond them belongs to another part of the page", () => {
-    const links = [1, 2, 3].map((i) => `<div class="links-${i}"><a href="/a${i}">Planning</a> <a href="/b${i}">Permits</a> <a href="/c${i}">Reports</a></div>`).join("");
-    const r = extract(layout(links));
-    expect(r.text).toContain(second);
-    expect(r.text).not.toContain("We are a small agency");
-    expect(r.text).not.toContain("Permits");
-  });
-});
-
 describe("leads", () => {
   const lead = "The council voted on Monday to close the old bridge to cars for good. Cyclists and pedestrians will keep using it while engineers plan the repairs, which could take two years.";
   const deck = "A short deck that sums the story up in a single line.";
