@@ -130,6 +130,32 @@ describe("pruning inside the chosen content", () => {
     expect(r.text).not.toContain("Caption of the second photo");
     expect(r.text).toContain("Paragraph 3 about the sea");
   });
+
+  it("drops credit lines and calls to follow, subscribe, share or rate, in several languages", () => {
+    const notices = [
+      "Foto: Erika Muster / Stadtarchiv",
+      "Quelle: Landesamt für Statistik, 3. Mai",
+      "Crédits photos : Agence Exemple",
+      "Abbildung 2: Pegelstand im Frühjahr",
+      "Follow the Courier on Twitter and Instagram @courier.",
+      "Subscribe now to our print edition for the whole story.",
+      "War dieser Artikel hilfreich?",
+      "Möchten Sie den Artikel teilen?",
+      "Síguenos en nuestras redes",
+      "Zapraszamy też do subskrypcji naszego tygodnika.",
+      "This entry was posted in News. Bookmark the permalink.",
+    ];
+    const r = extract(`<article>${para(4)}${notices.map((t) => `<p>${t}</p>`).join("")}</article>`);
+    expect(r.text).toContain("Paragraph 4 about the river");
+    for (const t of notices) expect(r.text).not.toContain(t);
+  });
+
+  it("keeps sentences that only mention subscribing or sharing, and a header that holds a credit and a headline", () => {
+    const sentence = "Readers who subscribe now pay less, the publisher said, and more of them share articles with friends.";
+    const r = extract(`<article><div class="head"><span>Foto: Max Muster</span><p>Second team starts training in March with two matches</p></div>${para(4)}<p>${sentence}</p></article>`);
+    expect(r.text).toContain(sentence);
+    expect(r.text).toContain("Second team starts training in March");
+  });
 });
 
 describe("leads", () => {
