@@ -24,7 +24,7 @@ function tokens(el: Element): string[] {
   return names.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase().split(/[\s_-]+/);
 }
 
-export function isLeadName(el: Element): boolean {
+function isLeadName(el: Element): boolean {
   for (const t of tokens(el)) if (LEAD_TOKENS.has(t)) return true;
   return false;
 }

@@ -1,14 +1,12 @@
 /**
- * Finds the main content element: boilerplate removal, then Mozilla Readability's scorer, then the
- * prose blocks next to its pick (merge-blocks.ts), then pruning of what Readability lets through;
- * JSON-LD `articleBody` when all that finds too little.
+ * Finds the main content element: boilerplate removal, then Mozilla Readability's scorer, then
+ * pruning of what Readability lets through; JSON-LD `articleBody` when all that finds too little.
  */
 import { lib } from "../lazy.ts";
 import { removeBoilerplate } from "./boilerplate.ts";
 import { textLength } from "./dom.ts";
 import { tidyEdges } from "./content-edges.ts";
 import { findLead, restoreLead } from "./lead.ts";
-import { indexBlocks, mergeBlocks } from "./merge-blocks.ts";
 import { pruneContent } from "./prune-content.ts";
 import type { PageMetadata } from "./types.ts";
 
@@ -25,7 +23,6 @@ export function selectMainContent(document: Document, meta: PageMetadata): Eleme
   const body = document.body;
   if (!body) return null;
   const lead = findLead(body);
-  const blocks = indexBlocks(body);
   removeBoilerplate(body);
   const reader = new (lib("readability").Readability)<Element>(document, {
     // Classes stay until pruning has used them; cleanTree strips them afterwards.
@@ -44,11 +41,6 @@ export function selectMainContent(document: Document, meta: PageMetadata): Eleme
     content = null;
   }
   if (content) {
-    try {
-      mergeBlocks(content, body, blocks);
-    } catch {
-      // A tree the merge cannot walk keeps the scorer's pick as it is.
-    }
     pruneContent(content, meta.title);
     tidyEdges(content);
     restoreLead(content, lead);

@@ -4,6 +4,7 @@
  * recognised here by link density, repetition and position, and removed.
  */
 import { BLOCK_TAGS, childElements, measureTree, normalizeSpace, type TextStats } from "./dom.ts";
+import { isNoticeText } from "./notices.ts";
 
 const LISTS = new Set(["UL", "OL", "DL"]);
 const PARAGRAPH_LIKE = new Set(["P", "H1", "H2", "H3", "H4", "H5", "H6", "LI", "DD", "DT", "TD", "BLOCKQUOTE"]);
@@ -105,6 +106,12 @@ function isNoticeBlock(el: Element, text: number): boolean {
   const t = normalizeSpace(el.textContent ?? "");
   if (AD_LABEL.test(t.replace(/[\s:.-]+$/, ""))) return true;
   if (COPYRIGHT.test(t) && text < 200) return true;
+  // Judged by its wording only as a single block: a header holding a credit line and a headline is more.
+  return isNoticeText(t) && !hasBlockChild(el);
+}
+
+function hasBlockChild(el: Element): boolean {
+  for (let c = el.firstElementChild; c; c = c.nextElementSibling) if (BLOCK_TAGS.has(c.tagName)) return true;
   return false;
 }
 

@@ -130,35 +130,31 @@ describe("pruning inside the chosen content", () => {
     expect(r.text).not.toContain("Caption of the second photo");
     expect(r.text).toContain("Paragraph 3 about the sea");
   });
-});
 
-describe("content blocks beside the scorer's pick", () => {
-  const second = "The second section goes on with the story: the river was dredged in spring, and the harbour reopened to ships in June.";
-  const table = `<table><tr><th>Year</th><th>Ships in the harbour</th></tr><tr><td>2019, before the works</td><td>1,200 cargo ships</td></tr><tr><td>2020, during the works</td><td>300 cargo ships</td></tr></table>`;
-  const layout = (between: string) => `
-    <div class="row"><div class="col-12"><div class="text-block">${para(6)}</div></div></div>
-    <div class="container"><div class="row"><div class="col-md-8 offset-md-1">
-      <div><h2>What happened next</h2><p>${second}</p>${table}</div>
-    </div></div></div>
-    ${between}
-    <div class="band"><div class="inner"><span>We are a small agency: since 1990 we have helped clients with planning, permits and reports of every kind.</span><img src="/logo.png" alt=""></div></div>`;
-
-  it("adds prose, headings and tables that sit next to the pick in other page-builder blocks", () => {
-    const r = extract(layout(""));
-    expect(r.text).toContain("Paragraph 6 about the river");
-    expect(r.text).toContain("What happened next");
-    expect(r.text).toContain(second);
-    expect(r.text).toContain("300 cargo ships");
-    // In document order: the pick, then the section after it.
-    expect(r.text.indexOf(second)).toBeGreaterThan(r.text.indexOf("Paragraph 6 about the river"));
+  it("drops credit lines and calls to follow, subscribe, share or rate, in several languages", () => {
+    const notices = [
+      "Foto: Erika Muster / Stadtarchiv",
+      "Quelle: Landesamt für Statistik, 3. Mai",
+      "Crédits photos : Agence Exemple",
+      "Abbildung 2: Pegelstand im Frühjahr",
+      "Follow the Courier on Twitter and Instagram @courier.",
+      "Subscribe now to our print edition for the whole story.",
+      "War dieser Artikel hilfreich?",
+      "Möchten Sie den Artikel teilen?",
+      "Síguenos en nuestras redes",
+      "Zapraszamy też do subskrypcji naszego tygodnika.",
+      "This entry was posted in News. Bookmark the permalink.",
+    ];
+    const r = extract(`<article>${para(4)}${notices.map((t) => `<p>${t}</p>`).join("")}</article>`);
+    expect(r.text).toContain("Paragraph 4 about the river");
+    for (const t of notices) expect(r.text).not.toContain(t);
   });
 
-  it("stops at a run of link lists or short lines: prose beyond them belongs to another part of the page", () => {
-    const links = [1, 2, 3].map((i) => `<div class="links-${i}"><a href="/a${i}">Planning</a> <a href="/b${i}">Permits</a> <a href="/c${i}">Reports</a></div>`).join("");
-    const r = extract(layout(links));
-    expect(r.text).toContain(second);
-    expect(r.text).not.toContain("We are a small agency");
-    expect(r.text).not.toContain("Permits");
+  it("keeps sentences that only mention subscribing or sharing, and a header that holds a credit and a headline", () => {
+    const sentence = "Readers who subscribe now pay less, the publisher said, and more of them share articles with friends.";
+    const r = extract(`<article><div class="head"><span>Foto: Max Muster</span><p>Second team starts training in March with two matches</p></div>${para(4)}<p>${sentence}</p></article>`);
+    expect(r.text).toContain(sentence);
+    expect(r.text).toContain("Second team starts training in March");
   });
 });
 

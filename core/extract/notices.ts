@@ -1,0 +1,53 @@
+/**
+ * Short blocks that speak to the reader about the page rather than carry its text: credit and
+ * source lines ("Foto: …", "Quelle: …") and calls to follow, subscribe, share or rate. CMSs put
+ * them inside the article container, where the scorer keeps them. They are recognised by their
+ * wording, in the languages most pages use, and only in short blocks: a paragraph that merely
+ * mentions subscribing or sharing is article text.
+ */
+
+/** Longest block (collapsed characters) judged by its wording. */
+export const NOTICE_MAX = 250;
+
+/**
+ * A credit or source label opening the block: "Foto: name", "Quelle: agency", "Crédits photos :",
+ * "Abbildung 4: caption". Article sentences do not start with a bare label and a colon.
+ */
+const CREDIT =
+  /^(?:(?:photo|foto|bild|image|titelbild|beitragsbild|headerbild|fotos|photos|bilder|images|bildquelle|fotoquelle|bildnachweis|fotonachweis|fotocredits?|credits?|crédits?(?: photos?)?|quelle|quellen|quellenangaben|source|sources|fuente|fuentes|fonte|źródło|źródła|zdjęcie|fot)\s*:|(?:abbildung|abb\.|figure|fig\.|grafik)\s*\d*\s*:)/iu;
+
+/**
+ * Calls to the reader that open a block: follow on a network, subscribe, share, rate the article.
+ * Each phrase is an imperative or a question to the reader, not a statement about subscriptions.
+ */
+const CALL_AT_START = new RegExp(
+  [
+    // English
+    "follow (?:us|[\\p{Lu}][\\p{L}.]*(?: [\\p{Lu}][\\p{L}.]*)*) on (?:twitter|facebook|instagram|linkedin|youtube|tiktok|social)",
+    "subscribe (?:now|today|here)\\b", "sign up (?:for|to) (?:our|the) (?:free )?(?:daily |weekly )?newsletter",
+    "share this(?: article| story| post| page)?\\s*:?$", "was this (?:article|page|post) (?:helpful|useful)",
+    // German
+    "(?:möchten sie |willst du )?(?:diesen |den )?(?:artikel|beitrag|inhalt|seite) (?:teilen|empfehlen)",
+    "(?:war|ist) (?:der|dieser|die|diese) (?:artikel|beitrag|seite|text) (?:nützlich|hilfreich|interessant)",
+    "(?:hat |gefällt )?(?:ihnen|dir) (?:der|dieser|unser|unsere) (?:artikel|beitrag|text|magazin)\\b.{0,20}\\?",
+    "(?:artikel|beitrag) gefallen\\?", "gefällt (?:ihnen|dir) (?:der|dieser|unser|unsere)\\b",
+    "folgen sie uns\\b", "folge uns\\b", "jetzt (?:newsletter )?abonnieren", "(?:zum |unseren )?newsletter (?:abonnieren|anmelden|bestellen)",
+    "abonniere unseren", "der beitrag wurde am .{0,60} veröffentlicht",
+    // Spanish, Portuguese, French, Italian, Polish
+    "síguenos\\b", "suscr[ií]bete\\b", "hazte (?:miembro|socio)", "siga-nos\\b", "assine (?:já|agora)",
+    "suivez-nous\\b", "abonnez-vous\\b", "inscrivez-vous\\b", "seguici\\b", "iscriviti\\b",
+    "zapraszamy (?:też |również )?do (?:subskrypcji|obserwowania)", "obserwuj nas\\b", "udostępnij\\b",
+  ]
+    .map((p) => `^(?:${p})`)
+    .join("|"),
+  "iu",
+);
+
+/** Calls that give themselves away anywhere in a short block. */
+const CALL_ANYWHERE = /\bthis entry was posted in\b|\bbookmark the permalink\b|\bdownload (?:the|our) [\p{L}\s]{0,30}apps? for (?:ios|android)\b|vergiss nicht,? (?:ihn |es )?zu teilen/iu;
+
+/** True when a block's collapsed text reads as a credit line or a call to the reader. */
+export function isNoticeText(text: string): boolean {
+  if (text.length > NOTICE_MAX) return false;
+  return CREDIT.test(text) || CALL_AT_START.test(text) || CALL_ANYWHERE.test(text);
+}
