@@ -4,7 +4,7 @@
  * in the same run: pages per second, p50/p95 latency, extraction F1 of each path, and peak memory
  * of Quarry plus its browser processes while 4 pages render in parallel (target: under 800 MB).
  *
- *   npm run build && npx tsx bench/render/run.ts [--pages 40] [--parallel 4]
+ *   npm run build && npx tsx bench/render/run.ts [--pages 40] [--parallel 4] [--chromium /usr/bin/chromium]
  *
  * Quarry is the real server, `quarry serve` from dist/ (run by node, as in production), in its own
  * process with its default configuration (an extraction worker; QUARRY_BROWSER_PAGES = --parallel),
@@ -23,7 +23,7 @@ import { parseArgs } from "node:util";
 import { loadPages } from "../extraction/dataset.ts";
 import { score } from "../extraction/metric.ts";
 
-const { values } = parseArgs({ options: { pages: { type: "string", default: "40" }, parallel: { type: "string", default: "4" } } });
+const { values } = parseArgs({ options: { pages: { type: "string", default: "40" }, parallel: { type: "string", default: "4" }, chromium: { type: "string" } } });
 const PAGES = Number(values.pages);
 const PARALLEL = Number(values.parallel);
 const HOST = "127.0.0.2";
@@ -118,6 +118,8 @@ if (!existsSync(cli)) throw new Error("dist/cli.js is missing: run npm run build
 const env = {
   ...process.env, QUARRY_DATA_DIR: dir, QUARRY_EGRESS_ALLOW: `${HOST}/32`, QUARRY_BROWSER_PAGES: String(PARALLEL), QUARRY_IP_RATE: "off",
   QUARRY_PLANS: '{"free":{"quota":null,"per_minute":100000}}', QUARRY_LOG_LEVEL: "warn",
+  // The browser Quarry finds by itself (the old headless shell first), unless --chromium names one.
+  ...(values.chromium ? { QUARRY_CHROMIUM_PATH: values.chromium } : {}),
 };
 /** node's arguments to run dist/cli.js's `run` (what `quarry` does with a fresh build) with `args`. */
 const quarryCli = (...args: string[]) => ["--input-type=module", "-e", `const { run } = await import(${JSON.stringify(pathToFileURL(cli).href)}); await run(process.argv.slice(1));`, ...args];
@@ -213,7 +215,8 @@ const rows = [
   await run("script shells, static (`render: never`)", "never", "shell/"),
   await run("script shells, `render: auto`", "auto", "shell/"),
 ];
-console.log(`\n${pages.length} article pages (and their script-shell versions), ${PARALLEL} at a time (${new Date().toISOString().slice(0, 10)})\n`);
+const browserUsed = values.chromium ?? ["/usr/bin/chromium-headless-shell", "/usr/bin/chromium"].find((p) => existsSync(p)) ?? "found by Quarry";
+console.log(`\n${pages.length} article pages (and their script-shell versions), ${PARALLEL} at a time, browser ${browserUsed} (${new Date().toISOString().slice(0, 10)})\n`);
 console.log("| path | pages/s | p50 ms | p95 ms | F1 | rendered | peak memory MB (PSS, Quarry + browser) | of it Quarry's process | failures | vs static |");
 console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
 for (const r of rows) {
