@@ -20,6 +20,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { findChromium } from "../../adapters/browser/pool.ts";
 import { loadPages } from "../extraction/dataset.ts";
 import { score } from "../extraction/metric.ts";
 
@@ -215,7 +216,7 @@ const rows = [
   await run("script shells, static (`render: never`)", "never", "shell/"),
   await run("script shells, `render: auto`", "auto", "shell/"),
 ];
-const browserUsed = values.chromium ?? ["/usr/bin/chromium-headless-shell", "/usr/bin/chromium"].find((p) => existsSync(p)) ?? "found by Quarry";
+const browserUsed = findChromium(values.chromium ?? null) ?? "none";
 console.log(`\n${pages.length} article pages (and their script-shell versions), ${PARALLEL} at a time, browser ${browserUsed} (${new Date().toISOString().slice(0, 10)})\n`);
 console.log("| path | pages/s | p50 ms | p95 ms | F1 | rendered | peak memory MB (PSS, Quarry + browser) | of it Quarry's process | failures | vs static |");
 console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
