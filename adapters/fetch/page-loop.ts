@@ -98,8 +98,19 @@ export async function runPageFetch(
   const requested = String(input);
   const timeoutMs = options.timeoutMs ?? settings.timeoutMs;
   const maxBytes = options.maxBytes ?? settings.maxBytes;
-  const deadline = AbortSignal.timeout(timeoutMs);
-  const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
+  // One controller for the deadline and the caller's signal, both let go of when the fetch ends:
+  // AbortSignal.timeout/any left a live timer and a combined signal behind for every page.
+  const controller = new AbortController();
+  const signal = controller.signal;
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new DOMException(`Timed out after ${timeoutMs} ms`, "TimeoutError"));
+  }, timeoutMs);
+  (timer as { unref?: () => void }).unref?.();
+  const callerAborted = () => controller.abort(options.signal?.reason);
+  if (options.signal?.aborted) callerAborted();
+  else options.signal?.addEventListener("abort", callerAborted, { once: true });
   let method = (options.method ?? "GET").toUpperCase();
   let body = typeof options.body === "string" ? new TextEncoder().encode(options.body) : options.body;
   const headers = requestHeaders(options.headers, settings);
@@ -150,10 +161,13 @@ export async function runPageFetch(
     }
   } catch (err) {
     if (err instanceof EgressRefused || err instanceof BodyTooLarge || err instanceof TooManyRedirects) throw err;
-    if (deadline.aborted) throw new FetchTimeout(requested, timeoutMs);
+    if (timedOut) throw new FetchTimeout(requested, timeoutMs);
     if (options.signal?.aborted) throw options.signal.reason;
     if (isPageFetchError(err)) throw err;
     throw new UpstreamNetworkError(`Fetching ${requested} failed.`, String((err as Error)?.message ?? err), { cause: err });
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener("abort", callerAborted);
   }
 }
 

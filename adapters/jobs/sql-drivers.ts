@@ -25,19 +25,20 @@ const RETURNS_ROWS = /^\s*(SELECT|WITH)\b|\bRETURNING\b/i;
  * statement and transaction takes turns through one promise chain; each runs synchronously.
  */
 export function sqliteDriver(db: SyncSqlite): SqlDriver {
-  const statements = new Map<string, SyncStatement>();
+  // Each statement is prepared once, and whether it returns rows is read from its text once.
+  const statements = new Map<string, { statement: SyncStatement; returnsRows: boolean }>();
   const prepared = (sql: string) => {
     let s = statements.get(sql);
     if (!s) {
       if (statements.size > 500) statements.clear();
-      statements.set(sql, (s = db.prepare(sql)));
+      statements.set(sql, (s = { statement: db.prepare(sql), returnsRows: RETURNS_ROWS.test(sql) }));
     }
     return s;
   };
   const run = (sql: string, params: unknown[] = []): Row[] => {
-    const s = prepared(sql);
-    if (RETURNS_ROWS.test(sql)) return s.all(...params);
-    s.run(...params);
+    const { statement, returnsRows } = prepared(sql);
+    if (returnsRows) return statement.all(...params);
+    statement.run(...params);
     return [];
   };
   let turn: Promise<unknown> = Promise.resolve();

@@ -45,7 +45,6 @@ export class JobEngine implements WorkContext {
   private readonly leases: LeaseKeeper;
   readonly refusals = new Map<string, number>();
   private readonly traps = new Map<string, TrapGuard>();
-  private readonly frontiers = new Map<string, Set<string>>();
   private readonly rules = new Map<string, ScopeRules>();
   private readonly plans = new Map<string, { plan: Plan; at: number }>();
   private readonly running = new Map<string, Set<AbortController>>();
@@ -228,7 +227,6 @@ export class JobEngine implements WorkContext {
   private forget(id: string): void {
     this.recent.delete(id);
     this.traps.delete(id);
-    this.frontiers.delete(id);
     this.rules.delete(id);
     this.plans.delete(id);
     this.refusals.delete(id);
@@ -267,12 +265,6 @@ export class JobEngine implements WorkContext {
     let g = this.traps.get(jobId);
     if (!g) this.traps.set(jobId, (g = new TrapGuard()));
     return g;
-  }
-
-  frontierOf(jobId: string): Set<string> {
-    let known = this.frontiers.get(jobId);
-    if (!known) this.frontiers.set(jobId, (known = new Set()));
-    return known;
   }
 
   private readonly held = new Map<string, number>();

@@ -42,12 +42,6 @@ export interface WorkContext {
   job(id: string): Promise<JobRecord | null>;
   rulesOf(job: JobRecord): ScopeRules;
   trapsOf(jobId: string): TrapGuard;
-  /**
-   * Links this process has seen committed to the job's frontier. The store would drop them
-   * again, so they do not go back to it: navigation links, the same on every page, cost no
-   * statement and no check.
-   */
-  frontierOf(jobId: string): Set<string>;
   track(jobId: string, ac: AbortController): () => void;
   /** Quota units this process holds for the job's pages under way (reserved, not yet settled). */
   holding(jobId: string): number;
@@ -62,9 +56,6 @@ export interface WorkContext {
 
 /** Consecutive refusing answers after which a job stops with `site_refused`. */
 const REFUSALS_TO_STOP = 5;
-
-/** URLs remembered per job in `frontierOf`: past this, links are left to the store to sort out. */
-const REMEMBERED_URLS = 100_000;
 
 function failedPage(url: string, statusCode: number, error: string, data: Record<string, unknown> = {}): PageResult {
   return { url, ok: false, statusCode, title: null, data, error };
@@ -215,24 +206,13 @@ async function record(
     ctx.settling(settle.then(() => {}, (err) => ctx.ports.logger.warn({ job_id: job.id, err: String(err) }, "could not settle a page's quota unit")));
   }
   if (!res.recorded) return;
-  remember(ctx.frontierOf(job.id), tasks, res);
+  // Its links are frontier entries now (added, or there already), except those the job's limit
+  // cut off: then only the added ones are known to be there.
+  ctx.trapsOf(job.id).recorded((res.limited ? res.added : tasks).map((t) => t.url));
   ctx.ports.logger.debug({ job_id: job.id, url: page.url, ok: page.ok }, "job page recorded");
   ctx.webhooks.emit(job, "page", { url: page.url, status_code: page.statusCode, title: page.title, ...(page.error ? { error: page.error } : {}) }, ctx.ports.clock.now());
   if (res.added.length) await ctx.queue.push(res.added);
   if (res.remaining === 0) await ctx.complete(job.id);
-}
-
-/**
- * After a page's transaction committed, the links it passed on are frontier entries (added, or
- * there already), except those the job's limit cut off: when it did, only the added ones are
- * known to be there. Every one of them passed the trap guard, so dropping it in `discover`
- * changes nothing the guard or the store would have done with it.
- */
-function remember(known: Set<string>, found: JobTask[], res: { added: JobTask[]; limited: boolean }): void {
-  for (const t of res.limited ? res.added : found) {
-    if (known.size >= REMEMBERED_URLS) return;
-    known.add(t.url);
-  }
 }
 
 /**
@@ -244,14 +224,15 @@ async function discover(ctx: WorkContext, job: JobRecord, links: string[], from:
   const depth = from.depth + 1;
   const rules = ctx.rulesOf(job);
   const traps = ctx.trapsOf(job.id);
-  const known = ctx.frontierOf(job.id);
   const seen = new Set<string>();
   const tasks: JobTask[] = [];
   const skipped: SkippedUrl[] = [];
   const robotsBy = new Map<string, Awaited<ReturnType<WorkContext["robots"]["get"]>>>();
   for (const raw of links) {
     const url = frontierKey(raw);
-    if (!url || seen.has(url) || known.has(url)) continue;
+    // A link the store holds already (a page's navigation, the same on every page) costs no
+    // statement and no check: the store would drop it, and the guard let it through before.
+    if (!url || seen.has(url) || traps.inFrontier(url)) continue;
     seen.add(url);
     // Found before on another page and let through then: the same rules give the same answer
     // (robots.txt is asked again when the page is fetched). The store drops what it already holds.

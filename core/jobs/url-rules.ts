@@ -22,6 +22,8 @@ export const MAX_QUERY_VARIANTS = 100;
 export const MAX_SHAPE_CHAIN = 8;
 export const MAX_CHAINED_PER_SHAPE = 50;
 const MAX_URL_LENGTH = 2048;
+/** URLs a guard remembers as frontier entries (`recorded`); past this, links are left to the store. */
+const MAX_KNOWN = 100_000;
 
 /** The canonical form of an http(s) URL, or null when it is not one a crawl could fetch. */
 export function frontierKey(input: string, base?: string): string | null {
@@ -73,16 +75,35 @@ function isStep(from: URL, to: URL): boolean {
   return changed.length > 0 && changed.length <= 2 && changed.includes(1);
 }
 
-/** Remembers what a job has seen; `check` says whether a new URL would be a trap. */
+/**
+ * Remembers what a job has seen; `check` says whether a new URL would be a trap, and
+ * `inFrontier` whether one it let through is already in the store's frontier.
+ */
 export class TrapGuard {
   private readonly queries = new Map<string, number>();
   /** Each admitted URL's chain length (hops found on a page of its own shape). */
   private readonly chains = new Map<string, number>();
   private readonly chained = new Map<string, number>();
 
+  /** URLs it let through that a committed page's transaction put in the job's frontier. */
+  private readonly known = new Set<string>();
+
   /** True when `check` let this URL through before (it passed every other rule of the job then too). */
   admitted(url: string): boolean {
     return this.chains.has(url);
+  }
+
+  /** These URLs (let through by `check`) are frontier entries now: a committed transaction holds them. */
+  recorded(urls: readonly string[]): void {
+    for (const url of urls) {
+      if (this.known.size >= MAX_KNOWN) return;
+      if (this.chains.has(url)) this.known.add(url);
+    }
+  }
+
+  /** True when the store holds this URL already (`recorded`): a link to it needs no more work. */
+  inFrontier(url: string): boolean {
+    return this.known.has(url);
   }
 
   /** `from`: the page the URL was found on. */

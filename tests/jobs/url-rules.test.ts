@@ -61,4 +61,14 @@ describe("TrapGuard", () => {
     expect(g.check(`http://x.test/${"a/".repeat(3)}b`)).toBe("repeated_segment");
     expect(g.check(`http://x.test/${Array.from({ length: 13 }, (_, i) => `s${i}`).join("/")}`)).toBe("path_too_deep");
   });
+
+  it("takes as frontier entries only URLs it let through, once a page recorded them", () => {
+    const g = new TrapGuard();
+    expect(g.check("http://x.test/a")).toBeNull();
+    expect(g.inFrontier("http://x.test/a")).toBe(false);
+    // "/b" never passed the guard: a page that names it does not make it known.
+    g.recorded(["http://x.test/a", "http://x.test/b"]);
+    expect(g.inFrontier("http://x.test/a")).toBe(true);
+    expect(g.inFrontier("http://x.test/b")).toBe(false);
+  });
 });
