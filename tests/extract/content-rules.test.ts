@@ -172,6 +172,13 @@ describe("leads", () => {
     }
   });
 
+  it("puts back a lead whose first sentence the body repeats", () => {
+    const first = lead.slice(0, lead.indexOf(".") + 1);
+    const body = `<div class="article-body"><p>${first} The decision followed a report on the state of its piers.</p>${para(5)}</div>`;
+    const r = extract(`<header class="article-header"><h1>Bridge closed</h1><p class="lead">${lead}</p></header>${body}`);
+    expect(r.text).toContain("Cyclists and pedestrians will keep using it");
+  });
+
   it("leaves out a one-sentence deck, an unnamed paragraph and a lead-named box far from the headline", () => {
     const far = parseHTML(page(`<h1>Bridge closed</h1><div class="article-body">${para(30)}</div><div class="more"><p class="lead">${lead}</p></div>`)).document;
     expect(findLead(far.body)).toBeNull();
