@@ -131,7 +131,7 @@ describe("pruning inside the chosen content", () => {
     expect(r.text).toContain("Paragraph 3 about the sea");
   });
 
-  it("drops credit lines and calls to follow, subscribe, share or rate, in several languages", () => {
+  it("drops credit lines, calls to follow, subscribe, share or rate, and notes on cookies, login, ads and rights", () => {
     const notices = [
       "Foto: Erika Muster / Stadtarchiv",
       "Quelle: Landesamt für Statistik, 3. Mai",
@@ -144,6 +144,10 @@ describe("pruning inside the chosen content", () => {
       "Síguenos en nuestras redes",
       "Zapraszamy też do subskrypcji naszego tygodnika.",
       "This entry was posted in News. Bookmark the permalink.",
+      "Durch die weitere Nutzung der Seite stimmst du Cookies zu.",
+      "Sie sind derzeit nicht angemeldet.",
+      "Dieser Beitrag enthält Werbung für eine Marke.",
+      "Todos los derechos reservados 2024",
     ];
     const r = extract(`<article>${para(4)}${notices.map((t) => `<p>${t}</p>`).join("")}</article>`);
     expect(r.text).toContain("Paragraph 4 about the river");
