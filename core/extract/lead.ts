@@ -80,11 +80,14 @@ export function findLead(body: Element): string | null {
   return null;
 }
 
-/** Puts the lead before the content's first block unless the content already says it. */
+/**
+ * Puts the lead before the content's first block unless the content already says it. Both ends
+ * are checked: a body that opens by repeating the lead's first sentence still lacks the rest.
+ */
 export function restoreLead(content: Element, lead: string | null): void {
   if (!lead || !content.ownerDocument) return;
   const text = normalizeSpace(content.textContent ?? "");
-  if (!text || text.includes(lead.slice(0, 60))) return;
+  if (!text || (text.includes(lead.slice(0, 60)) && text.includes(lead.slice(-60)))) return;
   const p = content.ownerDocument.createElement("p");
   p.textContent = lead;
   content.insertBefore(p, content.firstChild);

@@ -1,6 +1,7 @@
 /**
  * Short blocks that speak to the reader about the page rather than carry its text: credit and
- * source lines ("Foto: …", "Quelle: …") and calls to follow, subscribe, share or rate. CMSs put
+ * source lines ("Foto: …", "Quelle: …"), calls to follow, subscribe, share or rate, and notes on
+ * cookies, login, advertising and rights. CMSs put
  * them inside the article container, where the scorer keeps them. They are recognised by their
  * wording, in the languages most pages use, and only in short blocks: a paragraph that merely
  * mentions subscribing or sharing is article text.
@@ -46,8 +47,24 @@ const CALL_AT_START = new RegExp(
 /** Calls that give themselves away anywhere in a short block. */
 const CALL_ANYWHERE = /\bthis entry was posted in\b|\bbookmark the permalink\b|\bdownload (?:the|our) [\p{L}\s]{0,30}apps? for (?:ios|android)\b|vergiss nicht,? (?:ihn |es )?zu teilen/iu;
 
+/**
+ * Notes about the page itself anywhere in a short block: cookie and privacy notices, login state,
+ * advertising and affiliate disclosures, rights reserved, disclaimers.
+ */
+const PAGE_NOTE = new RegExp(
+  [
+    "durch die weitere nutzung (?:der|dieser) (?:seite|website|webseite)", "respektieren (?:deine|ihre) privatsphäre",
+    "wir (?:verwenden|nutzen) cookies", "(?:this|our) (?:site|website) uses cookies", "utilizamos cookies", "nous utilisons des cookies",
+    "sie sind (?:aktuell |derzeit |leider )?nicht (?:eingeloggt|angemeldet)", "you are not logged in",
+    "(?:dieser|der) (?:beitrag|artikel|post) enthält (?:werbung|affiliate)", "affiliate-?links?\b", "bei den (?:verlinkungen|links) handelt es sich um",
+    "materiał chroniony prawem", "todos los derechos reservados", "tous droits réservés", "tutti i diritti riservati",
+    "alle angaben ohne gewähr",
+  ].join("|"),
+  "iu",
+);
+
 /** True when a block's collapsed text reads as a credit line or a call to the reader. */
 export function isNoticeText(text: string): boolean {
   if (text.length > NOTICE_MAX) return false;
-  return CREDIT.test(text) || CALL_AT_START.test(text) || CALL_ANYWHERE.test(text);
+  return CREDIT.test(text) || CALL_AT_START.test(text) || CALL_ANYWHERE.test(text) || PAGE_NOTE.test(text);
 }

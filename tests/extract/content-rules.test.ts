@@ -131,7 +131,7 @@ describe("pruning inside the chosen content", () => {
     expect(r.text).toContain("Paragraph 3 about the sea");
   });
 
-  it("drops credit lines and calls to follow, subscribe, share or rate, in several languages", () => {
+  it("drops credit lines, calls to follow, subscribe, share or rate, and notes on cookies, login, ads and rights", () => {
     const notices = [
       "Foto: Erika Muster / Stadtarchiv",
       "Quelle: Landesamt für Statistik, 3. Mai",
@@ -144,6 +144,10 @@ describe("pruning inside the chosen content", () => {
       "Síguenos en nuestras redes",
       "Zapraszamy też do subskrypcji naszego tygodnika.",
       "This entry was posted in News. Bookmark the permalink.",
+      "Durch die weitere Nutzung der Seite stimmst du Cookies zu.",
+      "Sie sind derzeit nicht angemeldet.",
+      "Dieser Beitrag enthält Werbung für eine Marke.",
+      "Todos los derechos reservados 2024",
     ];
     const r = extract(`<article>${para(4)}${notices.map((t) => `<p>${t}</p>`).join("")}</article>`);
     expect(r.text).toContain("Paragraph 4 about the river");
@@ -170,6 +174,13 @@ describe("leads", () => {
       expect(r.text).toContain("Paragraph 5 about the river");
       expect(r.text).not.toContain(deck);
     }
+  });
+
+  it("puts back a lead whose first sentence the body repeats", () => {
+    const first = lead.slice(0, lead.indexOf(".") + 1);
+    const body = `<div class="article-body"><p>${first} The decision followed a report on the state of its piers.</p>${para(5)}</div>`;
+    const r = extract(`<header class="article-header"><h1>Bridge closed</h1><p class="lead">${lead}</p></header>${body}`);
+    expect(r.text).toContain("Cyclists and pedestrians will keep using it");
   });
 
   it("leaves out a one-sentence deck, an unnamed paragraph and a lead-named box far from the headline", () => {
