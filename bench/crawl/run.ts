@@ -131,7 +131,7 @@ async function baseline(start: string): Promise<{ pages: number; seconds: number
             const page = await pages.fetchPage(url, { timeoutMs: 15_000 });
             const kind = kindOf(page.contentType, page.body);
             // Extracted in process, as a plain loop would, by the same function scrape uses.
-            const data = kind ? await contentOf({}, kind, page.body, page.contentType, page.finalUrl, true) : null;
+            const data = kind ? await contentOf({}, kind, page.body, page.contentType, page.finalUrl, true, ["markdown"]) : null;
             results.push({ url, markdown: data?.markdown });
             for (const l of pageLinks(decodeHtml(page.body, page.contentType), page.finalUrl)) {
               const key = frontierKey(l.url);

@@ -9,7 +9,7 @@ import { selectMainContent } from "./main-content.ts";
 import { extractMetadata } from "./metadata.ts";
 import { renderMarkdown } from "./to-markdown.ts";
 import { renderText } from "./to-text.ts";
-import type { ExtractOptions, ExtractResult, PageMetadata } from "./types.ts";
+import type { ExtractFormat, ExtractOptions, ExtractResult, PageMetadata } from "./types.ts";
 
 interface Rendered {
   html: string;
@@ -18,7 +18,9 @@ interface Rendered {
   links: ExtractResult["links"];
 }
 
-function renderContent(document: Document, meta: PageMetadata, url: string, baseUrl: string, mainOnly: boolean): Rendered {
+const ALL_FORMATS: readonly ExtractFormat[] = ["html", "text", "markdown", "links"];
+
+function renderContent(document: Document, meta: PageMetadata, url: string, baseUrl: string, mainOnly: boolean, formats: ReadonlySet<ExtractFormat>): Rendered {
   let content: Element | null;
   if (mainOnly) {
     content = selectMainContent(document, meta);
@@ -27,12 +29,16 @@ function renderContent(document: Document, meta: PageMetadata, url: string, base
     if (content) removeNonContent(content);
   }
   if (!content) return { html: "", text: "", markdown: "", links: [] };
-  cleanTree(content, baseUrl);
+  const html = formats.has("html");
+  const markdown = formats.has("markdown");
+  const links = formats.has("links");
+  // Attributes and URLs show only in these; the text reads neither.
+  if (html || markdown || links) cleanTree(content, baseUrl);
   return {
-    html: content.innerHTML.trim(),
+    html: html ? content.innerHTML.trim() : "",
     text: renderText(content),
-    markdown: renderMarkdown(content),
-    links: collectLinks(content, url),
+    markdown: markdown ? renderMarkdown(content) : "",
+    links: links ? collectLinks(content, url) : [],
   };
 }
 
@@ -60,7 +66,7 @@ export function extractContent(html: string, url: string, options: ExtractOption
 
   let rendered: Rendered;
   try {
-    rendered = renderContent(document, meta, url, baseUrl, options.onlyMainContent !== false);
+    rendered = renderContent(document, meta, url, baseUrl, options.onlyMainContent !== false, new Set(options.formats ?? ALL_FORMATS));
   } catch {
     // Recursive tree walks (ours, Readability's, turndown's) overflow the stack on pathologically
     // deep markup (thousands of nested elements); the page's flat text is still worth returning.

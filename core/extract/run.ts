@@ -13,7 +13,7 @@ import type { ExtractPort, ExtractRequest, ExtractResult } from "./types.ts";
 export const inProcessExtractor: ExtractPort = {
   async extract(req: ExtractRequest): Promise<ExtractResult> {
     await loadExtractLibraries();
-    return extractContent(decodeHtml(req.body, req.contentType), req.url, { onlyMainContent: req.onlyMainContent });
+    return extractContent(decodeHtml(req.body, req.contentType), req.url, { onlyMainContent: req.onlyMainContent, formats: req.formats });
   },
 };
 

@@ -23,9 +23,18 @@ export interface ExtractResult {
   links: ExtractedLink[];
 }
 
+/** The renderings of the content a caller can ask for; `text` is always made. */
+export type ExtractFormat = "html" | "text" | "markdown" | "links";
+
 export interface ExtractOptions {
   /** true (default): the article only; false: the whole body, cleaned of scripts and styles. */
   onlyMainContent?: boolean;
+  /**
+   * The renderings wanted (default: all). The others come back empty: markdown, HTML and links
+   * (with the attribute clean-up they need) are about a twentieth of an extraction, and research
+   * and text-only scrapes read none of them.
+   */
+  formats?: readonly ExtractFormat[];
 }
 
 export interface PageMetadata {
@@ -47,6 +56,8 @@ export interface ExtractRequest {
   /** The final URL, which links are made absolute against. */
   url: string;
   onlyMainContent: boolean;
+  /** As in ExtractOptions: the renderings wanted, all when absent. */
+  formats?: readonly ExtractFormat[];
 }
 
 /**

@@ -8,6 +8,7 @@ import { ApiError } from "../../errors.ts";
 import { decodeHtml } from "../../extract/decode-html.ts";
 import { extractPage } from "../../extract/run.ts";
 import { pdfToText } from "../../extract/pdf-to-text.ts";
+import type { ExtractFormat } from "../../extract/types.ts";
 import type { Ports, RenderAction, RenderedPage } from "../../ports.ts";
 import { looksLikeShell, NO_BROWSER, renderWith } from "./render.ts";
 
@@ -26,9 +27,14 @@ export function kindOf(contentType: string | null, body: Uint8Array): Kind | nul
   return null;
 }
 
-/** Turns a fetched body into every format (the caller keeps the requested ones). */
-export async function contentOf(ports: Pick<Ports, "extract">, kind: Kind, body: Uint8Array, contentType: string | null, finalUrl: string, onlyMain: boolean) {
-  if (kind === "html") return extractPage(ports, { body, contentType, url: finalUrl, onlyMainContent: onlyMain });
+const RENDERINGS = new Set<string>(["html", "text", "markdown", "links"]);
+
+/** Turns a fetched body into the requested formats (and text, which deciding on rendering reads). */
+export async function contentOf(ports: Pick<Ports, "extract">, kind: Kind, body: Uint8Array, contentType: string | null, finalUrl: string, onlyMain: boolean, formats: readonly string[]) {
+  if (kind === "html") {
+    const wanted = formats.filter((f): f is ExtractFormat => RENDERINGS.has(f));
+    return extractPage(ports, { body, contentType, url: finalUrl, onlyMainContent: onlyMain, formats: wanted });
+  }
   const text = kind === "pdf" ? await pdfText(body) : { text: decodeHtml(body, contentType), title: null };
   return {
     title: text.title, description: null, author: null, published_at: null, language: null, site_name: null,
@@ -93,7 +99,7 @@ export async function readPage(ports: Ports, req: ReadRequest): Promise<{ read: 
     : { ...(await ports.pages.fetchPage(req.url, { timeoutMs: req.timeout_ms, ...(req.signal ? { signal: req.signal } : {}) })), rendered: false };
   const kind = kindOf(read.contentType, read.body);
   if (!kind) return { read, kind, content: null };
-  let content = await contentOf(ports, kind, read.body, read.contentType, read.finalUrl, req.only_main_content);
+  let content = await contentOf(ports, kind, read.body, read.contentType, read.finalUrl, req.only_main_content, req.formats);
   if (req.render === "auto" && !read.rendered && kind === "html" && looksLikeShell(() => decodeHtml(read.body, read.contentType), content.text)) {
     // The static page is a script shell: render it, within what is left of the deadline.
     const left = Math.max(1_000, req.timeout_ms - Math.round(performance.now() - t0));
@@ -102,7 +108,7 @@ export async function readPage(ports: Ports, req: ReadRequest): Promise<{ read: 
     } else {
       try {
         read = fromRendering(await renderWith(ports.render, req, left));
-        content = await contentOf(ports, "html", read.body, read.contentType, read.finalUrl, req.only_main_content);
+        content = await contentOf(ports, "html", read.body, read.contentType, read.finalUrl, req.only_main_content, req.formats);
       } catch (err) {
         if (!(err instanceof ApiError) || err.code !== "browser_unavailable") throw err;
         read.note = `The page looks like it needs JavaScript, but the browser is unavailable: this is its static HTML. ${err.message}`;
