@@ -29,7 +29,7 @@ const jsonAt = args.indexOf("--json");
 
 function extract(html: string, url: string): string {
   try {
-    if (!useBaseline) return extractContent(html, url, { onlyMainContent: true }).text;
+    if (!useBaseline) return extractContent(html, url, { onlyMainContent: true, formats: ["text"] }).text;
     const { document } = parseHTML(html);
     return new Readability(document as unknown as Document).parse()?.textContent ?? "";
   } catch (e) {

@@ -12,6 +12,10 @@ const HTML_START = /<html[^>]*>/i;
 /** Where the document proper starts: its doctype or `<html>` tag. */
 const DOCUMENT_START = /<!doctype\s|<html[\s>]/i;
 
+/** Tags that make `<html>`, `<head>` and `<body>` elements (the parser ends a tag name at space, `/` or `>`). */
+const BODY_TAG = /<body[\s/>]/i;
+const DOCUMENT_TAG = /<(?:html|head|body)[\s/>]/i;
+
 /** The first of the document's structural tags. */
 const FIRST_STRUCTURE = /<(html|head|body)[\s>]/i;
 
@@ -26,7 +30,10 @@ export function parseDocument(html: string): Document {
     else markup = `<!DOCTYPE html><html><head></head><body>${markup}</body></html>`;
   }
   const document = lib("linkedom").parseHTML(markup).document;
-  unwrapNestedDocuments(document);
+  // The body's elements all come from tags after its own, so without such a tag there is nothing
+  // to unwrap, and the selector walk over the whole body (2 % of extraction time) is skipped.
+  const bodyAt = markup.search(BODY_TAG);
+  if (bodyAt < 0 || DOCUMENT_TAG.test(markup.slice(bodyAt + 5))) unwrapNestedDocuments(document);
   return document;
 }
 

@@ -31,9 +31,10 @@ function renderContent(document: Document, html: string, meta: PageMetadata, url
     if (content) removeNonContent(content);
   }
   if (!content) return { html: "", text: "", markdown: "", links: [], ...(options.shellCheck ? { shell: looksLikeShell(html, () => "") } : {}) };
-  cleanTree(content, baseUrl);
   // Only what was asked for: a markdown-only crawl page needs neither its HTML nor its text.
   const wanted = options.formats ?? EVERY_RENDERING;
+  // Attributes and URLs show only in the HTML, markdown and links; the text reads neither.
+  if (wanted.some((f) => f !== "text")) cleanTree(content, baseUrl);
   const root = content;
   const htmlOut = wanted.includes("html") ? root.innerHTML.trim() : "";
   const text = wanted.includes("text") ? renderText(root) : null;

@@ -2,12 +2,12 @@
  * Finds the main content element: boilerplate removal, then Mozilla Readability's scorer, then
  * pruning of what Readability lets through; JSON-LD `articleBody` when all that finds too little.
  */
-import { lib } from "../lazy.ts";
 import { removeBoilerplate } from "./boilerplate.ts";
 import { textLength } from "./dom.ts";
 import { tidyEdges } from "./content-edges.ts";
 import { findLead, restoreLead } from "./lead.ts";
 import { pruneContent } from "./prune-content.ts";
+import { readabilityPick } from "./readability-pick.ts";
 import type { PageMetadata } from "./types.ts";
 
 /**
@@ -24,18 +24,9 @@ export function selectMainContent(document: Document, meta: PageMetadata): Eleme
   if (!body) return null;
   const lead = findLead(body);
   removeBoilerplate(body);
-  const reader = new (lib("readability").Readability)<Element>(document, {
-    // Classes stay until pruning has used them; cleanTree strips them afterwards.
-    keepClasses: true,
-    // Metadata (JSON-LD included) is read before this point, from the untouched document.
-    disableJSONLD: true,
-    charThreshold: RETRY_BELOW,
-    // Keep the DOM element: we prune and render it ourselves instead of re-parsing serialised HTML.
-    serializer: (node) => node as Element,
-  });
   let content: Element | null = null;
   try {
-    content = reader.parse()?.content ?? null;
+    content = readabilityPick(document, body, { retryBelow: RETRY_BELOW });
   } catch {
     // Readability throws on some malformed trees; the fallback below still has a chance.
     content = null;

@@ -146,3 +146,18 @@ describe("onlyMainContent: false", () => {
     expect(full.title).toBe(main.title);
   });
 });
+
+describe("formats", () => {
+  it("renders only what is asked for, and the same text whatever is asked", () => {
+    const page = sharedPage("16c30add");
+    const all = extractContent(page.html, page.url);
+    const text = extractContent(page.html, page.url, { formats: ["text"] });
+    expect(text.text).toBe(all.text);
+    expect(text.title).toBe(all.title);
+    expect([text.html, text.markdown, text.links]).toEqual(["", "", []]);
+    const some = extractContent(page.html, page.url, { formats: ["markdown", "links"] });
+    expect(some.markdown).toBe(all.markdown);
+    expect(some.links).toEqual(all.links);
+    expect(some.html).toBe("");
+  });
+});

@@ -21,7 +21,7 @@ async function readOne(ports: Ports, url: string, deadline: number): Promise<Pag
     const type = (page.contentType ?? "").toLowerCase();
     if (page.status >= 400) throw new Error(`HTTP ${page.status}`);
     if (!(type.includes("html") || type === "")) throw new Error(`unsupported content type ${type}`);
-    const content = await extractPage(ports, { body: page.body, contentType: page.contentType, url: page.finalUrl, onlyMainContent: true });
+    const content = await extractPage(ports, { body: page.body, contentType: page.contentType, url: page.finalUrl, onlyMainContent: true, formats: ["text"] });
     await ports.sources.record(host, { fetched: true, ok: true }).catch(() => {});
     if (!content.text.trim()) return { status: "skipped", reason: "no readable text" };
     return { status: "read", text: content.text, title: content.title, published_at: content.published_at };

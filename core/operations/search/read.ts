@@ -7,6 +7,7 @@
 import { truncateToTokens } from "../../budget/tokens.ts";
 import { decodeHtml } from "../../extract/decode-html.ts";
 import { extractPage } from "../../extract/run.ts";
+import type { Rendering } from "../../extract/types.ts";
 import type { Ports } from "../../ports.ts";
 import { queryChunks, queryExcerpt } from "./excerpt.ts";
 import { pageMedia, type PageImage } from "./page-media.ts";
@@ -46,7 +47,10 @@ export async function readPage(ports: Ports, url: string, wants: ReadWants, dead
       await ports.sources.record(host, { fetched: true, ok: false }).catch(() => {});
       return null;
     }
-    const content = await extractPage(ports, { body: page.body, contentType: page.contentType, url: page.finalUrl, onlyMainContent: true });
+    const formats: Rendering[] = ["text"];
+    if (wants.media) formats.push("html");
+    if (wants.raw === "markdown") formats.push("markdown");
+    const content = await extractPage(ports, { body: page.body, contentType: page.contentType, url: page.finalUrl, onlyMainContent: true, formats });
     await ports.sources.record(host, { fetched: true, ok: true }).catch(() => {});
     // Icons and images are read from the page's head and its kept content: decoded here only when asked for.
     const media = wants.media ? pageMedia(decodeHtml(page.body, page.contentType), content.html, page.finalUrl) : null;
