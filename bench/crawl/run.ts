@@ -14,6 +14,12 @@
  *
  *   npx tsx bench/crawl/run.ts [--pages 2000] [--rounds 3] [--concurrency 8] [--only quarry|baseline] [--set QUARRY_X=value ...]
  *
+ * Compiled, as `quarry serve` runs from dist/ (no tsx in any process; the extraction worker is
+ * dist/extract-worker.js): both sides run the same compiled code.
+ *
+ *   npm run build && npx esbuild bench/crawl/run.ts --bundle --platform=node --format=esm --packages=external \
+ *     --target=node20 --outfile=dist/bench/crawl.mjs && node dist/bench/crawl.mjs --rounds 3
+ *
  * `--set` changes Quarry's configuration for the run (e.g. `--set QUARRY_EXTRACT_WORKERS=0`);
  * without it Quarry runs as `quarry serve` would, apart from the settings above. `--only` runs
  * one side alone (its CPU per 1,000 pages, for before/after comparisons). Quarry's time is the
@@ -197,6 +203,8 @@ async function quarry(start: string): Promise<{ pages: number; seconds: number; 
 const per1000 = (cpu: number, pages: number) => (cpu / Math.max(1, pages)) * 1000;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const SELF = fileURLToPath(import.meta.url);
+/** How to run this file again in a child process: through tsx from the sources, or as it is when compiled. */
+const RERUN = SELF.endsWith(".ts") ? ["--import", "tsx", SELF] : [SELF];
 const SITE_FLAG = process.argv.indexOf("--site");
 
 if (process.argv.includes("--serve-site")) {
@@ -214,7 +222,7 @@ if (process.argv.includes("--serve-site")) {
   console.log(JSON.stringify({ ...r, rss: rss.stop() }));
   process.exit(0);
 } else {
-  const siteProc = spawn(process.execPath, ["--import", "tsx", SELF, "--serve-site", "--pages", String(PAGES)], { stdio: ["pipe", "pipe", "inherit"] });
+  const siteProc = spawn(process.execPath, [...RERUN, "--serve-site", "--pages", String(PAGES)], { stdio: ["pipe", "pipe", "inherit"] });
   const siteUrl = await new Promise<string>((resolve) => siteProc.stdout!.once("data", (d) => resolve(String(d).trim())));
   type Run = { pages: number; seconds: number; polledSeconds?: number; cpu: Cpu; rss: { maxMb: number; firstHalfMaxMb: number; secondHalfMaxMb: number } };
   const runs: Record<string, Run[]> = ONLY ? { [ONLY]: [] } : { baseline: [], quarry: [] };
@@ -223,7 +231,7 @@ if (process.argv.includes("--serve-site")) {
   for (let round = 1; round <= ROUNDS; round++) {
     const got: Record<string, Run> = {};
     for (const variant of ONLY ? [ONLY] : round % 2 ? ["baseline", "quarry"] : ["quarry", "baseline"]) {
-      const out = spawnSync(process.execPath, ["--import", "tsx", SELF, "--only", variant, "--site", siteUrl, "--pages", String(PAGES), "--concurrency", String(CONCURRENCY), ...SETS.flatMap((kv) => ["--set", kv])], { encoding: "utf8", timeout: 600_000 });
+      const out = spawnSync(process.execPath, [...RERUN, "--only", variant, "--site", siteUrl, "--pages", String(PAGES), "--concurrency", String(CONCURRENCY), ...SETS.flatMap((kv) => ["--set", kv])], { encoding: "utf8", timeout: 600_000 });
       const r = JSON.parse(out.stdout.trim().split("\n").at(-1)!) as Run;
       got[variant] = r;
       runs[variant]!.push(r);
