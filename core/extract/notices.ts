@@ -70,8 +70,12 @@ const PAGE_NOTE = new RegExp(
 const BOX_LABEL =
   /^(?:kontakt|pressekontakt|ansprechpartner(?:in)?|weitere informationen|mehr informationen|zum weiterlesen|mehr zum thema|weiterführende links|contact|contact us|more information|further information|read more|related|related articles|más información|plus d'informations|per saperne di più)\s*:?$/iu;
 
+/** The heading of a rail of other stories, with at most a few words more ("Entdecke weitere Homestorys"). */
+const RAIL_LABEL =
+  /^(?:neueste artikel|ähnliche (?:artikel|beiträge)|das könnte (?:dich|sie) auch interessieren|auch interessant|lesen sie auch|empfehlungen (?:aus|der)|entdecke weitere|weitere (?:artikel|beiträge)|vorschau auf den nächsten artikel|beliebte (?:artikel|beiträge)|you may also like|more stories|related (?:posts|stories)|noticias relacionadas|artículos relacionados|te puede interesar|(?:à )?lire aussi|leggi anche)\b.{0,40}$/iu;
+
 /** True when a block's collapsed text reads as a credit line, a call to the reader, a page note or a box label. */
 export function isNoticeText(text: string): boolean {
   if (text.length > NOTICE_MAX) return false;
-  return CREDIT.test(text) || CALL_AT_START.test(text) || CALL_ANYWHERE.test(text) || PAGE_NOTE.test(text) || BOX_LABEL.test(text);
+  return CREDIT.test(text) || CALL_AT_START.test(text) || CALL_ANYWHERE.test(text) || PAGE_NOTE.test(text) || BOX_LABEL.test(text) || RAIL_LABEL.test(text);
 }

@@ -150,6 +150,7 @@ describe("pruning inside the chosen content", () => {
       "Todos los derechos reservados 2024",
       "Mehr zum Thema",
       "Kontakt:",
+      "Das könnte Sie auch interessieren!",
     ];
     const r = extract(`<article>${para(4)}${notices.map((t) => `<p>${t}</p>`).join("")}</article>`);
     expect(r.text).toContain("Paragraph 4 about the river");
