@@ -1,7 +1,7 @@
 /**
  * Short blocks that speak to the reader about the page rather than carry its text: credit and
- * source lines ("Foto: …", "Quelle: …"), calls to follow, subscribe, share or rate, and notes on
- * cookies, login, advertising and rights. CMSs put
+ * source lines ("Foto: …", "Quelle: …"), calls to follow, subscribe, share or rate, notes on
+ * cookies, login, advertising and rights, and the bare labels of boxes and rails ("Mehr zum Thema"). CMSs put
  * them inside the article container, where the scorer keeps them. They are recognised by their
  * wording, in the languages most pages use, and only in short blocks: a paragraph that merely
  * mentions subscribing or sharing is article text.
@@ -63,8 +63,19 @@ const PAGE_NOTE = new RegExp(
   "iu",
 );
 
-/** True when a block's collapsed text reads as a credit line or a call to the reader. */
+/**
+ * A block that is nothing but the label of a box or rail ("Mehr zum Thema", "Kontakt:", "Read more"):
+ * its contents, when they are article text, stay; the label introduces page furniture.
+ */
+const BOX_LABEL =
+  /^(?:kontakt|pressekontakt|ansprechpartner(?:in)?|weitere informationen|mehr informationen|zum weiterlesen|mehr zum thema|weiterführende links|contact|contact us|more information|further information|read more|related|related articles|más información|plus d'informations|per saperne di più)\s*:?$/iu;
+
+/** The heading of a rail of other stories, with at most a few words more ("Entdecke weitere Homestorys"). */
+const RAIL_LABEL =
+  /^(?:neueste artikel|ähnliche (?:artikel|beiträge)|das könnte (?:dich|sie) auch interessieren|auch interessant|lesen sie auch|empfehlungen (?:aus|der)|entdecke weitere|weitere (?:artikel|beiträge)|vorschau auf den nächsten artikel|beliebte (?:artikel|beiträge)|you may also like|more stories|related (?:posts|stories)|noticias relacionadas|artículos relacionados|te puede interesar|(?:à )?lire aussi|leggi anche)\b.{0,40}$/iu;
+
+/** True when a block's collapsed text reads as a credit line, a call to the reader, a page note or a box label. */
 export function isNoticeText(text: string): boolean {
   if (text.length > NOTICE_MAX) return false;
-  return CREDIT.test(text) || CALL_AT_START.test(text) || CALL_ANYWHERE.test(text) || PAGE_NOTE.test(text);
+  return CREDIT.test(text) || CALL_AT_START.test(text) || CALL_ANYWHERE.test(text) || PAGE_NOTE.test(text) || BOX_LABEL.test(text) || RAIL_LABEL.test(text);
 }

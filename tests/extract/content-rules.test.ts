@@ -131,7 +131,7 @@ describe("pruning inside the chosen content", () => {
     expect(r.text).toContain("Paragraph 3 about the sea");
   });
 
-  it("drops credit lines, calls to follow, subscribe, share or rate, and notes on cookies, login, ads and rights", () => {
+  it("drops credit lines, calls to follow, subscribe, share or rate, notes on cookies, login, ads and rights, and box labels", () => {
     const notices = [
       "Foto: Erika Muster / Stadtarchiv",
       "Quelle: Landesamt für Statistik, 3. Mai",
@@ -148,6 +148,9 @@ describe("pruning inside the chosen content", () => {
       "Sie sind derzeit nicht angemeldet.",
       "Dieser Beitrag enthält Werbung für eine Marke.",
       "Todos los derechos reservados 2024",
+      "Mehr zum Thema",
+      "Kontakt:",
+      "Das könnte Sie auch interessieren!",
     ];
     const r = extract(`<article>${para(4)}${notices.map((t) => `<p>${t}</p>`).join("")}</article>`);
     expect(r.text).toContain("Paragraph 4 about the river");
@@ -156,8 +159,10 @@ describe("pruning inside the chosen content", () => {
 
   it("keeps sentences that only mention subscribing or sharing, and a header that holds a credit and a headline", () => {
     const sentence = "Readers who subscribe now pay less, the publisher said, and more of them share articles with friends.";
-    const r = extract(`<article><div class="head"><span>Foto: Max Muster</span><p>Second team starts training in March with two matches</p></div>${para(4)}<p>${sentence}</p></article>`);
+    const contact = "Kontakt: the press office answers questions on weekdays between nine and five.";
+    const r = extract(`<article><div class="head"><span>Foto: Max Muster</span><p>Second team starts training in March with two matches</p></div>${para(4)}<p>${sentence}</p><p>${contact}</p></article>`);
     expect(r.text).toContain(sentence);
+    expect(r.text).toContain(contact);
     expect(r.text).toContain("Second team starts training in March");
   });
 });
