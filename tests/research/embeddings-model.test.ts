@@ -5,9 +5,13 @@
  * vectors are the model's, computed in this run (the server's cache is a fresh temp folder), so the
  * test checks what the model and Quarry's use of it do together, not a stand-in.
  *
- * The pages: two that say how bees make honey, and two recipes that share the question's words
- * ("honey", "bees") and each other's kitchen vocabulary, so that on words alone they look like a
- * cluster of pages on the question.
+ * The pages: two that say how bees make honey, and two about things made from the hive (beeswax
+ * candles, mead) whose sentences name the question's words and some of the hive's vocabulary
+ * ("Beekeepers sell the wax that bees make to seal the cells where they keep their honey"). The
+ * model reads them as further from the question than the pages on it; they must not be cited. With
+ * the combination before 0.3/0.15 (relevance.ts SEMANTIC_DOCUMENT, SEMANTIC_SENTENCE) a candle
+ * sentence was cited. The lexical path alone keeps them out too, so this guards the model's share of
+ * the ranking, not a gain over words.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ResearchResponse } from "../../core/operations/research/schema.ts";
@@ -48,6 +52,7 @@ describe("research with a real sentence-embedding model", () => {
   let model: EmbeddingsServer;
   let t: TestApp;
   let key: string;
+  let vectors: Map<string, number[]>;
   const urlOf = (i: number) => `${sites[i]!.url}/page`;
 
   beforeAll(async () => {
@@ -64,6 +69,7 @@ describe("research with a real sentence-embedding model", () => {
     const body = (await res.json()) as { data: { index: number; embedding: number[] }[] };
     expect(body.data.map((d) => d.index)).toEqual(texts.map((_, i) => i));
     expect(body.data.every((d) => d.embedding.length === 512)).toBe(true);
+    vectors = new Map(texts.map((t, i) => [t, body.data[i]!.embedding]));
   }, 60_000);
   afterAll(async () => {
     await t?.close();
@@ -85,6 +91,11 @@ describe("research with a real sentence-embedding model", () => {
   const citedPages = (body: ResearchResponse) => new Set(body.report.findings.flatMap((f) => f.citations).map((id) => PAGES.findIndex((_, i) => urlOf(i) === body.sources.find((s) => s.id === id)!.url)));
 
   it("the sentences of pages the model reads as off the question are not cited, though they name its words; the pages on it lead", async () => {
+    // The premise: the model puts each page on the question closer to it than each page off it
+    // (the mean cosine of a page's three sentences closest to the question, as relevance.ts reads a page).
+    const cosine = (a: number[], b: number[]) => a.reduce((d, x, i) => d + x * b[i]!, 0) / Math.hypot(...a) / Math.hypot(...b);
+    const closeness = PAGES.map((p) => p.sentences.map((x) => cosine(vectors.get(QUESTION)!, vectors.get(x)!)).sort((a, b) => b - a).slice(0, 3).reduce((a, b) => a + b, 0) / 3);
+    expect(Math.min(...closeness.filter((_, i) => PAGES[i]!.on))).toBeGreaterThan(Math.max(...closeness.filter((_, i) => !PAGES[i]!.on)));
     const body = await ask(true);
     expect(body.meta.ranking).toBe("embeddings");
     expect(body.meta.embeddings_error).toBeUndefined();
