@@ -9,7 +9,7 @@
  * candles, mead) whose sentences name the question's words and some of the hive's vocabulary
  * ("Beekeepers sell the wax that bees make to seal the cells where they keep their honey"). The
  * model reads them as further from the question than the pages on it; they must not be cited. With
- * the combination before 0.3/0.15 (relevance.ts SEMANTIC_DOCUMENT, SEMANTIC_SENTENCE) a candle
+ * the combination before 0.3/0.1 (relevance.ts SEMANTIC_DOCUMENT, SEMANTIC_SENTENCE) a candle
  * sentence was cited. The lexical path alone keeps them out too, so this guards the model's share of
  * the ranking, not a gain over words.
  */
