@@ -15,9 +15,14 @@
  * beside a length control (lengthControl below) that picks the longest sentences naming a question
  * word on the current version's first three pages.
  *
- *   npx tsx bench/research/run.ts [--tier summary] [--split dev|holdout|…|holdout6|dev,holdout|all] [--verbose] [--no-baseline]
+ * With `--embeddings`, a third version answers too: this tree with QUARRY_EMBEDDINGS_URL pointing at
+ * bench/research/embeddings-server.ts (a real sentence-embedding model) run as its own process, so
+ * Quarry's embeddings client reaches it over HTTP. Its rows are "embeddings"; an answer that fell
+ * back to the lexical ranking (meta.ranking) is counted and printed, never silently scored.
+ *
+ *   npx tsx bench/research/run.ts [--tier summary] [--split dev|holdout|…|holdout6|dev,holdout|all] [--verbose] [--no-baseline] [--embeddings]
  */
-import { execSync } from "node:child_process";
+import { execSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -40,6 +45,7 @@ const split = arg("split", "all");
 const verbose = process.argv.includes("--verbose");
 /** Development runs: skip the baseline (its rows then repeat the current version's). */
 const noBaseline = process.argv.includes("--no-baseline");
+const withEmbeddings = process.argv.includes("--embeddings");
 
 /** The baseline's tree, extracted once per commit; node_modules is this checkout's. */
 function baselineTree(): string {
@@ -72,15 +78,41 @@ for (const q of questions) {
   });
 }
 
-async function start(make: MakeApp): Promise<{ app: TestApp; key: string }> {
+/**
+ * The embeddings server in its own process (the model's work then never stalls the pages and Quarry
+ * served from this one), its cache warmed with every text of the selected questions so that no
+ * request waits for the model past Quarry's embeddings timeout.
+ */
+async function startEmbeddings(): Promise<{ url: string; stop(): void }> {
+  const child = spawn(process.execPath, ["--import", "tsx", new URL("./embeddings-server.ts", import.meta.url).pathname], { stdio: ["ignore", "pipe", "inherit"] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    child.stdout!.on("data", (c: Buffer) => {
+      out += c.toString();
+      if (out.includes("\n")) resolve((JSON.parse(out.split("\n")[0]!) as { url: string }).url);
+    });
+    child.on("exit", (code) => reject(new Error(`embeddings server exited with ${code}`)));
+  });
+  const texts = [...new Set(questions.flatMap((q) => [q.question, ...q.pages.flatMap((p) => [p.title, ...p.sentences.map((s) => s.text)])]))];
+  const t0 = performance.now();
+  for (let i = 0; i < texts.length; i += 256) {
+    const res = await fetch(`${url}/embeddings`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "warm-up", input: texts.slice(i, i + 256) }) });
+    if (!res.ok) throw new Error(`embeddings server answered ${res.status} while warming up`);
+    await res.arrayBuffer();
+  }
+  console.error(`embeddings: ${texts.length} texts warmed in ${Math.round(performance.now() - t0)} ms`);
+  return { url, stop: () => child.kill("SIGTERM") };
+}
+
+async function start(make: MakeApp, extraEnv: Record<string, string> = {}): Promise<{ app: TestApp; key: string }> {
   // Only SearXNG answers: the other engines' recorded links are public addresses.
   Object.assign(replay.faults, { duckduckgo: "500", wikipedia: "500", brave: "500" });
-  const app = await make({ env: replayEnv(replay.url), pages: localPages() });
+  const app = await make({ env: { ...replayEnv(replay.url), ...extraEnv }, pages: localPages() });
   app.clock.now = () => Date.now();
   return { app, key: (await app.key("bench", ["research"], "enterprise")).secret };
 }
 
-async function ask(t: { app: TestApp; key: string }, question: string): Promise<Answer & { meta: { sub_queries: string[] } }> {
+async function ask(t: { app: TestApp; key: string }, question: string): Promise<Answer & { meta: { sub_queries: string[]; ranking: string; embeddings_error?: string } }> {
   const res = await t.app.request("/v1/research", { method: "POST", key: t.key, json: { query: question, tier } });
   if (res.status !== 200) throw new Error(`research answered ${res.status}: ${await res.text()}`);
   return res.json();
@@ -88,7 +120,11 @@ async function ask(t: { app: TestApp; key: string }, question: string): Promise<
 
 const ours = await start(makeApp);
 const base = noBaseline ? ours : await start((await import(join(baselineTree(), "tests/helpers/app.ts"))).makeApp as MakeApp);
-const rows: { id: string; split: string; base: Scored; ours: Scored; control: Scored; deterministic: boolean; ms: [number, number] }[] = [];
+const embeddingsServer = withEmbeddings ? await startEmbeddings() : null;
+const emb = embeddingsServer ? await start(makeApp, { QUARRY_EMBEDDINGS_URL: embeddingsServer.url, QUARRY_EMBEDDINGS_MODEL: "use-lite-512" }) : null;
+const rows: { id: string; split: string; base: Scored; ours: Scored; emb: Scored | null; control: Scored; deterministic: boolean; ms: [number, number, number] }[] = [];
+/** Questions whose embeddings answer fell back to the lexical ranking, with the reason. */
+const fellBack: string[] = [];
 const FINDINGS: Record<string, number> = { basic: 3, summary: 5, detailed: 8, full: 12 };
 
 /**
@@ -113,8 +149,16 @@ for (const q of questions) {
   const b = noBaseline ? o : await ask(base, q.question);
   const bMs = noBaseline ? oMs : performance.now() - t0;
   const again = await ask(ours, q.question);
-  const deterministic = JSON.stringify(again.report) === JSON.stringify(o.report) && JSON.stringify(again.sources) === JSON.stringify(o.sources);
-  const row = { id: q.id, split: q.split, base: score(q, b, (u) => pages.get(u)), ours: score(q, o, (u) => pages.get(u)), control: score(q, lengthControl(q.question, o), (u) => pages.get(u)), deterministic, ms: [bMs, oMs] as [number, number] };
+  const same = (x: Answer, y: Answer) => JSON.stringify(x.report) === JSON.stringify(y.report) && JSON.stringify(x.sources) === JSON.stringify(y.sources);
+  let deterministic = same(o, again);
+  t0 = performance.now();
+  const e = emb ? await ask(emb, q.question) : null;
+  const eMs = performance.now() - t0;
+  if (e && emb) {
+    if (e.meta.ranking !== "embeddings") fellBack.push(`${q.id}: ${e.meta.embeddings_error ?? e.meta.ranking}`);
+    deterministic &&= same(e, await ask(emb, q.question));
+  }
+  const row = { id: q.id, split: q.split, base: score(q, b, (u) => pages.get(u)), ours: score(q, o, (u) => pages.get(u)), emb: e ? score(q, e, (u) => pages.get(u)) : null, control: score(q, lengthControl(q.question, o), (u) => pages.get(u)), deterministic, ms: [bMs, oMs, eMs] as [number, number, number] };
   rows.push(row);
   if (verbose) {
     console.log(`\n${q.id} ${q.question}  sub-queries: base ${JSON.stringify(b.meta.sub_queries)} ours ${JSON.stringify(o.meta.sub_queries)}`);
@@ -123,31 +167,44 @@ for (const q of questions) {
     for (const w of row.ours.wrong) console.log(`  ours wrong: ${w}`);
     const missing = q.facts.filter((re) => !re.test(o.report.findings.map((f) => f.text).join("\n")));
     if (missing.length) console.log(`  ours missing facts: ${missing.map(String).join(", ")}`);
+    if (e && row.emb) {
+      console.log(`  embeddings: precision ${row.emb.correct}/${row.emb.citations}, facts ${row.emb.factsFound}/${row.emb.facts}; sources: ${(e as unknown as { sources: { url: string; score: number }[] }).sources.map((s) => `${pages.get(s.url)?.on ? "on" : "OFF"}:${s.score.toFixed(2)}`).join(" ")}`);
+      for (const w of row.emb.wrong) console.log(`  embeddings wrong: ${w}`);
+      const lost = q.facts.filter((re) => !re.test(e.report.findings.map((f) => f.text).join("\n")));
+      if (lost.length) console.log(`  embeddings missing facts: ${lost.map(String).join(", ")}`);
+    }
   }
 }
 if (!noBaseline) await base.app.close();
 await ours.app.close();
+await emb?.app.close();
+embeddingsServer?.stop();
 await replay.close();
 await Promise.all(sites.map((s) => s.close()));
 
 const sum = (xs: Scored[], k: keyof Omit<Scored, "wrong">) => xs.reduce((a, s) => a + s[k], 0);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
-function line(name: string, sel: typeof rows, pick: "base" | "ours" | "control") {
-  const s = sel.map((r) => r[pick]);
+function line(name: string, sel: typeof rows, pick: "base" | "ours" | "emb" | "control") {
+  const s = sel.map((r) => r[pick]!);
   const precision = sum(s, "correct") / (sum(s, "citations") || 1);
   const recall = sum(s, "factsFound") / (sum(s, "facts") || 1);
   const top3 = sum(s, "onTopicTop3") / (3 * sel.length || 1);
-  const ms = pick === "control" ? NaN : median(sel.map((r) => r.ms[pick === "base" ? 0 : 1]));
+  const ms = pick === "control" ? NaN : median(sel.map((r) => r.ms[{ base: 0, ours: 1, emb: 2 }[pick]]));
   return `| ${name} | ${sel.length} | ${precision.toFixed(3)} (${sum(s, "correct")}/${sum(s, "citations")}) | ${recall.toFixed(3)} (${sum(s, "factsFound")}/${sum(s, "facts")}) | ${(sum(s, "findings") / (sel.length || 1)).toFixed(1)} | ${top3.toFixed(2)} | ${Number.isNaN(ms) ? "" : Math.round(ms)} |`;
 }
 const table = ["| version, split | questions | citation precision | key-fact recall | findings / report | on-topic share of the top 3 sources | median ms |", "|---|---:|---:|---:|---:|---:|---:|"];
 for (const sp of ["dev", "holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6"]) {
   const sel = rows.filter((r) => r.split === sp);
   if (!sel.length) continue;
-  table.push(line(`baseline (main ${BASELINE.slice(0, 7)}), ${sp}`, sel, "base"), line(`current, ${sp}`, sel, "ours"), line(`length control, ${sp}`, sel, "control"));
+  table.push(line(`baseline (main ${BASELINE.slice(0, 7)}), ${sp}`, sel, "base"), line(`current, ${sp}`, sel, "ours"));
+  if (emb) table.push(line(`current + embeddings, ${sp}`, sel, "emb"));
+  table.push(line(`length control, ${sp}`, sel, "control"));
 }
-table.push(line("baseline, all", rows, "base"), line("current, all", rows, "ours"), line("length control, all", rows, "control"));
+table.push(line("baseline, all", rows, "base"), line("current, all", rows, "ours"));
+if (emb) table.push(line("current + embeddings, all", rows, "emb"));
+table.push(line("length control, all", rows, "control"));
 const deterministic = rows.every((r) => r.deterministic);
 console.log(`\ntier ${tier}; same output on a second run for every question: ${deterministic ? "yes" : `NO (${rows.filter((r) => !r.deterministic).map((r) => r.id).join(", ")})`}`);
+if (emb) console.log(`embeddings ranking used for ${rows.length - fellBack.length} of ${rows.length} questions${fellBack.length ? `; fell back to lexical: ${fellBack.join("; ")}` : ""}`);
 console.log(table.join("\n"));
 writeFileSync(new URL("./RESULTS.part.md", import.meta.url), `${table.join("\n")}\n`);

@@ -115,15 +115,21 @@ describe("research with an embeddings model", () => {
   const ask = async () => (await (await t.request("/v1/research", { method: "POST", key, json: { query: QUESTION } })).json()) as ResearchResponse;
   const applianceUrl = () => urls()[2]!;
 
-  it("ranks by meaning: the page about refrigerators leads and is cited; the same answer twice; the key is sent, never logged", async () => {
+  // The model's share of a page's relevance is 0.3 (relevance.ts SEMANTIC_DOCUMENT, chosen on the bench
+  // with a real model), so it lifts the page that answers in other words but does not overturn the
+  // lexical ranking on its own.
+  it("ranks by meaning: the page about refrigerators rises over its lexical score and is cited; the same answer twice; the key is sent, never logged", async () => {
+    await app(false);
+    const lexical = await ask();
+    await t.close();
     await app(true);
     const body = await ask();
     expect(body.meta.ranking).toBe("embeddings");
     expect(body.meta.embeddings_error).toBeUndefined();
-    expect(body.sources[0]!.url).toBe(applianceUrl());
+    const scoreOf = (b: ResearchResponse) => b.sources.find((s) => s.url === applianceUrl())!.score;
+    expect(scoreOf(body)).toBeGreaterThan(scoreOf(lexical));
     const cited = new Set(body.report.findings.flatMap((f) => f.citations).map((id) => body.sources.find((s) => s.id === id)!.url));
     expect(cited.has(applianceUrl())).toBe(true);
-    expect(body.report.findings.some((f) => /refrigerant evaporates/.test(f.text))).toBe(true);
 
     expect(fake.requests.length).toBeGreaterThan(0);
     expect(fake.requests[0]!.auth).toBe("Bearer sk-embed-secret");
