@@ -10,9 +10,9 @@
  * fails, and the four attempts plus four re-parses cost about six times a normal page (a sixth of
  * the article set's pages, a quarter of its extraction time). There, the threshold is lowered to
  * the body's own length: the first attempt that keeps the whole text wins at once, and it is the
- * one the sort would have picked; when none does, the attempts run as before. Readability leaves
- * the page re-parsed after a last failed attempt, and the block merge reads that page, so the page
- * is re-parsed from the same saved HTML when an attempt won early.
+ * one the sort would have picked; when none does, the attempts run as before. Only the pick is
+ * the same: the page is left as the winning attempt left it (nothing reads it afterwards; the pick
+ * is a new element outside it).
  */
 import { lib } from "../lazy.ts";
 
@@ -46,51 +46,15 @@ function bodyBoundsAttempts(document: Document, body: Element): boolean {
 
 export function readabilityPick(document: Document, body: Element, options: PickOptions): Element | null {
   const available = readabilityLength(body);
-  const saved = available > 0 && available < options.retryBelow && bodyBoundsAttempts(document, body) ? watchSavedHtml(body) : null;
+  const lowered = available > 0 && available < options.retryBelow && bodyBoundsAttempts(document, body);
   const reader = new (lib("readability").Readability)<Element>(document, {
     // Classes stay until pruning has used them; cleanTree strips them afterwards.
     keepClasses: true,
     // Metadata (JSON-LD included) is read before this point, from the untouched document.
     disableJSONLD: true,
-    charThreshold: saved ? available : options.retryBelow,
+    charThreshold: lowered ? available : options.retryBelow,
     // Keep the DOM element: we prune and render it ourselves instead of re-parsing serialised HTML.
     serializer: (node) => node as Element,
   });
-  try {
-    return reader.parse()?.content ?? null;
-  } finally {
-    if (saved) {
-      saved.stop();
-      // As after Readability's last failed attempt; re-parsing a page already re-parsed changes nothing.
-      if (saved.html !== null) body.innerHTML = saved.html;
-    }
-  }
-}
-
-/**
- * Records the HTML Readability saves from the body before its first attempt (the first read of
- * `innerHTML`), through an accessor on this one element that defers to linkedom's.
- */
-function watchSavedHtml(body: Element): { html: string | null; stop: () => void } | null {
-  let proto: object | null = Object.getPrototypeOf(body);
-  let accessor: PropertyDescriptor | undefined;
-  while (proto && !(accessor = Object.getOwnPropertyDescriptor(proto, "innerHTML"))) proto = Object.getPrototypeOf(proto);
-  if (!accessor?.get || !accessor.set) return null;
-  const { get, set } = accessor;
-  const state = {
-    html: null as string | null,
-    stop: () => void delete (body as { innerHTML?: string }).innerHTML,
-  };
-  Object.defineProperty(body, "innerHTML", {
-    configurable: true,
-    get() {
-      const html = get.call(this) as string;
-      state.html ??= html;
-      return html;
-    },
-    set(value: string) {
-      set.call(this, value);
-    },
-  });
-  return state;
+  return reader.parse()?.content ?? null;
 }
