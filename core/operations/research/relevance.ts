@@ -18,9 +18,8 @@
  * to the question is blended into both levels, more into a document's relevance than a sentence's
  * (see SEMANTIC_DOCUMENT and SEMANTIC_SENTENCE). Everything is deterministic for the same input.
  */
-import { tokenize } from "../../ranking/lexical.ts";
-import { referBack, splitSentences } from "./sentences.ts";
-import { TOPIC_STOP } from "./words.ts";
+import { docSentences, referBack } from "./sentences.ts";
+import { stems, TOPIC_STOP } from "./words.ts";
 import { answerCue, asksForPerson, questionKind, type QuestionKind } from "./question-kind.ts";
 
 
@@ -48,30 +47,6 @@ export interface QuestionModel {
   semantic: Semantic | null;
   /** Question-word coverage a pronoun-led sentence takes from the sentence before it, by source id and text. */
   carried: ReadonlyMap<string, number>;
-}
-
-/** A light stemmer on top of lexical.ts's plural folding, so "scattered", "scattering" and "scatter" meet. */
-export function stem(token: string): string {
-  let t = token;
-  for (const suffix of ["ing", "ed", "ly", "es", "er"]) {
-    if (t.length - suffix.length >= 4 && t.endsWith(suffix)) {
-      t = t.slice(0, -suffix.length);
-      break;
-    }
-  }
-  if (t.length > 4 && t.endsWith("e")) t = t.slice(0, -1);
-  return t;
-}
-
-/** Distinct content stems of a text. */
-export function stems(text: string): Set<string> {
-  // lexical.ts folds a final "s" ("this" → "thi"), so stopwords are checked in both forms.
-  return new Set(tokenize(text).filter((t) => t.length > 2 && !TOPIC_STOP.has(t) && !TOPIC_STOP.has(`${t}s`)).map(stem));
-}
-
-/** A text's sentences, paragraph by paragraph (a heading never runs into the next sentence). */
-export function docSentences(text: string): string[] {
-  return text.split(/\n\s*\n/).flatMap((p) => splitSentences(p));
 }
 
 function cosine(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): number {

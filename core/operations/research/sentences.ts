@@ -31,3 +31,8 @@ export function referBack(texts: readonly string[], values: readonly number[]): 
     return back;
   });
 }
+
+/** A text's sentences, paragraph by paragraph (a heading never runs into the next sentence). */
+export function docSentences(text: string): string[] {
+  return text.split(/\n\s*\n/).flatMap((p) => splitSentences(p));
+}

@@ -43,3 +43,22 @@ export function setCosine(a: ReadonlySet<string>, b: ReadonlySet<string>): numbe
   for (const t of small) if (large.has(t)) shared++;
   return shared / Math.sqrt(a.size * b.size);
 }
+
+/** A light stemmer on top of lexical.ts's plural folding, so "scattered", "scattering" and "scatter" meet. */
+export function stem(token: string): string {
+  let t = token;
+  for (const suffix of ["ing", "ed", "ly", "es", "er"]) {
+    if (t.length - suffix.length >= 4 && t.endsWith(suffix)) {
+      t = t.slice(0, -suffix.length);
+      break;
+    }
+  }
+  if (t.length > 4 && t.endsWith("e")) t = t.slice(0, -1);
+  return t;
+}
+
+/** Distinct content stems of a text. */
+export function stems(text: string): Set<string> {
+  // lexical.ts folds a final "s" ("this" → "thi"), so stopwords are checked in both forms.
+  return new Set(tokenize(text).filter((t) => t.length > 2 && !TOPIC_STOP.has(t) && !TOPIC_STOP.has(`${t}s`)).map(stem));
+}
