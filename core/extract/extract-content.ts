@@ -60,7 +60,7 @@ function flatText(html: string, shellCheck: boolean): Rendered {
       .replace(/\s*\n\s*/g, "\n")
       .trim();
   } catch {
-    text = "";
+    // no text: the page stays empty
   }
   return { html: "", text, markdown: text, links: [], ...(shellCheck ? { shell: looksLikeShell(html, () => text) } : {}) };
 }
