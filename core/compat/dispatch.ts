@@ -67,6 +67,8 @@ export function dispatcher(app: () => Hono<AppEnv>): Dispatch {
 export function authorizationOf(c: Context<AppEnv>, bodyKey?: unknown): string | undefined {
   const header = c.req.header("authorization");
   if (header && header.trim()) return header;
-  if (typeof bodyKey === "string" && bodyKey.trim()) return `Bearer ${bodyKey.trim()}`;
+  // A header value cannot carry characters beyond Latin-1 (Headers throws); no key has any character
+  // outside printable ASCII, so such a key is made plainly wrong and meets the gateway's invalid_key.
+  if (typeof bodyKey === "string" && bodyKey.trim()) return `Bearer ${bodyKey.trim().replace(/[^\x21-\x7e]/g, "?")}`;
   return undefined;
 }

@@ -215,4 +215,21 @@ describe("tavily-python's requests (recorded: the package cannot be installed he
       expect(typeof (res.json.detail as { error: unknown }).error).toBe("string");
     }
   }, 30_000);
+
+  it("a body key with characters no header can carry is a wrong key (401) on every route, never a 500", async () => {
+    const bodies: Record<string, Record<string, unknown>> = {
+      search: { query: QUESTION },
+      extract: { urls: [`${h.site.url}/article`] },
+      research: { input: QUESTION },
+      map: { url: h.site.url },
+      crawl: { url: h.site.url },
+    };
+    for (const key of ["Ā", `${h.keys.full}\u{1F511}`, "\uD800", "qry_\u00e9"]) {
+      for (const [path, body] of Object.entries(bodies)) {
+        const res = await fetch(`${h.url}/compat/tavily/${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ...body, api_key: key }) });
+        expect(res.status, `${path} with ${JSON.stringify(key)}`).toBe(401);
+        expect(typeof ((await res.json()) as { detail: { error: unknown } }).detail.error).toBe("string");
+      }
+    }
+  }, 30_000);
 });
