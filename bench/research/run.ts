@@ -163,7 +163,7 @@ for (const q of questions) {
   if (verbose) {
     console.log(`\n${q.id} ${q.question}  sub-queries: base ${JSON.stringify(b.meta.sub_queries)} ours ${JSON.stringify(o.meta.sub_queries)}`);
     console.log(`  base: precision ${row.base.correct}/${row.base.citations}, facts ${row.base.factsFound}/${row.base.facts}; ours: precision ${row.ours.correct}/${row.ours.citations}, facts ${row.ours.factsFound}/${row.ours.facts}${deterministic ? "" : "  NOT DETERMINISTIC"}`);
-    console.log(`  sources: ${(o as unknown as { sources: { url: string; score: number }[] }).sources.map((s) => `${pages.get(s.url)?.on ? "on" : "OFF"}:${s.score.toFixed(2)}`).join(" ")}`);
+    console.log(`  sources: ${(o as unknown as { sources: { url: string; score: number }[] }).sources.map((s) => `${pages.get(s.url)?.on ? "on" : "OFF"}:${s.score.toFixed(2)} "${pages.get(s.url)?.title.slice(0, 24) ?? ""}"`).join(" ")}`);
     for (const w of row.ours.wrong) console.log(`  ours wrong: ${w}`);
     const missing = q.facts.filter((re) => !re.test(o.report.findings.map((f) => f.text).join("\n")));
     if (missing.length) console.log(`  ours missing facts: ${missing.map(String).join(", ")}`);
