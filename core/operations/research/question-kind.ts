@@ -5,6 +5,23 @@
  * score sentences; deterministic.
  */
 
+import { stems } from "./words.ts";
+
+/**
+ * Words that say what kind of answer is wanted rather than what it is about: "difference" in "what
+ * is the difference between a meteor and a meteorite", "causes" in "what causes rust", "work" in
+ * "how do headphones work". Pages on the question seldom use them, and pages off it often do ("How
+ * do hearing aids work?"), so they are no part of the question's terms (relevance.ts).
+ */
+const FORM_WORDS = new Set(stems("difference differences differ different causes cause caused work works meaning means mean definition"));
+
+/** The question's content stems without its form words (all of them when nothing else is left). */
+export function subjectStems(question: string): string[] {
+  const all = [...stems(question)];
+  const subject = all.filter((t) => !FORM_WORDS.has(t));
+  return subject.length ? subject : all;
+}
+
 /** What answerCue needs of the question model (relevance.ts). */
 export interface CueModel {
   kind: QuestionKind;

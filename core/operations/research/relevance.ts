@@ -20,7 +20,7 @@
  */
 import { docSentences, referBack } from "./sentences.ts";
 import { stems, TOPIC_STOP } from "./words.ts";
-import { answerCue, asksForPerson, questionKind, type QuestionKind } from "./question-kind.ts";
+import { answerCue, asksForPerson, questionKind, subjectStems, type QuestionKind } from "./question-kind.ts";
 import { answerShape, formWeight, type AnswerShape } from "./answer-form.ts";
 
 
@@ -78,7 +78,7 @@ export function buildQuestionModel(question: string, docs: readonly DocumentInpu
 
   // Question terms weigh the same: rarity over these few pages would punish the subject itself,
   // which the pages on it repeat in every sentence.
-  const q = [...stems(question)];
+  const q = subjectStems(question);
   const terms = new Map(q.map((t) => [t, 1 / q.length]));
 
   // Agreement: tf-idf over the documents' words other than the question's.
