@@ -25,7 +25,7 @@ export function answerShape(question: string): AnswerShape {
 
 const DATE = /\b(1[0-9]{3}|20[0-9]{2}|[0-9]{3,4}s|century|centuries|decades?|BC|AD|BCE|CE|ago)\b|\b(January|February|March|April|May|June|July|August|September|October|November|December)\b/;
 const PLACE_WORD =
-  /\b(coasts?|shores?|regions?|mountains?|forests?|continents?|countr(y|ies)|seas?|oceans?|rivers?|streams?|lakes?|islands?|deserts?|hemisphere|equator|poles?|tropics?|valleys?|grasslands?|woodlands?|rainforests?|habitats?|borders?|north|south|east|west|northern|southern|eastern|western|central|inland|worldwide|lies|located|situated|native to|found (in|on|at|near|across)|li(ve|ves|ving) (in|on|at|near))\b/i;
+  /\b(coasts?|shores?|regions?|mountains?|forests?|continents?|countr(y|ies)|seas?|oceans?|rivers?|streams?|lakes?|islands?|deserts?|hemisphere|equator|poles?|tropics?|valleys?|habitats?|borders?|north|south|east|west|northern|southern|eastern|western|central|inland|worldwide|lies|located|situated|native to|found (in|on|at|near|across)|li(ve|ves|ving) (in|on|at|near))\b/i;
 /** A preposition before a proper name, past the sentence's first letter: "off the coast of Queensland", "in Mexico". */
 const PLACE_NAME = /\b(in|across|off|along|near|from|to|throughout|around|between|of|at) (the )?[A-Z][a-z]+/;
 /** A superlative, an ordinal rank or a comparison: "the second largest", "larger than". */
@@ -33,7 +33,7 @@ const RANK = /\b(most|least|second|third|than|[a-z]{2,}est)\b/gi;
 const NOT_RANK = /^(forest|interest|west|rest|test|nest|chest|guest|request|suggest|honest|modest|harvest|protest|contest|invest|arrest|digest)$/i;
 /** Base-form verbs that open an instruction ("Soak the stone…", "First wash your hands…"). */
 const STEP_VERB =
-  "add|apply|avoid|bake|boil|bring|brush|check|choose|chop|clean|cover|cut|dig|draw|dry|feed|file|fill|finish|fold|freeze|give|grip|heat|hold|keep|leave|let|lift|make|mix|move|open|place|plant|pour|press|pull|push|put|remove|repeat|rinse|rub|run|scrub|see|set|shake|soak|space|spread|stand|start|stir|stop|store|take|test|tie|trim|try|turn|use|wait|wash|water|wipe|work|wrap";
+  "add|apply|avoid|bake|boil|bring|brush|check|choose|chop|clean|cover|cut|dig|dry|feed|fill|finish|fold|freeze|give|grip|heat|hold|keep|leave|let|lift|make|mix|move|open|place|plant|pour|press|pull|push|put|remove|repeat|rinse|rub|run|scrub|see|set|shake|soak|space|spread|stand|start|stir|stop|store|take|test|tie|trim|try|turn|use|wait|wash|water|wipe|work|wrap";
 const STEP = new RegExp(
   `^(?:(?:first|then|next|finally|always|never|just|gently|now|also|and)[, ]+)*(?:${STEP_VERB}|never|always|do not|don't|make sure|be sure)\\b` +
     `|\\b(you should|you can|you need|if you)\\b` +
