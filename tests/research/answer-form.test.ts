@@ -50,6 +50,10 @@ describe("answer form", () => {
     expect(hasAnswerForm("The opera lasts about two and a half hours.", "who-act")).toBe(false);
     expect(hasAnswerForm("She was born in Warsaw and studied in Paris.", "who-person")).toBe(true);
     expect(hasAnswerForm("A statue of her stands in the city's main square.", "who-person")).toBe(false);
+    // "Who was Ramesses?": a sentence that opens on another person's name is that person's life.
+    const ramesses = new Set(stems("Ramesses"));
+    expect(hasAnswerForm("Ramesses became pharaoh in his twenties.", "who-person", ramesses)).toBe(true);
+    expect(hasAnswerForm("Hatshepsut was a pharaoh who ruled long before Ramesses.", "who-person", ramesses)).toBe(false);
     expect(hasAnswerForm("A toad's skin is dry and warty, whereas a frog's is smooth.", "compare")).toBe(true);
     expect(hasAnswerForm("Frogs appear in many children's stories.", "compare")).toBe(false);
     expect(hasAnswerForm("Anything at all.", "open")).toBe(true);

@@ -9,6 +9,8 @@
  * a sentence without the form down (FORMLESS), it does not drop it.
  */
 
+import { stems } from "./words.ts";
+
 export type AnswerShape = "when" | "where" | "which" | "howto" | "who-act" | "who-person" | "compare" | "open";
 
 export function answerShape(question: string): AnswerShape {
@@ -56,8 +58,25 @@ const LIFE_AND_DEEDS =
   /\b(was an?|was the|born|died|became|ruled|reigned|led|founded|worked|served|studied|taught|married|won|discover\w*|invent\w*|develop\w*|built|designed|created|wrote|known|famous|remembered|regarded|first|last|conquer\w*|united|introduced)\b/i;
 const CONTRAST = /\b(whereas|while|but|unlike|instead|than|both|differs?|difference|however|rather|only|not)\b/i;
 
-/** Whether a sentence has the form of an answer to a question of this shape (an open question: always). */
-export function hasAnswerForm(sentence: string, shape: AnswerShape): boolean {
+/** The question's subject stems (a set, or the question model's weighted terms). */
+type Subject = { has(stem: string): boolean };
+
+/** A sentence that opens on a name and its verb ("Nefertiti was a queen…", "Kublai Khan was…"). */
+const NAMED_SUBJECT = /^((?:[A-Z][a-z]+ )*[A-Z][a-z]+) (?:was|is|were|became|had|has)\b/;
+const NOT_A_NAME = /^(The|A|An|This|That|These|Those|It|He|She|They|His|Her|Its|Their|In|On|At|By|After|Before|During|Today|Some|Many|Most|One)\b/;
+
+/** Whether a sentence is about someone other than the one asked about: it opens on a name none of whose words the question has. */
+function aboutSomeoneElse(sentence: string, subject: Subject): boolean {
+  const name = sentence.match(NAMED_SUBJECT)?.[1];
+  return name !== undefined && !NOT_A_NAME.test(name) && ![...stems(name)].some((t) => subject.has(t));
+}
+
+/**
+ * Whether a sentence has the form of an answer to a question of this shape (an open question:
+ * always). `subject` is the question's subject stems, for "who was X": the life and deeds of X,
+ * not of someone the sentence opens on by name.
+ */
+export function hasAnswerForm(sentence: string, shape: AnswerShape, subject: Subject = new Set<string>()): boolean {
   switch (shape) {
     case "when":
       return DATE.test(sentence);
@@ -70,7 +89,7 @@ export function hasAnswerForm(sentence: string, shape: AnswerShape): boolean {
     case "who-act":
       return ACT.test(sentence);
     case "who-person":
-      return LIFE_AND_DEEDS.test(sentence);
+      return LIFE_AND_DEEDS.test(sentence) && !aboutSomeoneElse(sentence, subject);
     case "compare":
       return CONTRAST.test(sentence);
     case "open":
@@ -89,6 +108,6 @@ export function hasAnswerForm(sentence: string, shape: AnswerShape): boolean {
 export const FORMLESS = 0.65;
 
 /** What a sentence's score is multiplied by for its form (1 with it, FORMLESS without). */
-export function formWeight(sentence: string, shape: AnswerShape): number {
-  return hasAnswerForm(sentence, shape) ? 1 : FORMLESS;
+export function formWeight(sentence: string, shape: AnswerShape, subject: Subject): number {
+  return hasAnswerForm(sentence, shape, subject) ? 1 : FORMLESS;
 }
