@@ -283,16 +283,6 @@ export function sentenceRelevance(sentence: string, sourceId: string, model: Que
   const base = model.topic.size ? Math.max(topical * (1 - QUESTION_SHARE + QUESTION_SHARE * q), QUESTION_ONLY * q * q) : 0.5 * q;
   // A closed question's answer has its form (a date, a place, a step…): a sentence without it weighs less.
   let score = (base + answerCue(sentence, s, q, model)) * formWeight(sentence, model.shape, model.terms);
-  const K = (globalThis as any).__K ?? {};
-  if (K.open && model.shape === "open") {
-    const RX: Record<string, RegExp> = {
-      why: /\b(because|causes?|caused|due to|so|as a result|reasons?|results? in|leads? to|led to|triggers?|in order to|therefore|thus|explains?|makes?|made|helps?|releases?|when|if)\b/i,
-      how: /\b(when|then|which|by|through|so|causes?|makes?|turns?|moves?|push(es)?|pulls?|produces?|converts?|lets?|allows?|forms?|creates?|reacts?|uses?|until)\b/i,
-      define: /\b(is an?|are an?|is the|are the|is one|means?|refers? to|called|known as|consists? of|made (up )?of|kind of|type of|form of)\b/i,
-    };
-    const rx = RX[model.kind];
-    if (rx && !rx.test(sentence) && (K[`o_${model.kind}`] ?? 1)) score *= K.open;
-  }
   if (model.semantic) score = (1 - SEMANTIC_SENTENCE) * score + SEMANTIC_SENTENCE * (model.semantic.get(sentence) ?? 0);
   return Math.max(0, Math.min(1, score)) * doc;
 }
