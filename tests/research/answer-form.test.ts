@@ -66,6 +66,9 @@ describe("the question's form words", () => {
     expect(subjectStems("What causes rust?")).toEqual([...stems("rust")]);
     expect(subjectStems("How do noise-cancelling headphones work?")).toEqual([...stems("noise cancelling headphones")]);
     expect(subjectStems("What does it mean?")).toEqual([...stems("mean")]);
+    // Only where they ask for the kind of answer: here "work" is part of the subject.
+    expect(subjectStems("How does remote work affect sleep?")).toEqual([...stems("remote work affect sleep")]);
+    expect(subjectStems("What are the main causes of inflation?")).toEqual([...stems("inflation")]);
   });
 });
 
