@@ -5,6 +5,32 @@
  * score sentences; deterministic.
  */
 
+import { stems } from "./words.ts";
+
+/**
+ * Words that say what kind of answer is wanted rather than what it is about: "difference" in "what
+ * is the difference between a meteor and a meteorite", "causes" in "what causes rust", "work" in
+ * "how do headphones work", "mean" in "what does X mean". Pages on the question seldom use them and
+ * pages off it can ("How do hearing aids work?"), so they are no part of the question's terms
+ * (relevance.ts). Only in those places: "work" in "how does remote work affect sleep" is its subject.
+ */
+const FORM_PHRASES = [
+  /^(what|which)\s+(causes|caused|cause)\b/i,
+  /\b(the\s+)?(main\s+)?(causes?|reasons?)\s+(of|for)\b/i,
+  /\b(the\s+)?differences?\s+between\b/i,
+  /\bdiffers?\s+from\b/i,
+  /\b(work|works)\s*[?.!]*\s*$/i,
+  /\b(mean|means)\s*[?.!]*\s*$/i,
+  /\b(meaning|definition)\s+of\b/i,
+];
+
+/** The question's content stems without its form words (all of them when nothing else is left). */
+export function subjectStems(question: string): string[] {
+  const all = [...stems(question)];
+  const subject = [...stems(FORM_PHRASES.reduce((q, re) => q.replace(re, " "), question))];
+  return subject.length ? subject : all;
+}
+
 /** What answerCue needs of the question model (relevance.ts). */
 export interface CueModel {
   kind: QuestionKind;

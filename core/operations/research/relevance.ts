@@ -20,7 +20,8 @@
  */
 import { docSentences, referBack } from "./sentences.ts";
 import { stems, TOPIC_STOP } from "./words.ts";
-import { answerCue, asksForPerson, questionKind, type QuestionKind } from "./question-kind.ts";
+import { answerCue, asksForPerson, questionKind, subjectStems, type QuestionKind } from "./question-kind.ts";
+import { answerShape, formWeight, type AnswerShape } from "./answer-form.ts";
 
 
 export interface DocumentInput {
@@ -36,6 +37,8 @@ export type Semantic = ReadonlyMap<string, number>;
 
 export interface QuestionModel {
   kind: QuestionKind;
+  /** The form a closed question's answer takes (answer-form.ts). */
+  shape: AnswerShape;
   /** A "who" question about the person (who was X), not about an act (who invented X). */
   person: boolean;
   /** Question stems and their weights (sum 1). */
@@ -75,7 +78,7 @@ export function buildQuestionModel(question: string, docs: readonly DocumentInpu
 
   // Question terms weigh the same: rarity over these few pages would punish the subject itself,
   // which the pages on it repeat in every sentence.
-  const q = [...stems(question)];
+  const q = subjectStems(question);
   const terms = new Map(q.map((t) => [t, 1 / q.length]));
 
   // Agreement: tf-idf over the documents' words other than the question's.
@@ -178,7 +181,7 @@ export function buildQuestionModel(question: string, docs: readonly DocumentInpu
       if (back[k]! > 0) carried.set(`${d.id}\u0000${text}`, back[k]!);
     });
   });
-  return { kind, person: asksForPerson(question), terms, topic, documents, semantic, carried };
+  return { kind, shape: answerShape(question), person: asksForPerson(question), terms, topic, documents, semantic, carried };
 }
 
 /** Topic vocabulary: words that at least two relevant sites share, weighted by those sites' relevance. */
@@ -278,7 +281,8 @@ export function sentenceRelevance(sentence: string, sourceId: string, model: Que
   // ("a jar of honey holds the work of bees") does not answer anything.
   // A single relevant page has no shared vocabulary to go by: its sentences count by the question's words.
   const base = model.topic.size ? Math.max(topical * (1 - QUESTION_SHARE + QUESTION_SHARE * q), QUESTION_ONLY * q * q) : 0.5 * q;
-  let score = base + answerCue(sentence, s, q, model);
+  // A closed question's answer has its form (a date, a place, a step…): a sentence without it weighs less.
+  let score = (base + answerCue(sentence, s, q, model)) * formWeight(sentence, model.shape, model.terms);
   if (model.semantic) score = (1 - SEMANTIC_SENTENCE) * score + SEMANTIC_SENTENCE * (model.semantic.get(sentence) ?? 0);
   return Math.max(0, Math.min(1, score)) * doc;
 }
