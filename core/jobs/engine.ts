@@ -184,6 +184,7 @@ export class JobEngine implements WorkContext {
       skipped: skipped.length, stoppedReason: null, spec,
     };
     await this.store.create(job, seeds, skipped);
+    if (seeds.length) this.ports.extract?.warm?.(); // its start overlaps robots.txt and the first fetch
     this.schedule();
     this.webhooks.emit(job, "started", { url: spec.url, discovered: seeds.length }, now);
     if (seeds.length) await this.queue.push(seeds);

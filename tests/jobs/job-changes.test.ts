@@ -1,6 +1,7 @@
 /**
  * A job's SSE streams are woken when the job ends in this process (core/jobs/changes.ts), so a
- * client following it sees the end as soon as it is stored, not at the stream's next poll.
+ * client following it sees the end as soon as it is stored, not at the stream's next poll. And a
+ * job with pages to read gets the extractor started when it is accepted.
  */
 import { describe, expect, it } from "vitest";
 import { memoryPorts } from "../../adapters/shared/bootstrap.ts";
@@ -8,6 +9,7 @@ import { parseConfig } from "../../core/config.ts";
 import { JobChanges } from "../../core/jobs/changes.ts";
 import { JobEngine } from "../../core/jobs/engine.ts";
 import type { JobSpec } from "../../core/jobs/model.ts";
+import type { Ports } from "../../core/ports.ts";
 import { MemoryLogger } from "../helpers/app.ts";
 import { FakeClock } from "../helpers/clock.ts";
 
@@ -40,16 +42,20 @@ describe("JobChanges", () => {
   });
 });
 
+const spec: JobSpec = {
+  url: "https://example.org/", limit: 10, maxDepth: 1, includePaths: [], excludePaths: [], allowSubdomains: false, allowExternal: false,
+  respectRobots: true, formats: ["markdown"], onlyMainContent: true, timeoutMs: 1000, webhook: null,
+};
+
+function engineWith(over: Partial<Ports> = {}): JobEngine {
+  const clock = new FakeClock();
+  clock.now = () => Date.now();
+  return new JobEngine({ ...memoryPorts(new MemoryLogger(), clock), ...over }, parseConfig({}, "test"));
+}
+
 describe("the engine", () => {
   it("wakes a job's followers when the job ends", async () => {
-    const clock = new FakeClock();
-    clock.now = () => Date.now();
-    const ports = memoryPorts(new MemoryLogger(), clock);
-    const engine = new JobEngine(ports, parseConfig({}, "test"));
-    const spec: JobSpec = {
-      url: "https://example.org/", limit: 10, maxDepth: 1, includePaths: [], excludePaths: [], allowSubdomains: false, allowExternal: false,
-      respectRobots: true, formats: ["markdown"], onlyMainContent: true, timeoutMs: 1000, webhook: null,
-    };
+    const engine = engineWith();
     // Not started: the job stays queued, its page never fetched.
     const job = await engine.create({ account: "acme", keyId: "k1" }, "crawl", spec, ["https://example.org/"]);
     const woken = engine.changes.next(job.id, HOUR);
@@ -57,6 +63,19 @@ describe("the engine", () => {
     await engine.cancel(job.id);
     expect(await settled(woken)).toBe(true);
     expect(engine.changes.size).toBe(0);
+    await engine.stop();
+  });
+
+  it("warms the extractor when it accepts a job with pages to read, and not for one without", async () => {
+    let warmed = 0;
+    const engine = engineWith({ extract: { extract: () => Promise.reject(new Error("not here")), warm: () => void warmed++ } });
+    // Not started: nothing is fetched.
+    await engine.create({ account: "acme", keyId: "k1" }, "crawl", spec, ["https://example.org/"]);
+    expect(warmed).toBe(1);
+    // Only a private address: skipped at once, no page to read.
+    const none = await engine.create({ account: "acme", keyId: "k1" }, "batch", { ...spec, url: null }, ["http://10.0.0.1/"]);
+    expect(none.discovered).toBe(0);
+    expect(warmed).toBe(1);
     await engine.stop();
   });
 });
