@@ -77,6 +77,17 @@ export class ExtractPool implements ExtractPort {
     });
   }
 
+  /**
+   * Starts a worker now if none runs (a job was accepted: its pages follow), so its start overlaps
+   * the job's first requests (robots.txt, the first page) instead of following them. Unused, it
+   * idles out like any other.
+   */
+  warm(): void {
+    if (this.closed || this.slots.length) return;
+    const slot = this.start();
+    if (slot && !slot.job) this.idleAfter(slot);
+  }
+
   stats(): PoolStats {
     return { workers: this.slots.length, busy: this.slots.filter((s) => s.job).length, queued: this.queue.length, ...this.counts };
   }
@@ -135,13 +146,17 @@ export class ExtractPool implements ExtractPort {
       this.counts.recycled++;
       this.retire(slot);
     } else if (!this.queue.length) {
-      slot.idle = setTimeout(() => {
-        this.counts.idled++;
-        this.retire(slot);
-      }, this.opts.idleMs);
-      (slot.idle as { unref?: () => void }).unref?.();
+      this.idleAfter(slot);
     }
     this.pump();
+  }
+
+  private idleAfter(slot: Slot): void {
+    slot.idle = setTimeout(() => {
+      this.counts.idled++;
+      this.retire(slot);
+    }, this.opts.idleMs);
+    (slot.idle as { unref?: () => void }).unref?.();
   }
 
   private lost(slot: Slot, reason: string): void {

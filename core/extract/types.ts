@@ -70,4 +70,9 @@ export interface ExtractPort {
   extract(req: ExtractRequest): Promise<ExtractResult>;
   /** For /metrics: workers running, busy, and pages waiting for one. */
   stats?(): { workers: number; busy: number; queued: number };
+  /**
+   * Pages are on their way (a job was accepted): get ready now, so the first page does not wait
+   * for the extractor's start (a worker thread takes a while to load its libraries).
+   */
+  warm?(): void;
 }

@@ -11,6 +11,7 @@ import { parseAllowList, type AllowList } from "../net/allow-list.ts";
 import { checkUrl } from "../net/url-policy.ts";
 import type { Ports } from "../ports.ts";
 import type { JobsConfig } from "./config.ts";
+import { JobChanges } from "./changes.ts";
 import { LeaseKeeper, type Heartbeat } from "./leases.ts";
 import { LocalQueue } from "./local-queue.ts";
 import type { JobKind, JobRecord, JobSpec, JobStatus, JobTask, SkippedUrl, StoppedReason } from "./model.ts";
@@ -42,6 +43,7 @@ export class JobEngine implements WorkContext {
   readonly webhooks: Webhooks;
   readonly allow: AllowList;
   readonly leaseMs: number;
+  readonly changes = new JobChanges(); // wakes a job's SSE streams in this process when it ends
   private readonly leases: LeaseKeeper;
   readonly refusals = new Map<string, number>();
   private readonly traps = new Map<string, TrapGuard>();
@@ -117,9 +119,7 @@ export class JobEngine implements WorkContext {
     this.timer = timer;
   }
 
-  private get shared(): boolean {
-    return this.ports.jobs?.queue !== undefined;
-  }
+  private get shared(): boolean { return this.ports.jobs?.queue !== undefined; }
 
   /** One watchdog round; true when jobs are still active. */
   private async watch(): Promise<boolean> {
@@ -184,6 +184,7 @@ export class JobEngine implements WorkContext {
       skipped: skipped.length, stoppedReason: null, spec,
     };
     await this.store.create(job, seeds, skipped);
+    if (seeds.length) this.ports.extract?.warm?.(); // its start overlaps robots.txt and the first fetch
     this.schedule();
     this.webhooks.emit(job, "started", { url: spec.url, discovered: seeds.length }, now);
     if (seeds.length) await this.queue.push(seeds);
@@ -219,6 +220,7 @@ export class JobEngine implements WorkContext {
     const ok = await this.store.transition(job.id, ACTIVE, status, { finishedAt: now, expiresAt: now + this.config.jobs.ttlMs, stoppedReason: reason });
     if (!ok) return;
     this.forget(job.id);
+    this.changes.changed(job.id);
     const after = (await this.store.get(job.id)) ?? job;
     const event = status === "completed" ? "completed" : status === "failed" ? "failed" : "cancelled";
     this.webhooks.emit(after, event, { status, stopped_reason: reason, discovered: after.discovered, completed: after.completed, failed: after.failed }, now);
@@ -275,9 +277,7 @@ export class JobEngine implements WorkContext {
     void p.finally(() => this.settlements.delete(p));
   }
 
-  holding(jobId: string): number {
-    return this.held.get(jobId) ?? 0;
-  }
+  holding = (jobId: string): number => this.held.get(jobId) ?? 0;
 
   hold(jobId: string, delta: number): void {
     const n = (this.held.get(jobId) ?? 0) + delta;

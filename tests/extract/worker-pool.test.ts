@@ -86,6 +86,23 @@ describe("extraction worker pool (Node worker threads)", () => {
     expect(p.stats().crashed).toBe(1);
   }, 60_000);
 
+  it("warm() starts one worker ahead of the pages, which the first page then uses; unused, it idles out", async () => {
+    const p = await make({ idleMs: 300 });
+    p.warm();
+    p.warm(); // one is running: no second
+    expect(p.stats()).toMatchObject({ workers: 1, started: 1, busy: 0 });
+    expect(await p.extract(request(ids[8]))).toEqual(await inProcessExtractor.extract(request(ids[8])));
+    expect(p.stats().started).toBe(1);
+    await expect.poll(() => p.stats().workers, { timeout: 5_000 }).toBe(0);
+    p.warm();
+    expect(p.stats().started).toBe(2);
+    await expect.poll(() => p.stats().workers, { timeout: 5_000 }).toBe(0);
+    expect(p.stats().idled).toBe(2);
+    await p.close();
+    p.warm(); // closed: extraction is in process from now on
+    expect(p.stats().started).toBe(2);
+  }, 60_000);
+
   it("after close, extracts in process and leaves no worker", async () => {
     const p = await make();
     await p.extract(request(ids[6]));

@@ -3,7 +3,8 @@
  * recorded becomes a `page` event (in the order recorded), every change of the counts or the
  * status a `status` event; the stream ends after the status event of a finished job. It reads
  * the store, so it shows the work of every instance, and a client that reconnects with
- * `Last-Event-ID` (the page's sequence number) continues where it left off.
+ * `Last-Event-ID` (the page's sequence number) continues where it left off. A job that ends in
+ * this process wakes its streams, so the end reaches the client as soon as it is stored.
  */
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
@@ -16,7 +17,7 @@ const POLL_MS = 250;
 
 export async function jobEvents(c: Context<AppEnv>, services: Services, caller: Caller, kind: JobKind, id: string): Promise<Response> {
   await ownJob(services, caller, kind, id);
-  const store = services.jobs!.store;
+  const { store, changes } = services.jobs!;
   const last = Number(c.req.header("last-event-id") ?? "0");
   let seq = Number.isInteger(last) && last > 0 ? last : 0;
   return streamSSE(c, async (stream) => {
@@ -24,6 +25,9 @@ export async function jobEvents(c: Context<AppEnv>, services: Services, caller: 
     stream.onAbort(() => void (closed = true));
     let shown = "";
     while (!closed) {
+      // Taken before the reads: the job's end in this process wakes it at once (a poll of the
+      // store every POLL_MS sees the rest: pages, counts, and the work of other instances).
+      const woken = changes.next(id, POLL_MS);
       const job = await store.get(id);
       if (!job) break;
       for (let pages = await store.pages(id, seq, 100); pages.length && !closed; pages = await store.pages(id, seq, 100)) {
@@ -39,7 +43,7 @@ export async function jobEvents(c: Context<AppEnv>, services: Services, caller: 
         shown = text;
       }
       if (TERMINAL.has(job.status) && job.completed + job.failed <= seq) break;
-      await stream.sleep(POLL_MS);
+      await woken;
     }
   });
 }
