@@ -31,3 +31,40 @@ describe("page-builder and component names", () => {
     expect(r.text).not.toContain("Share on Facebook");
   });
 });
+
+describe("leads without a lead name", () => {
+  const lead = "The council voted on Monday to close the old bridge to cars for good. Cyclists and pedestrians will keep using it while engineers plan the repairs, which could take two years.";
+  const body = `<div class="article-body">${para(5)}</div>`;
+
+  it("puts back the opening paragraph a header or hero box holds as an <h2> or a styled <p>", () => {
+    for (const opening of [`<h2 class="h2 text-xl">${lead}</h2>`, `<div class="hero-text"><p class="mb-2">${lead}</p></div>`]) {
+      const r = extract(`<header class="post-head"><h1>Bridge closed</h1><div class="meta-row"><span>May 4, 2022</span></div>${opening}</header>${body}`);
+      expect(r.text.startsWith(lead), opening).toBe(true);
+      expect(r.text).toContain("Paragraph 5 about the river");
+    }
+  });
+
+  it("does not repeat a lead the body already holds with other inline markup", () => {
+    // The lead's own text reads "two years ." (a space at the inline element's edge).
+    const marked = lead.replace("two years.", "<em>two years</em>.");
+    const r = extract(`<header><h1>Bridge closed</h1><p class="xl">${marked}</p></header><div class="article-body"><p>${marked}</p>${para(5)}</div>`);
+    expect(r.text.split("The council voted").length).toBe(2);
+  });
+
+  it("leaves out a photo caption, a one-sentence subtitle, chrome-named boxes and another story's teaser", () => {
+    const caption = "In this file photo, members of the council walk across the old bridge on a sunny morning. The bridge was built in 1898 and has carried cars, trams and horses over the river since then.";
+    const teaser = "Elsewhere in the city, the market hall reopened after its roof was repaired. Traders said the first weekend brought more visitors than they had hoped for, despite the rain.";
+    const subtitle = "The old bridge over the river will be closed to cars for good after a vote on Monday by the council";
+    const pages = [
+      `<h1>Bridge closed</h1><div class="image top"><img src="/a.jpg"><p>${caption}</p></div>${body}`,
+      `<h1>Bridge closed</h1><h2>${subtitle}</h2>${body}`,
+      `<h1>Bridge closed</h1><div class="author-bio"><p>${teaser}</p></div>${body}`,
+      `<h1>Bridge closed</h1><div class="grid"><article class="card"><p>${teaser}</p></article></div><main>${body}</main>`,
+    ];
+    for (const html of pages) {
+      const r = extract(html);
+      expect(r.text, html.slice(0, 80)).toContain("Paragraph 5 about the river");
+      for (const s of [caption, teaser, subtitle]) expect(r.text).not.toContain(s.slice(0, 40));
+    }
+  });
+});
