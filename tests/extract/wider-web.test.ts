@@ -68,3 +68,15 @@ describe("leads without a lead name", () => {
     }
   });
 });
+
+describe("JSON-LD body fallback", () => {
+  it("puts the header's lead before an articleBody taken from JSON-LD", () => {
+    const lead = "Snow on a solar roof does more than cut the yield. Its weight strains the panels and their mounts, and experts warn owners against clearing it from the roof themselves.";
+    const body = Array.from({ length: 8 }, (_, i) => `Body paragraph ${i + 1} of the story, which the page only renders with scripts, so the markup holds none of it.`).join("\n");
+    const ld = { "@context": "https://schema.org", "@type": "NewsArticle", headline: "Snow on the roof", articleBody: body };
+    const html = `<header><h1>Snow on the roof</h1><p class="text-xl">${lead}</p></header><div id="app"><p>Loading the story, please wait a moment.</p></div>`;
+    const r = extract(html, `<script type="application/ld+json">${JSON.stringify(ld)}</script>`);
+    expect(r.text.startsWith(lead)).toBe(true);
+    expect(r.text).toContain("Body paragraph 8 of the story");
+  });
+});
