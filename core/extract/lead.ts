@@ -60,12 +60,29 @@ const NOT_LEAD = new Set(["A", "NAV", "ASIDE", "FOOTER", "BUTTON", "FORM", "SCRI
  * The lead's text, or null: within a few elements after the first `<h1>`, the first lead-named
  * block, or when none is there, the first paragraph-like block of lead length.
  */
-export function findLead(body: Element): string | null {
-  const h1 = body.querySelector("h1");
+export function findLead(body: Element, title: string | null = null): string | null {
+  const h1 = headline(body, title);
   if (!h1) return null;
   const named = scan(h1, false);
   // A lead-named block that is no lead (a one-line deck) settles it: the page names its parts.
   return named !== undefined ? named : scan(h1, true) ?? null;
+}
+
+/**
+ * The `<h1>` that says the page's title; the first one when none does. Sites also use `<h1>` for
+ * their name, a "Navigation" label or an empty logo box before the headline.
+ */
+function headline(body: Element, title: string | null): Element | null {
+  const first = body.querySelector("h1");
+  const wanted = title ? normalizeSpace(title).toLowerCase() : "";
+  if (!first || !wanted || saysTitle(first, wanted)) return first;
+  for (const h of Array.from(body.getElementsByTagName("h1"))) if (saysTitle(h, wanted)) return h;
+  return first;
+}
+
+function saysTitle(h1: Element, title: string): boolean {
+  const text = normalizeSpace(h1.textContent ?? "").toLowerCase();
+  return text.length >= 8 && (title.includes(text) || text.includes(title));
 }
 
 /**

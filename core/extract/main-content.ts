@@ -24,7 +24,7 @@ const RETRY_BELOW = 1500;
 export function selectMainContent(document: Document, meta: PageMetadata): Element | null {
   const body = document.body;
   if (!body) return null;
-  const lead = findLead(body);
+  const lead = findLead(body, meta.title);
   removeBoilerplate(body);
   let content: Element | null = null;
   try {

@@ -80,3 +80,14 @@ describe("JSON-LD body fallback", () => {
     expect(r.text).toContain("Body paragraph 8 of the story");
   });
 });
+
+describe("the headline a lead follows", () => {
+  it("is the <h1> that says the page's title, not a site-name <h1> before it", () => {
+    const lead = "The council voted on Monday to close the old bridge to cars for good. Cyclists and pedestrians will keep using it while engineers plan the repairs, which could take two years.";
+    const nav = Array.from({ length: 30 }, (_, i) => `<li><a href="/s${i}">Section ${i}</a></li>`).join("");
+    const html = `<div class="brand"><h1>The Riverside Gazette, news for the valley</h1></div><ul class="topics">${nav}</ul>
+      <header><h1>Bridge closed to cars</h1><div class="teaser"><p>${lead}</p></div></header><div class="article-body">${para(5)}</div>`;
+    const r = extractContent(`<!DOCTYPE html><html><head><title>Bridge closed to cars | The Riverside Gazette</title></head><body>${html}</body></html>`, "https://site.example/news/bridge", { formats: ["text"] });
+    expect(r.text.startsWith(lead)).toBe(true);
+  });
+});
