@@ -22,7 +22,7 @@ const CHROME_ROLES = new Set([
  */
 const BOILERPLATE_SUBSTRINGS = new RegExp(
   [
-    "cookie", "consent", "gdpr", "onetrust", "newsletter", "subscri", "signup", "sign-up",
+    "cookie", "consent", "gdpr", "onetrust", "news-?letter", "postmeta", "subscri", "signup", "sign-up",
     "social", "share", "sharing", "addthis", "sharethis", "breadcrumb", "related", "recommend",
     "outbrain", "taboola", "comment(?!ary)", "disqus", "sidebar", "widget", "advert", "sponsor",
     "promo", "popup", "modal", "overlay", "paywall", "pagination", "trending", "most-?popular",

@@ -32,6 +32,17 @@ describe("page-builder and component names", () => {
   });
 });
 
+describe("chrome names", () => {
+  it("drops a news-letter box and WordPress's post metadata line", () => {
+    const r = extract(`<div class="post"><h1>Bridge closed</h1>${para(6)}
+      <p class="postmetadata alt">This entry was published on Wednesday, 4 May 2022 at 10:12 and filed under Town. You can follow any responses through the feed, which the theme prints under every post it shows.</p></div>
+      <div class="news-letter-section"><span class="lead">Never miss a story: we have many exciting topics for you every week in your inbox.</span></div>`);
+    expect(r.text).toContain("Paragraph 6 about the river");
+    expect(r.text).not.toContain("This entry was published");
+    expect(r.text).not.toContain("Never miss a story");
+  });
+});
+
 describe("leads without a lead name", () => {
   const lead = "The council voted on Monday to close the old bridge to cars for good. Cyclists and pedestrians will keep using it while engineers plan the repairs, which could take two years.";
   const body = `<div class="article-body">${para(5)}</div>`;
