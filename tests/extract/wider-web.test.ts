@@ -102,3 +102,22 @@ describe("the headline a lead follows", () => {
     expect(r.text.startsWith(lead)).toBe(true);
   });
 });
+
+describe("comment sections", () => {
+  const comments = `<p>Great piece, I walked over that bridge every day as a child and will miss driving across it.</p><p>Totally disagree with the council here, the repairs could have been done in half the time.</p>`;
+
+  it("cuts the content at a comments label in its last part, with the comments after it", () => {
+    for (const label of ["12 Comments", "3 Kommentare", "Leave a Reply", "Comentarios (4)"]) {
+      const r = extract(`<div class="story">${para(6)}<h3>${label}</h3><div class="thread">${comments}</div></div>`);
+      expect(r.text, label).toContain("Paragraph 6 about the river");
+      expect(r.text, label).not.toContain("Great piece");
+      expect(r.text, label).not.toContain(label);
+    }
+  });
+
+  it("keeps what follows a comment count near the top of the article", () => {
+    const r = extract(`<div class="story"><p><span>3 Kommentare</span></p>${para(6)}</div>`);
+    expect(r.text).toContain("Paragraph 6 about the river");
+    expect(r.text).toContain("Paragraph 1 about the river");
+  });
+});
