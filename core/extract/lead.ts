@@ -139,10 +139,13 @@ function isTextLeaf(el: Element): boolean {
 
 const IMAGES = new Set(["IMG", "PICTURE"]);
 
-/** Text right after an image in the same box: the `<div><img><p>caption</p></div>` shape. */
+/** Text right after a photo in the same box: the `<div><img><p>caption</p></div>` shape. */
 function isCaption(el: Element): boolean {
   const prev = el.previousElementSibling;
-  return !!prev && (IMAGES.has(prev.tagName) || (!normalizeSpace(prev.textContent ?? "") && !!prev.querySelector("img, picture")));
+  if (!prev) return false;
+  if (IMAGES.has(prev.tagName)) return true;
+  // A wrapped image (a link or a box around it); a row of icons (share buttons) is no photo.
+  return !normalizeSpace(prev.textContent ?? "") && prev.getElementsByTagName("img").length === 1;
 }
 
 /**

@@ -55,6 +55,12 @@ describe("leads without a lead name", () => {
     }
   });
 
+  it("takes a lead after a row of share icons (not a photo it would caption)", () => {
+    const icons = ["facebook", "twitter", "mail"].map((n) => `<a href="/s/${n}"><img src="/${n}.png" alt=""></a>`).join("");
+    const r = extract(`<div class="row"><h1>Bridge closed</h1><div class="icons">${icons}</div><h3>${lead}</h3></div><div class="article-body">${para(5)}</div>`);
+    expect(r.text.startsWith(lead)).toBe(true);
+  });
+
   it("does not repeat a lead the body already holds with other inline markup", () => {
     // The lead's own text reads "two years ." (a space at the inline element's edge).
     const marked = lead.replace("two years.", "<em>two years</em>.");
