@@ -4,7 +4,7 @@
  * without a section after their link lists or teasers were removed ("More stories", "Popular"),
  * and a comment section that starts with its label ("12 Comments") near the end.
  */
-import { BLOCK_TAGS, normalizeSpace } from "./dom.ts";
+import { BLOCK_TAGS, normalizeSpace, textLength } from "./dom.ts";
 
 
 const HEADING_LEVEL: Record<string, number> = { H1: 1, H2: 2, H3: 3, H4: 4, H5: 5, H6: 6 };
@@ -85,12 +85,11 @@ const TAIL_AFTER = 0.6;
 
 /** A comments label in the last part of the content starts the comment section: it and what follows go. */
 function removeCommentTail(leaves: Element[]): void {
-  const lengths = leaves.map((l) => normalizeSpace(l.textContent ?? "").length);
+  const lengths = leaves.map(textLength);
   const total = lengths.reduce((a, b) => a + b, 0);
   let before = 0;
   for (let i = 0; i < leaves.length; i++) {
-    const text = normalizeSpace(leaves[i]!.textContent ?? "");
-    if (before >= total * TAIL_AFTER && text.length <= 60 && COMMENTS_LABEL.test(text)) {
+    if (before >= total * TAIL_AFTER && lengths[i]! <= 60 && COMMENTS_LABEL.test(normalizeSpace(leaves[i]!.textContent ?? ""))) {
       for (let j = i; j < leaves.length; j++) leaves[j]!.remove();
       return;
     }

@@ -75,9 +75,22 @@ export function findLead(body: Element, title: string | null = null): string | n
 function headline(body: Element, title: string | null): Element | null {
   const first = body.querySelector("h1");
   const wanted = title ? normalizeSpace(title).toLowerCase() : "";
-  if (!first || !wanted || saysTitle(first, wanted)) return first;
+  // Only a first <h1> in the page's chrome, or an empty one, sends the search further (a walk of the whole body).
+  if (!first || !wanted || saysTitle(first, wanted) || !inChrome(first)) return first;
   for (const h of Array.from(body.getElementsByTagName("h1"))) if (saysTitle(h, wanted)) return h;
   return first;
+}
+
+const CHROME_BOXES = new Set(["HEADER", "NAV", "ASIDE", "FOOTER"]);
+
+/** Empty, or inside a page header, navigation or a box named like chrome (the site's name, a menu label). */
+function inChrome(h1: Element): boolean {
+  if (!normalizeSpace(h1.textContent ?? "")) return true;
+  for (let e: Element | null = h1; e && e.tagName !== "BODY"; e = e.parentElement) {
+    if (CHROME_BOXES.has(e.tagName) || e.getAttribute("role") === "banner" || e.getAttribute("role") === "navigation") return true;
+    if (isBoilerplateName(`${e.getAttribute("class") ?? ""} ${e.getAttribute("id") ?? ""}`)) return true;
+  }
+  return false;
 }
 
 function saysTitle(h1: Element, title: string): boolean {

@@ -99,13 +99,20 @@ describe("JSON-LD body fallback", () => {
 });
 
 describe("the headline a lead follows", () => {
-  it("is the <h1> that says the page's title, not a site-name <h1> before it", () => {
-    const lead = "The council voted on Monday to close the old bridge to cars for good. Cyclists and pedestrians will keep using it while engineers plan the repairs, which could take two years.";
-    const nav = Array.from({ length: 30 }, (_, i) => `<li><a href="/s${i}">Section ${i}</a></li>`).join("");
-    const html = `<div class="brand"><h1>The Riverside Gazette, news for the valley</h1></div><ul class="topics">${nav}</ul>
-      <header><h1>Bridge closed to cars</h1><div class="teaser"><p>${lead}</p></div></header><div class="article-body">${para(5)}</div>`;
-    const r = extractContent(`<!DOCTYPE html><html><head><title>Bridge closed to cars | The Riverside Gazette</title></head><body>${html}</body></html>`, "https://site.example/news/bridge", { formats: ["text"] });
-    expect(r.text.startsWith(lead)).toBe(true);
+  const lead = "The council voted on Monday to close the old bridge to cars for good. Cyclists and pedestrians will keep using it while engineers plan the repairs, which could take two years.";
+  const nav = Array.from({ length: 30 }, (_, i) => `<li><a href="/s${i}">Section ${i}</a></li>`).join("");
+  const story = `<header class="article-header"><h1>Bridge closed to cars</h1><div class="teaser"><p>${lead}</p></div></header><div class="article-body">${para(5)}</div>`;
+  const run = (before: string) =>
+    extractContent(`<!DOCTYPE html><html><head><title>Bridge closed to cars | The Riverside Gazette</title></head><body>${before}<ul class="topics">${nav}</ul>${story}</body></html>`, "https://site.example/news/bridge", { formats: ["text"] });
+
+  it("is the <h1> that says the page's title, not a site-name, menu-label or empty logo <h1> in the page's header before it", () => {
+    for (const before of [
+      `<header class="site-header"><h1>The Riverside Gazette, news for the valley</h1></header>`,
+      `<div class="navbar"><h1>Navigation</h1></div>`,
+      `<div class="logo-box"><h1><img src="/logo.png" alt=""></h1></div>`,
+    ]) {
+      expect(run(before).text.startsWith(lead), before).toBe(true);
+    }
   });
 });
 
