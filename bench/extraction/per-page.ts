@@ -63,7 +63,7 @@ console.log(`articles F1 ${a.f1.toFixed(4)} P ${a.precision.toFixed(4)} R ${a.re
 console.log(`multilingual F ${m.f.toFixed(4)} P ${m.precision.toFixed(4)} R ${m.recall.toFixed(4)} (tp ${m.tp}, fn ${m.fn}, fp ${m.fp})`);
 for (const split of ["dev", "heldout"] as const) {
   const s = segmentScore(multi.filter((r) => r.split === split));
-  console.log(`  ${split} F ${s.f.toFixed(4)} P ${s.precision.toFixed(4)} R ${s.recall.toFixed(4)}`);
+  console.log(`  ${split} F ${s.f.toFixed(4)} P ${s.precision.toFixed(4)} R ${s.recall.toFixed(4)} (tp ${s.tp}, fn ${s.fn}, fp ${s.fp})`);
 }
 if (jsonAt >= 0) {
   writeFileSync(

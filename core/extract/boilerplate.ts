@@ -17,11 +17,12 @@ const CHROME_ROLES = new Set([
 
 /**
  * Substrings of class/id values that name chrome. Ambiguous short words are matched as whole
- * class-name parts only (see BOILERPLATE_WORDS).
+ * class-name parts only (see BOILERPLATE_WORDS). Not `cmp-`: Adobe Experience Manager names every
+ * component so (`cmp-text`, `cmp-container`), and consent banners are named by the words below.
  */
 const BOILERPLATE_SUBSTRINGS = new RegExp(
   [
-    "cookie", "consent", "gdpr", "onetrust", "cmp-", "newsletter", "subscri", "signup", "sign-up",
+    "cookie", "consent", "gdpr", "onetrust", "news-?letter", "postmeta", "subscri", "signup", "sign-up",
     "social", "share", "sharing", "addthis", "sharethis", "breadcrumb", "related", "recommend",
     "outbrain", "taboola", "comment(?!ary)", "disqus", "sidebar", "widget", "advert", "sponsor",
     "promo", "popup", "modal", "overlay", "paywall", "pagination", "trending", "most-?popular",
@@ -54,6 +55,13 @@ const HIDDEN_TOKENS = new Set(["hidden", "is-hidden", "u-hidden", "js-hidden"]);
  */
 const DESCRIPTIVE_TOKEN = /^(?:(?:category|tag|format|status|type)[-_](?!cloud|list|links?$)|(?:has|with|no|without)-)/;
 
+/**
+ * Page builders call every block a widget: Elementor's text is in `elementor-widget-text-editor`
+ * inside `elementor-widget-container`. There "widget" says nothing; the rest of the name still
+ * does (`elementor-widget-share-buttons`, `elementor-widget-sidebar`).
+ */
+const PAGE_BUILDER_WIDGET = /^(elementor-)widget-?/;
+
 const HIDDEN_STYLE = /(display\s*:\s*none|visibility\s*:\s*hidden)/i;
 
 /** True when a class/id value names chrome; each space-separated token is judged on its own. */
@@ -63,7 +71,7 @@ export function isBoilerplateName(name: string): boolean {
     if (!raw || DESCRIPTIVE_TOKEN.test(raw)) continue;
     if (HIDDEN_TOKENS.has(raw)) return true;
     // BEM: `block--modifier` is a variant of `block`; what the element is, is the part before "--".
-    const token = raw.split("--")[0]!;
+    const token = raw.split("--")[0]!.replace(PAGE_BUILDER_WIDGET, "$1");
     if (BOILERPLATE_SUBSTRINGS.test(token)) return true;
     for (const part of token.split(/[_-]+/)) {
       if (BOILERPLATE_WORDS.has(part)) return true;

@@ -1,9 +1,10 @@
 /**
  * Clean-up at the edges of the extracted content, where boilerplate collects once the scorer has
  * chosen a container: bylines and datelines before the first real paragraph, and headings left
- * without a section after their link lists or teasers were removed ("More stories", "Popular").
+ * without a section after their link lists or teasers were removed ("More stories", "Popular"),
+ * and a comment section that starts with its label ("12 Comments") near the end.
  */
-import { BLOCK_TAGS, normalizeSpace } from "./dom.ts";
+import { BLOCK_TAGS, normalizeSpace, textLength } from "./dom.ts";
 
 
 const HEADING_LEVEL: Record<string, number> = { H1: 1, H2: 2, H3: 3, H4: 4, H5: 5, H6: 6 };
@@ -31,7 +32,8 @@ function collect(el: Element, out: Element[]): boolean {
 
 export function tidyEdges(content: Element): void {
   const leaves = leafBlocks(content);
-  removeTrailingHeadings(leaves);
+  removeCommentTail(leaves);
+  removeTrailingHeadings(leaves.filter((l) => l.parentNode));
   removeLeadingMeta(leaves.filter((l) => l.parentNode));
 }
 
@@ -68,5 +70,29 @@ function removeLeadingMeta(leaves: Element[]): void {
     // A sentence mentioning a date is article text; a dateline is a fragment.
     const fragment = !/[.!?]["”’)]?$/.test(text);
     if ((BYLINE.test(text) && text.length <= 60) || (DATE_LIKE.test(text) && fragment && text.length <= 100)) leaf.remove();
+  }
+}
+
+/**
+ * The label that opens a comment section ("3 Kommentare", "Comments", "Leave a reply"), as a
+ * block of its own. Readers' comments are not the article.
+ */
+const COMMENTS_LABEL =
+  /^(?:\d+\s+)?(?:comments?|responses?|replies|kommentare?|comentarios?|comentários?|commentaires?|commenti|komentarze?|reacties|reaktionen|leserkommentare|leave a (?:comment|reply)|post a comment|write a comment|add a comment|join the discussion|kommentar (?:schreiben|verfassen|hinterlassen)|schreibe(?:n sie)? einen kommentar|deja (?:un|tu) comentario|laisser un commentaire|lascia un commento|dodaj komentarz)\s*[:(]?\s*(?:\d+\s*\)?)?$/iu;
+
+/** Share of the content's text that must come before a comments label for the tail to go. */
+const TAIL_AFTER = 0.6;
+
+/** A comments label in the last part of the content starts the comment section: it and what follows go. */
+function removeCommentTail(leaves: Element[]): void {
+  const lengths = leaves.map(textLength);
+  const total = lengths.reduce((a, b) => a + b, 0);
+  let before = 0;
+  for (let i = 0; i < leaves.length; i++) {
+    if (before >= total * TAIL_AFTER && lengths[i]! <= 60 && COMMENTS_LABEL.test(normalizeSpace(leaves[i]!.textContent ?? ""))) {
+      for (let j = i; j < leaves.length; j++) leaves[j]!.remove();
+      return;
+    }
+    before += lengths[i]!;
   }
 }

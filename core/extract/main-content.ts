@@ -24,7 +24,7 @@ const RETRY_BELOW = 1500;
 export function selectMainContent(document: Document, meta: PageMetadata): Element | null {
   const body = document.body;
   if (!body) return null;
-  const lead = findLead(body);
+  const lead = findLead(body, meta.title);
   removeBoilerplate(body);
   let content: Element | null = null;
   try {
@@ -43,7 +43,10 @@ export function selectMainContent(document: Document, meta: PageMetadata): Eleme
   // JSON-LD bodies are often truncated teasers, so they only win when the page gave us far less.
   const articleBody = meta.articleBody;
   if (articleBody && articleBody.length >= 200 && found < articleBody.length * 0.5) {
-    return paragraphsElement(document, articleBody);
+    // CMSs fill `articleBody` from the body field, which leaves the lead out as the scorer did.
+    const fromJson = paragraphsElement(document, articleBody);
+    restoreLead(fromJson, lead);
+    return fromJson;
   }
   return found > 0 ? content : null;
 }

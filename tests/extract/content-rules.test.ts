@@ -188,7 +188,7 @@ describe("leads", () => {
     expect(r.text).toContain("Cyclists and pedestrians will keep using it");
   });
 
-  it("leaves out a one-sentence deck, an unnamed paragraph and a lead-named box far from the headline", () => {
+  it("leaves out a one-sentence deck, a lead-named box far from the headline, and an unnamed paragraph where the header names a deck", () => {
     const far = parseHTML(page(`<h1>Bridge closed</h1><div class="article-body">${para(30)}</div><div class="more"><p class="lead">${lead}</p></div>`)).document;
     expect(findLead(far.body)).toBeNull();
     expect(extract(story("note")).text).not.toContain("The council voted");
