@@ -11,6 +11,7 @@ import type { AppEnv } from "../../gateway/context.ts";
 import { authorizationOf, type Dispatch } from "../dispatch.ts";
 import { asIgnored, bodyOf, ignoredOptions, readBody, secondsSince } from "../http.ts";
 import { JOB_PATH, waitForJob, wholeJob } from "../native-jobs.ts";
+import { patternProblem } from "../../operations/crawl/patterns.ts";
 
 const num = (field: string) => v.optional(v.nullable(v.number(`${field} must be a number`)));
 const patterns = (field: string) => v.optional(v.nullable(v.array(v.string(), `${field} must be an array of regular expressions`)));
@@ -35,6 +36,8 @@ const clamp = (n: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, M
 const absolute = (url: string) => (/^[a-z][a-z0-9+.-]*:/i.test(url) ? url : `https://${url}`);
 
 function pathFilter(body: SiteRequest): (url: string) => boolean {
+  const bad = [...(body.select_paths ?? []), ...(body.exclude_paths ?? [])].find((p) => patternProblem(p) !== null);
+  if (bad !== undefined) throw new Error(bad);
   const keep = (body.select_paths ?? []).map((p) => new RegExp(p));
   const drop = (body.exclude_paths ?? []).map((p) => new RegExp(p));
   return (url) => {
@@ -54,7 +57,7 @@ export function tavilyMap(dispatch: Dispatch, now: () => number) {
     try {
       keep = pathFilter(body);
     } catch {
-      throw new ApiError("invalid_request", "select_paths and exclude_paths must be regular expressions.");
+      throw new ApiError("invalid_request", "select_paths and exclude_paths must be regular expressions that do not repeat a group which itself repeats or alternates, such as (a+)+ or (a|b)* (matching those can take exponential time).");
     }
     const res = bodyOf<{ links: Array<{ url: string }>; meta: unknown }>(await dispatch(c, { method: "POST", path: "/v1/map", body: native, authorization: authorizationOf(c, body.api_key) }));
     const ignored = ignoredOptions(body as Record<string, unknown>, new Set(["url", "api_key", "limit", "timeout", "select_paths", "exclude_paths", "include_usage"]));
