@@ -72,7 +72,7 @@ export async function mapSite(ports: Pick<Ports, "pages">, req: MapRequest): Pro
     for (const p of read.pages) if (add(p, null)) meta.from_sitemaps++;
   }
   if (found.size === 0 && meta.page_error && meta.sitemaps.length === 0) {
-    throw new ApiError("upstream_error", `Nothing to map: ${meta.page_error}, and the site has no readable sitemap.`);
+    throw new ApiError("upstream_error", `Nothing to map: ${meta.page_error.replace(/[.!?]+$/, "")}, and the site has no readable sitemap.`);
   }
   let links = [...found.values()];
   if (term) links = links.filter((l) => l.url.toLowerCase().includes(term) || (l.title ?? "").toLowerCase().includes(term));
