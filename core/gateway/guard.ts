@@ -48,9 +48,15 @@ export function jsonBody<S extends v.GenericSchema>(schema: S): MiddlewareHandle
     } catch {
       throw new ApiError("invalid_request", "The request body is not valid JSON.");
     }
-    c.set("body", validOrThrow(schema, data));
+    c.set("body", validOrThrow(schema, objectBody(data)));
     await next();
   };
+}
+
+/** Every body is a JSON object; null, an array or a bare value gets one plain message, not valibot's. */
+export function objectBody(data: unknown): object {
+  if (data === null || typeof data !== "object" || Array.isArray(data)) throw new ApiError("invalid_request", "The request body must be a JSON object.");
+  return data;
 }
 
 export async function readCapped(stream: ReadableStream<Uint8Array>): Promise<string> {

@@ -28,6 +28,14 @@ describe("bad input", () => {
     expect((await res.json()).error.code).toBe(code);
   });
 
+  it.each([["[1,2]"], ["[]"], ['"hello"'], ["null"], ["42"], ["true"]])("a body that is JSON but not an object (%s) is told so, not given a field list", async (body) => {
+    const res = await post(body);
+    expect(res.status).toBe(400);
+    const err = (await res.json()).error;
+    expect(err.message).toBe("The request body must be a JSON object.");
+    expect(err).not.toHaveProperty("details");
+  });
+
   it("a body over 64 KiB → 413, whether declared or streamed", async () => {
     const big = JSON.stringify({ name: "a", scopes: ["search"], pad: "x".repeat(70_000) });
     const res = await post(big);
