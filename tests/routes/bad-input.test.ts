@@ -119,6 +119,10 @@ describe("bad input", () => {
       const res = await search.request("/v1/video/search", { method: "POST", key: k, body: '{"query":"x","max_duration":99999999999999999999999}', headers: { "content-type": "application/json" } });
       expect(res.status).toBe(400);
       expect((await res.json()).error.details[0].field).toBe("max_duration");
+      // One field, one complaint: not "must be a whole number" and then "must be at most" as well.
+      const huge = await search.request("/v1/video/search", { method: "POST", key: k, body: '{"query":"x","max_results":1e400,"freshness":7}', headers: { "content-type": "application/json" } });
+      const details = (await huge.json()).error.details as Array<{ field: string }>;
+      expect(details.map((d) => d.field)).toEqual(["max_results", "freshness"]);
     } finally {
       await search.close();
     }
