@@ -50,6 +50,10 @@ describe("routes refuse exponential path patterns", () => {
     expect((await map.json()).detail.error).toMatch(/exponential/);
     const crawl = await t.request("/compat/tavily/crawl", { method: "POST", key, json: { url: "http://127.0.0.1:9/", exclude_paths: ["(\\w+\\s?)*$"] } });
     expect(crawl.status).toBe(400);
+    // In Tavily's own field names, not the native crawl's include_paths.
+    const invalid = await t.request("/compat/tavily/crawl", { method: "POST", key, json: { url: "http://127.0.0.1:9/", select_paths: ["(["] } });
+    expect(invalid.status).toBe(400);
+    expect((await invalid.json()).detail.error).toMatch(/^select_paths and exclude_paths/);
     expect((await t.request("/v1/usage", { key }).then((r) => r.json())).used).toBe(0);
   });
 });

@@ -46,6 +46,15 @@ function pathFilter(body: SiteRequest): (url: string) => boolean {
   };
 }
 
+/** The path filter, or the 400 in Tavily's field names when a pattern is not one Quarry runs. */
+function checkedPathFilter(body: SiteRequest): (url: string) => boolean {
+  try {
+    return pathFilter(body);
+  } catch {
+    throw new ApiError("invalid_request", "select_paths and exclude_paths must be regular expressions that do not repeat a group which itself repeats or alternates, such as (a+)+ or (a|b)* (matching those can take exponential time).");
+  }
+}
+
 export function tavilyMap(dispatch: Dispatch, now: () => number) {
   return async (c: Context<AppEnv>) => {
     const body = await readBody(c, SiteBody);
@@ -53,12 +62,7 @@ export function tavilyMap(dispatch: Dispatch, now: () => number) {
     const native: Record<string, unknown> = { url };
     if (typeof body.limit === "number") native.limit = clamp(body.limit, 1, 5000);
     if (typeof body.timeout === "number") native.timeout_ms = clamp(body.timeout * 1000, 1000, 60_000);
-    let keep: (u: string) => boolean;
-    try {
-      keep = pathFilter(body);
-    } catch {
-      throw new ApiError("invalid_request", "select_paths and exclude_paths must be regular expressions that do not repeat a group which itself repeats or alternates, such as (a+)+ or (a|b)* (matching those can take exponential time).");
-    }
+    const keep = checkedPathFilter(body);
     const res = bodyOf<{ links: Array<{ url: string }>; meta: unknown }>(await dispatch(c, { method: "POST", path: "/v1/map", body: native, authorization: authorizationOf(c, body.api_key) }));
     const ignored = ignoredOptions(body as Record<string, unknown>, new Set(["url", "api_key", "limit", "timeout", "select_paths", "exclude_paths", "include_usage"]));
     return c.json({
@@ -75,6 +79,7 @@ export function tavilyMap(dispatch: Dispatch, now: () => number) {
 export function tavilyCrawl(dispatch: Dispatch, now: () => number) {
   return async (c: Context<AppEnv>) => {
     const body = await readBody(c, SiteBody);
+    checkedPathFilter(body); // the native crawl would name its own fields (include_paths) instead
     const url = absolute(body.url);
     const started = c.get("startedAt") ?? now();
     const native: Record<string, unknown> = {
