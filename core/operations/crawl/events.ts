@@ -18,7 +18,7 @@ export async function jobEvents(c: Context<AppEnv>, services: Services, caller: 
   await ownJob(services, caller, kind, id);
   const store = services.jobs!.store;
   const last = Number(c.req.header("last-event-id") ?? "0");
-  let seq = Number.isInteger(last) && last > 0 ? last : 0;
+  let seq = Number.isSafeInteger(last) && last > 0 ? last : 0; // past 2^53 it is no sequence number (and the store cannot take it)
   return streamSSE(c, async (stream) => {
     let closed = false;
     stream.onAbort(() => void (closed = true));
