@@ -6,7 +6,8 @@
  * `Last-Event-ID` (the page's sequence number) continues where it left off.
  */
 import type { Context } from "hono";
-import { streamSSE } from "hono/streaming";
+import { streamSSE, type SSEStreamingApi } from "hono/streaming";
+import { errorBody, toApiError } from "../../errors.ts";
 import type { AppEnv } from "../../gateway/context.ts";
 import { TERMINAL, type JobKind } from "../../jobs/model.ts";
 import type { Services } from "../../services.ts";
@@ -20,6 +21,18 @@ export async function jobEvents(c: Context<AppEnv>, services: Services, caller: 
   const last = Number(c.req.header("last-event-id") ?? "0");
   let seq = Number.isSafeInteger(last) && last > 0 ? last : 0; // past 2^53 it is no sequence number (and the store cannot take it)
   return streamSSE(c, async (stream) => {
+    try {
+      await follow(stream);
+    } catch (err) {
+      // The stream already answered 200: say what went wrong in it, and log it as any 500 is logged.
+      // (Hono's own onError would also send the raw message as an event.)
+      const requestId = c.get("requestId") ?? "req_unknown";
+      services.jobs!.ports.logger.error({ req_id: requestId, err: err instanceof Error ? { message: err.message, stack: err.stack } : String(err) }, "internal_error");
+      await stream.writeSSE({ event: "error", data: JSON.stringify(errorBody(toApiError(err), requestId)) });
+    }
+  });
+
+  async function follow(stream: SSEStreamingApi): Promise<void> {
     let closed = false;
     stream.onAbort(() => void (closed = true));
     let shown = "";
@@ -41,5 +54,5 @@ export async function jobEvents(c: Context<AppEnv>, services: Services, caller: 
       if (TERMINAL.has(job.status) && job.completed + job.failed <= seq) break;
       await stream.sleep(POLL_MS);
     }
-  });
+  }
 }
