@@ -36,6 +36,16 @@ describe("bad input", () => {
     expect(err).not.toHaveProperty("details");
   });
 
+  it("a compressed body → 415 saying to send it uncompressed, not 'not valid JSON'", async () => {
+    const { gzipSync } = await import("node:zlib");
+    const res = await post(gzipSync('{"name":"a","scopes":["search"]}'), { "content-type": "application/json", "content-encoding": "gzip" });
+    expect(res.status).toBe(415);
+    const err = (await res.json()).error;
+    expect(err.code).toBe("unsupported_media_type");
+    expect(err.message).toMatch(/Content-Encoding/);
+    expect((await post('{"name":"plain","scopes":["search"]}', { "content-type": "application/json", "content-encoding": "identity" })).status).toBe(201);
+  });
+
   it("a body over 64 KiB → 413, whether declared or streamed", async () => {
     const big = JSON.stringify({ name: "a", scopes: ["search"], pad: "x".repeat(70_000) });
     const res = await post(big);
