@@ -161,6 +161,8 @@ export async function main(argv: string[]): Promise<number> {
     accountArg(name);
     return withPorts(async (ports, plans) => {
       if (!plans[plan]) fail(`unknown plan "${plan}"; plans: ${Object.keys(plans).join(", ")}`);
+      // A mistyped name must not create a new account: accounts come from `keys create`.
+      if (!(await ports.keys.getAccount(name))) fail(`no account "${name}"`);
       const acct = await ensureAccount(ports.keys, name, plan, plans, now);
       out(json, { account: acct.name, plan: acct.plan }, `Account ${acct.name} is now on plan ${acct.plan}.`);
       return 0;

@@ -47,8 +47,17 @@ export async function startMcpStdio(env: NodeJS.ProcessEnv): Promise<void> {
       throw err;
     }));
 
+  // Requests still being answered: end of input waits for them, so no answer read is dropped.
+  const inFlight = new Set<Promise<unknown>>();
+  const track = <T>(work: Promise<T>): Promise<T> => {
+    inFlight.add(work);
+    void work.then(() => inFlight.delete(work), () => inFlight.delete(work));
+    return work;
+  };
   const server = new Server({ ...SERVER_INFO, version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-  server.setRequestHandler(ListToolsRequestSchema, async (req) => {
+  server.setRequestHandler(ListToolsRequestSchema, (req) => track(listTools(req)));
+  server.setRequestHandler(CallToolRequestSchema, (req) => track(callTool(req)));
+  const listTools = async (req: { params?: Parameters<Client["listTools"]>[0] }) => {
     try {
       return await (await connect()).listTools(req.params);
     } catch (err) {
@@ -56,8 +65,8 @@ export async function startMcpStdio(env: NodeJS.ProcessEnv): Promise<void> {
       process.stderr.write(`quarry mcp: ${message}\n`);
       throw new McpError(ErrorCode.InternalError, message);
     }
-  });
-  server.setRequestHandler(CallToolRequestSchema, async (req): Promise<CallToolResult> => {
+  };
+  const callTool = async (req: { params: Parameters<Client["callTool"]>[0] }): Promise<CallToolResult> => {
     try {
       return (await (await connect()).callTool(req.params)) as CallToolResult;
     } catch (err) {
@@ -65,8 +74,16 @@ export async function startMcpStdio(env: NodeJS.ProcessEnv): Promise<void> {
       process.stderr.write(`quarry mcp: ${message}\n`);
       return { isError: true, content: [{ type: "text", text: message }] };
     }
-  });
+  };
   await server.connect(new StdioServerTransport());
-  // The client closed our stdin: nothing more can arrive.
-  process.stdin.once("end", () => void server.close().finally(() => process.exit(0)));
+  // The client closed our stdin: nothing more can arrive, but what arrived is answered first.
+  process.stdin.once("end", async () => {
+    const settled = () => new Promise((resolve) => setImmediate(resolve));
+    await settled(); // requests read just before the end reach their handlers
+    while (inFlight.size > 0) {
+      await Promise.allSettled([...inFlight]);
+      await settled(); // their answers are written
+    }
+    await server.close().finally(() => process.exit(0));
+  });
 }

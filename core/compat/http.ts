@@ -7,7 +7,7 @@ import type { Context, Handler } from "hono";
 import * as v from "valibot";
 import { ApiError, toApiError } from "../errors.ts";
 import type { AppEnv } from "../gateway/context.ts";
-import { MAX_BODY_BYTES, readCapped, tooLarge } from "../gateway/guard.ts";
+import { MAX_BODY_BYTES, objectBody, readCapped, refuseEncoded, tooLarge } from "../gateway/guard.ts";
 import { validOrThrow } from "../gateway/validate.ts";
 import type { Logger } from "../ports.ts";
 import type { NativeAnswer, NativeError } from "./dispatch.ts";
@@ -39,6 +39,7 @@ export async function readJson(c: Context<AppEnv>): Promise<unknown> {
   if (type && !/^application\/json\s*(;|$)/i.test(type)) {
     throw new ApiError("unsupported_media_type", "Send the body as JSON with 'Content-Type: application/json'.");
   }
+  refuseEncoded(c.req.header("content-encoding"));
   const raw = c.req.raw.body ? await readCapped(c.req.raw.body) : "";
   if (raw.trim() === "") throw new ApiError("invalid_request", "A JSON request body is required.");
   try {
@@ -50,7 +51,7 @@ export async function readJson(c: Context<AppEnv>): Promise<unknown> {
 
 /** Reads and validates a foreign body against its (loose) schema; 400 in the route's dialect otherwise. */
 export async function readBody<S extends v.GenericSchema>(c: Context<AppEnv>, schema: S): Promise<v.InferOutput<S>> {
-  return validOrThrow(schema, await readJson(c));
+  return validOrThrow(schema, objectBody(await readJson(c)));
 }
 
 /** Wraps a compatibility handler: every failure leaves in the dialect, with X-Request-Id and Retry-After kept. */

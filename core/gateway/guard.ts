@@ -36,6 +36,7 @@ export function jsonBody<S extends v.GenericSchema>(schema: S): MiddlewareHandle
   return async (c, next) => {
     const declared = Number(c.req.header("content-length") ?? "0");
     if (declared > MAX_BODY_BYTES) throw tooLarge();
+    refuseEncoded(c.req.header("content-encoding"));
     const raw = c.req.raw.body ? await readCapped(c.req.raw.body) : "";
     const type = c.req.header("content-type");
     if (raw.trim() === "") throw new ApiError("invalid_request", "A JSON request body is required.");
@@ -48,9 +49,22 @@ export function jsonBody<S extends v.GenericSchema>(schema: S): MiddlewareHandle
     } catch {
       throw new ApiError("invalid_request", "The request body is not valid JSON.");
     }
-    c.set("body", validOrThrow(schema, data));
+    c.set("body", validOrThrow(schema, objectBody(data)));
     await next();
   };
+}
+
+/** A compressed body would be read as garbled JSON: say what is wrong instead. */
+export function refuseEncoded(encoding: string | undefined): void {
+  if (encoding && encoding.trim().toLowerCase() !== "identity") {
+    throw new ApiError("unsupported_media_type", `Request bodies are read as sent: send it without Content-Encoding (got "${encoding.slice(0, 40)}").`);
+  }
+}
+
+/** Every body is a JSON object; null, an array or a bare value gets one plain message, not valibot's. */
+export function objectBody(data: unknown): object {
+  if (data === null || typeof data !== "object" || Array.isArray(data)) throw new ApiError("invalid_request", "The request body must be a JSON object.");
+  return data;
 }
 
 export async function readCapped(stream: ReadableStream<Uint8Array>): Promise<string> {

@@ -8,7 +8,8 @@ import { ApiError, type FieldIssue } from "../errors.ts";
 export type Validated<T> = { ok: true; value: T } | { ok: false; issues: FieldIssue[] };
 
 export function validate<S extends v.GenericSchema>(schema: S, input: unknown): Validated<v.InferOutput<S>> {
-  const result = v.safeParse(schema, input);
+  // Every field is checked, but each field's checks stop at its first failure: one complaint per field.
+  const result = v.safeParse(schema, input, { abortPipeEarly: true });
   return result.success ? { ok: true, value: result.output } : { ok: false, issues: result.issues.map(toFieldIssue) };
 }
 

@@ -77,6 +77,14 @@ describe("POST /v1/map", () => {
     expect(usage.endpoints.crawl).toBe(1);
   });
 
+  it("says in one clean sentence why there is nothing to map", async () => {
+    const res = await map({ url: "http://127.0.0.1:1/" });
+    expect(res.status).toBe(502);
+    const message: string = (await res.json()).error.message;
+    expect(message).toMatch(/^Nothing to map: .*refused the connection, and the site has no readable sitemap\.$/);
+    expect(message).not.toMatch(/[.!?],/);
+  });
+
   it("refuses bad bodies with the field named", async () => {
     const res = await map({ url: `${site.url}/`, limit: 0, extra: 1 });
     expect(res.status).toBe(400);

@@ -188,6 +188,7 @@ describe("POST /v1/research", () => {
     const err = (await res.json()).error;
     expect(err.code).toBe("upstream_error");
     for (const id of ["duckduckgo", "wikipedia", "brave", "searxng"]) expect(err.message).toContain(id);
+    expect(err.backends.searxng).toMatchObject({ status: "error" });
     expect((await (await t.request("/v1/usage", { key })).json()).used).toBe(0);
 
     const streamed = await ask({ query: "another question about impeachment", stream: true });

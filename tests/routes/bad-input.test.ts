@@ -28,6 +28,24 @@ describe("bad input", () => {
     expect((await res.json()).error.code).toBe(code);
   });
 
+  it.each([["[1,2]"], ["[]"], ['"hello"'], ["null"], ["42"], ["true"]])("a body that is JSON but not an object (%s) is told so, not given a field list", async (body) => {
+    const res = await post(body);
+    expect(res.status).toBe(400);
+    const err = (await res.json()).error;
+    expect(err.message).toBe("The request body must be a JSON object.");
+    expect(err).not.toHaveProperty("details");
+  });
+
+  it("a compressed body → 415 saying to send it uncompressed, not 'not valid JSON'", async () => {
+    const { gzipSync } = await import("node:zlib");
+    const res = await post(gzipSync('{"name":"a","scopes":["search"]}'), { "content-type": "application/json", "content-encoding": "gzip" });
+    expect(res.status).toBe(415);
+    const err = (await res.json()).error;
+    expect(err.code).toBe("unsupported_media_type");
+    expect(err.message).toMatch(/Content-Encoding/);
+    expect((await post('{"name":"plain","scopes":["search"]}', { "content-type": "application/json", "content-encoding": "identity" })).status).toBe(201);
+  });
+
   it("a body over 64 KiB → 413, whether declared or streamed", async () => {
     const big = JSON.stringify({ name: "a", scopes: ["search"], pad: "x".repeat(70_000) });
     const res = await post(big);
@@ -111,6 +129,10 @@ describe("bad input", () => {
       const res = await search.request("/v1/video/search", { method: "POST", key: k, body: '{"query":"x","max_duration":99999999999999999999999}', headers: { "content-type": "application/json" } });
       expect(res.status).toBe(400);
       expect((await res.json()).error.details[0].field).toBe("max_duration");
+      // One field, one complaint: not "must be a whole number" and then "must be at most" as well.
+      const huge = await search.request("/v1/video/search", { method: "POST", key: k, body: '{"query":"x","max_results":1e400,"freshness":7}', headers: { "content-type": "application/json" } });
+      const details = (await huge.json()).error.details as Array<{ field: string }>;
+      expect(details.map((d) => d.field)).toEqual(["max_results", "freshness"]);
     } finally {
       await search.close();
     }

@@ -76,6 +76,12 @@ describe("POST /v1/scrape", () => {
     expect(usage.endpoints.scrape).toBe(2);
   });
 
+  it("answers and counts a format named twice once", async () => {
+    const body = await (await scrapeReq({ url: `${site.url}/plain`, formats: ["markdown", "markdown", "text"] })).json();
+    expect(body.meta.tokens_used).toBeGreaterThan(0);
+    expect(body.meta.tokens_used).toBe(countTokens(body.data.markdown) + countTokens(body.data.text));
+  });
+
   it("caps each format at max_tokens", async () => {
     const body = await (await scrapeReq({ url: `${site.url}/article`, formats: ["markdown"], max_tokens: 50 })).json();
     expect(countTokens(body.data.markdown)).toBeLessThanOrEqual(50);

@@ -127,6 +127,8 @@ describe("POST /v1/search", () => {
     const err = (await res.json()).error;
     expect(err.code).toBe("upstream_error");
     for (const id of ["duckduckgo", "wikipedia", "brave", "searxng"]) expect(err.message).toContain(id);
+    // As README promises for a 502: each engine's status in error.backends, not only in the prose.
+    for (const id of ["duckduckgo", "wikipedia", "brave", "searxng"]) expect(err.backends[id]).toMatchObject({ status: "error" });
     expect((await (await t.request("/v1/usage", { key })).json()).used).toBe(0);
     // Two more failures in a row and the breakers hold every engine back: the next request cannot ask anyone.
     for (const q of ["second", "third"]) expect((await searchReq({ query: q })).status).toBe(502);
@@ -138,7 +140,9 @@ describe("POST /v1/search", () => {
     Object.assign(replay.faults, { duckduckgo: "hang", wikipedia: "hang", brave: "hang", searxng: "hang" });
     const hung = await searchReq({ query: "something else" });
     expect(hung.status).toBe(504);
-    expect((await hung.json()).error.code).toBe("timeout");
+    const hungErr = (await hung.json()).error;
+    expect(hungErr.code).toBe("timeout");
+    expect(hungErr.backends.duckduckgo).toMatchObject({ status: "timeout" });
   }, 20_000);
 
   it("summary tier reads the top pages into query-focused excerpts within 200 tokens; a late page leaves null", async () => {

@@ -11,6 +11,7 @@ import type { AppEnv } from "../../gateway/context.ts";
 import { authorizationOf, type Dispatch } from "../dispatch.ts";
 import { asIgnored, bodyOf, ignoredOptions, readBody, secondsSince } from "../http.ts";
 import { JOB_PATH, waitForJob, wholeJob } from "../native-jobs.ts";
+import { patternProblem } from "../../operations/crawl/patterns.ts";
 
 const num = (field: string) => v.optional(v.nullable(v.number(`${field} must be a number`)));
 const patterns = (field: string) => v.optional(v.nullable(v.array(v.string(), `${field} must be an array of regular expressions`)));
@@ -35,12 +36,23 @@ const clamp = (n: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, M
 const absolute = (url: string) => (/^[a-z][a-z0-9+.-]*:/i.test(url) ? url : `https://${url}`);
 
 function pathFilter(body: SiteRequest): (url: string) => boolean {
+  const bad = [...(body.select_paths ?? []), ...(body.exclude_paths ?? [])].find((p) => patternProblem(p) !== null);
+  if (bad !== undefined) throw new Error(bad);
   const keep = (body.select_paths ?? []).map((p) => new RegExp(p));
   const drop = (body.exclude_paths ?? []).map((p) => new RegExp(p));
   return (url) => {
     const path = new URL(url).pathname;
     return (keep.length === 0 || keep.some((r) => r.test(path))) && !drop.some((r) => r.test(path));
   };
+}
+
+/** The path filter, or the 400 in Tavily's field names when a pattern is not one Quarry runs. */
+function checkedPathFilter(body: SiteRequest): (url: string) => boolean {
+  try {
+    return pathFilter(body);
+  } catch {
+    throw new ApiError("invalid_request", "select_paths and exclude_paths must be regular expressions that do not repeat a group which itself repeats or alternates, such as (a+)+ or (a|b)* (matching those can take exponential time).");
+  }
 }
 
 export function tavilyMap(dispatch: Dispatch, now: () => number) {
@@ -50,12 +62,7 @@ export function tavilyMap(dispatch: Dispatch, now: () => number) {
     const native: Record<string, unknown> = { url };
     if (typeof body.limit === "number") native.limit = clamp(body.limit, 1, 5000);
     if (typeof body.timeout === "number") native.timeout_ms = clamp(body.timeout * 1000, 1000, 60_000);
-    let keep: (u: string) => boolean;
-    try {
-      keep = pathFilter(body);
-    } catch {
-      throw new ApiError("invalid_request", "select_paths and exclude_paths must be regular expressions.");
-    }
+    const keep = checkedPathFilter(body);
     const res = bodyOf<{ links: Array<{ url: string }>; meta: unknown }>(await dispatch(c, { method: "POST", path: "/v1/map", body: native, authorization: authorizationOf(c, body.api_key) }));
     const ignored = ignoredOptions(body as Record<string, unknown>, new Set(["url", "api_key", "limit", "timeout", "select_paths", "exclude_paths", "include_usage"]));
     return c.json({
@@ -72,6 +79,7 @@ export function tavilyMap(dispatch: Dispatch, now: () => number) {
 export function tavilyCrawl(dispatch: Dispatch, now: () => number) {
   return async (c: Context<AppEnv>) => {
     const body = await readBody(c, SiteBody);
+    checkedPathFilter(body); // the native crawl would name its own fields (include_paths) instead
     const url = absolute(body.url);
     const started = c.get("startedAt") ?? now();
     const native: Record<string, unknown> = {

@@ -6,7 +6,7 @@
 import { ApiError } from "../../errors.ts";
 import type { Caller, JobEngine } from "../../jobs/engine.ts";
 import type { JobKind, JobRecord, JobSpec } from "../../jobs/model.ts";
-import { periodOf } from "../../limits/period.ts";
+import { periodOf, periodResetAt } from "../../limits/period.ts";
 import type { Plan } from "../../limits/plans.ts";
 import { checkUrl } from "../../net/url-policy.ts";
 import type { Services } from "../../services.ts";
@@ -44,8 +44,11 @@ async function admitJob(engine: JobEngine, caller: JobCaller, targets: string[],
   }
   const { quota } = caller.plan;
   if (quota !== null) {
-    const { used } = await engine.ports.counters.usage(caller.keyId, periodOf(engine.ports.clock.now()));
-    if (used >= quota) throw new ApiError("quota_exceeded", `Monthly quota of ${quota} requests exhausted; a job would read nothing.`);
+    const now = engine.ports.clock.now();
+    const { used } = await engine.ports.counters.usage(caller.keyId, periodOf(now));
+    if (used >= quota) {
+      throw new ApiError("quota_exceeded", `Monthly quota of ${quota} requests exhausted, so a job would read nothing; it resets at ${periodResetAt(now)}. Upgrade the plan for more.`);
+    }
   }
 }
 

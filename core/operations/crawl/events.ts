@@ -7,7 +7,8 @@
  * this process wakes its streams, so the end reaches the client as soon as it is stored.
  */
 import type { Context } from "hono";
-import { streamSSE } from "hono/streaming";
+import { streamSSE, type SSEStreamingApi } from "hono/streaming";
+import { errorBody, toApiError } from "../../errors.ts";
 import type { AppEnv } from "../../gateway/context.ts";
 import { TERMINAL, type JobKind } from "../../jobs/model.ts";
 import type { Services } from "../../services.ts";
@@ -19,8 +20,20 @@ export async function jobEvents(c: Context<AppEnv>, services: Services, caller: 
   await ownJob(services, caller, kind, id);
   const { store, changes } = services.jobs!;
   const last = Number(c.req.header("last-event-id") ?? "0");
-  let seq = Number.isInteger(last) && last > 0 ? last : 0;
+  let seq = Number.isSafeInteger(last) && last > 0 ? last : 0; // past 2^53 it is no sequence number (and the store cannot take it)
   return streamSSE(c, async (stream) => {
+    try {
+      await follow(stream);
+    } catch (err) {
+      // The stream already answered 200: say what went wrong in it, and log it as any 500 is logged.
+      // (Hono's own onError would also send the raw message as an event.)
+      const requestId = c.get("requestId") ?? "req_unknown";
+      services.jobs!.ports.logger.error({ req_id: requestId, err: err instanceof Error ? { message: err.message, stack: err.stack } : String(err) }, "internal_error");
+      await stream.writeSSE({ event: "error", data: JSON.stringify(errorBody(toApiError(err), requestId)) });
+    }
+  });
+
+  async function follow(stream: SSEStreamingApi): Promise<void> {
     let closed = false;
     stream.onAbort(() => void (closed = true));
     let shown = "";
@@ -45,5 +58,5 @@ export async function jobEvents(c: Context<AppEnv>, services: Services, caller: 
       if (TERMINAL.has(job.status) && job.completed + job.failed <= seq) break;
       await woken;
     }
-  });
+  }
 }

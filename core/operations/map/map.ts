@@ -7,7 +7,7 @@ import { ApiError } from "../../errors.ts";
 import { decodeHtml } from "../../extract/decode-html.ts";
 import { fetchRobots, pageLinks, readSitemaps } from "../../jobs/site-files.ts";
 import { frontierKey } from "../../jobs/url-rules.ts";
-import { PageFetchError } from "../../net/fetch-errors.ts";
+import { FetchTimeout, PageFetchError } from "../../net/fetch-errors.ts";
 import type { Ports } from "../../ports.ts";
 import type { MapRequest } from "./schema.ts";
 
@@ -49,6 +49,7 @@ export async function mapSite(ports: Pick<Ports, "pages">, req: MapRequest): Pro
   const budget = term ? Math.max(req.limit * 10, 5000) : req.limit;
   const meta: MapResult["meta"] = { url: req.url, results_count: 0, duration_ms: 0, sitemaps: [], sitemap_errors: [], from_sitemaps: 0, from_page: 0 };
 
+  let pageTimedOut = false;
   if (req.sitemap !== "only") {
     try {
       const page = await ports.pages.fetchPage(req.url, { timeoutMs: req.timeout_ms });
@@ -61,6 +62,7 @@ export async function mapSite(ports: Pick<Ports, "pages">, req: MapRequest): Pro
       // A refused start URL is the caller's mistake (422, counts nothing); other failures leave the sitemaps.
       if (err instanceof PageFetchError && err.failure === "egress_refused") throw err;
       meta.page_error = err instanceof Error ? err.message : String(err);
+      pageTimedOut = err instanceof FetchTimeout;
     }
   }
   if (req.sitemap !== "skip") {
@@ -72,7 +74,8 @@ export async function mapSite(ports: Pick<Ports, "pages">, req: MapRequest): Pro
     for (const p of read.pages) if (add(p, null)) meta.from_sitemaps++;
   }
   if (found.size === 0 && meta.page_error && meta.sitemaps.length === 0) {
-    throw new ApiError("upstream_error", `Nothing to map: ${meta.page_error}, and the site has no readable sitemap.`);
+    // The deadline passing with nothing to return is a 504 (api.md §4), a site that failed a 502.
+    throw new ApiError(pageTimedOut ? "timeout" : "upstream_error", `Nothing to map: ${meta.page_error.replace(/[.!?]+$/, "")}, and the site has no readable sitemap.`);
   }
   let links = [...found.values()];
   if (term) links = links.filter((l) => l.url.toLowerCase().includes(term) || (l.title ?? "").toLowerCase().includes(term));

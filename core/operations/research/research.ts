@@ -147,7 +147,7 @@ export async function research(deps: ResearchDeps, req: ResearchRequest, onProgr
   const tried = Object.entries(statuses).filter(([, s]) => s.status !== "disabled" && s.status !== "skipped");
   if (!tried.some(([, s]) => s.status === "ok")) {
     if (tried.length > 0 && tried.every(([, s]) => s.status === "timeout")) throw new ApiError("timeout", `No search backend answered before the deadline: ${describeStatuses(statuses)}.`);
-    throw new ApiError("upstream_error", tried.length ? `Every search backend failed: ${describeStatuses(statuses)}.` : `No search backend could be asked: ${describeStatuses(statuses)}.`);
+    throw new ApiError("upstream_error", tried.length ? `Every search backend failed: ${describeStatuses(statuses)}.` : `No search backend could be asked: ${describeStatuses(statuses)}.`, { fields: { backends: statuses } });
   }
   // Each (backend, query) list counts as its own voter, so a page several queries find ranks higher.
   const lists: Record<string, RawResult[]> = {};

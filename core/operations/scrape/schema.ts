@@ -37,6 +37,8 @@ export const ScrapeBody = v.strictObject({
     v.pipe(
       v.array(v.picklist(SCRAPE_FORMATS, `each format must be one of ${SCRAPE_FORMATS.join(", ")}`), "formats must be an array"),
       v.minLength(1, "formats must not be empty"),
+      // A format named twice is answered (and its tokens counted) once.
+      v.transform((formats) => [...new Set(formats)]),
     ),
     ["markdown"],
   ),

@@ -115,9 +115,9 @@ export async function search(ports: Ports, services: Services, req: SearchReques
   if (answered.length === 0) {
     const named = describeStatuses(statuses);
     if (tried.length > 0 && tried.every(([, s]) => s.status === "timeout")) {
-      throw new ApiError("timeout", `No search backend answered before the deadline: ${named}.`);
+      throw new ApiError("timeout", `No search backend answered before the deadline: ${named}.`, { fields: { backends: statuses } });
     }
-    throw new ApiError("upstream_error", tried.length ? `Every search backend failed: ${named}.` : `No search backend could be asked: ${named}.`);
+    throw new ApiError("upstream_error", tried.length ? `Every search backend failed: ${named}.` : `No search backend could be asked: ${named}.`, { fields: { backends: statuses } });
   }
 
   for (const [id, results] of Object.entries(outcome.results)) {
