@@ -16,6 +16,7 @@
  */
 import { isTrackingParam } from "../ranking/normalize-url.ts";
 import type { JobSpec } from "./model.ts";
+import { compilePathPattern, type PathPattern } from "./path-patterns.ts";
 
 export const MAX_PATH_SEGMENTS = 12;
 export const MAX_QUERY_VARIANTS = 100;
@@ -141,20 +142,32 @@ export interface ScopeRules {
   startHost: string;
   allowSubdomains: boolean;
   allowExternal: boolean;
-  include: RegExp[];
-  exclude: RegExp[];
+  include: PathPattern[];
+  exclude: PathPattern[];
 }
 
-/** A job's scope rules, from its spec (patterns were validated when the job was created). */
+/**
+ * A job's scope rules, from its spec (patterns were validated when the job was created). A job
+ * stored before patterns ran on RE2 may hold one RE2 refuses (lookaround): it keeps its meaning
+ * through JavaScript's engine rather than silently widening the crawl.
+ */
 export function scopeRules(spec: JobSpec): ScopeRules {
-  const include = compilePatterns(spec.includePaths, "include_paths");
-  const exclude = compilePatterns(spec.excludePaths, "exclude_paths");
+  const compile = (patterns: readonly string[]) =>
+    patterns.flatMap((p): PathPattern[] => {
+      const re = compilePathPattern(p);
+      if (re) return [re];
+      try {
+        return [new RegExp(p)];
+      } catch {
+        return [];
+      }
+    });
   return {
     startHost: new URL(spec.url ?? "http://invalid/").hostname,
     allowSubdomains: spec.allowSubdomains,
     allowExternal: spec.allowExternal,
-    include: Array.isArray(include) ? include : [],
-    exclude: Array.isArray(exclude) ? exclude : [],
+    include: compile(spec.includePaths),
+    exclude: compile(spec.excludePaths),
   };
 }
 
@@ -181,17 +194,4 @@ export function outOfScope(url: string, rules: ScopeRules): OutOfScope | null {
   if (rules.exclude.some((re) => re.test(path))) return "excluded";
   if (rules.include.length && !rules.include.some((re) => re.test(path))) return "not_included";
   return null;
-}
-
-/** Compiles the user's path patterns; a bad one is reported by index. */
-export function compilePatterns(patterns: readonly string[], field: string): RegExp[] | { error: string } {
-  const out: RegExp[] = [];
-  for (const [i, p] of patterns.entries()) {
-    try {
-      out.push(new RegExp(p));
-    } catch {
-      return { error: `${field}[${i}] is not a valid regular expression` };
-    }
-  }
-  return out;
 }

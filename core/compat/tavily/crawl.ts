@@ -11,7 +11,7 @@ import type { AppEnv } from "../../gateway/context.ts";
 import { authorizationOf, type Dispatch } from "../dispatch.ts";
 import { asIgnored, bodyOf, ignoredOptions, readBody, secondsSince } from "../http.ts";
 import { JOB_PATH, waitForJob, wholeJob } from "../native-jobs.ts";
-import { patternProblem } from "../../operations/crawl/patterns.ts";
+import { compilePathPattern, PATTERN_RULE, type PathPattern } from "../../jobs/path-patterns.ts";
 
 const num = (field: string) => v.optional(v.nullable(v.number(`${field} must be a number`)));
 const patterns = (field: string) => v.optional(v.nullable(v.array(v.string(), `${field} must be an array of regular expressions`)));
@@ -36,10 +36,13 @@ const clamp = (n: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, M
 const absolute = (url: string) => (/^[a-z][a-z0-9+.-]*:/i.test(url) ? url : `https://${url}`);
 
 function pathFilter(body: SiteRequest): (url: string) => boolean {
-  const bad = [...(body.select_paths ?? []), ...(body.exclude_paths ?? [])].find((p) => patternProblem(p) !== null);
-  if (bad !== undefined) throw new Error(bad);
-  const keep = (body.select_paths ?? []).map((p) => new RegExp(p));
-  const drop = (body.exclude_paths ?? []).map((p) => new RegExp(p));
+  const compile = (p: string): PathPattern => {
+    const re = compilePathPattern(p);
+    if (!re) throw new Error(p);
+    return re;
+  };
+  const keep = (body.select_paths ?? []).map(compile);
+  const drop = (body.exclude_paths ?? []).map(compile);
   return (url) => {
     const path = new URL(url).pathname;
     return (keep.length === 0 || keep.some((r) => r.test(path))) && !drop.some((r) => r.test(path));
@@ -51,7 +54,7 @@ function checkedPathFilter(body: SiteRequest): (url: string) => boolean {
   try {
     return pathFilter(body);
   } catch {
-    throw new ApiError("invalid_request", "select_paths and exclude_paths must be regular expressions that do not repeat a group which itself repeats or alternates, such as (a+)+ or (a|b)* (matching those can take exponential time).");
+    throw new ApiError("invalid_request", `each of select_paths and exclude_paths must be ${PATTERN_RULE}.`);
   }
 }
 

@@ -3,7 +3,7 @@ import * as v from "valibot";
 import { Count, wholeNumber } from "../fields.ts";
 import { HttpUrl } from "../map/schema.ts";
 import { RenderFields } from "../scrape/schema.ts";
-import { patternProblem } from "./patterns.ts";
+import { compilePathPattern, PATTERN_RULE } from "../../jobs/path-patterns.ts";
 
 export const PAGE_FORMATS = ["markdown", "text", "html", "links", "screenshot"] as const;
 export const WEBHOOK_EVENTS = ["started", "page", "completed", "failed", "cancelled"] as const;
@@ -20,11 +20,7 @@ const Pattern = (field: string) =>
   v.pipe(
     v.string(`each of ${field} must be a string`),
     v.maxLength(500, `each of ${field} must be at most 500 characters`),
-    v.check((p) => patternProblem(p) !== "invalid", `each of ${field} must be a valid regular expression`),
-    v.check(
-      (p) => patternProblem(p) !== "exponential",
-      `each of ${field} must not repeat a group that itself repeats or alternates, such as (a+)+ or (a|b)*: matching it can take exponential time`,
-    ),
+    v.check((p) => compilePathPattern(p) !== null, `each of ${field} must be ${PATTERN_RULE}`),
   );
 const Patterns = (field: string) => v.optional(v.pipe(v.array(Pattern(field), `${field} must be an array`), v.maxLength(50, `${field} takes at most 50 patterns`)), []);
 
