@@ -74,15 +74,21 @@ export interface SitemapResult {
 export async function readSitemaps(
   pages: PagePort,
   roots: string[],
-  opts: { maxPages: number; timeoutMs?: number; sameSite: (url: string) => boolean },
+  opts: { maxPages: number; timeoutMs?: number; sameSite: (url: string) => boolean; deadline?: number },
 ): Promise<SitemapResult> {
   const queue = [...new Set(roots)];
   const seen = new Set(queue);
   const out: SitemapResult = { pages: [], read: [], failed: [] };
   while (queue.length && out.read.length + out.failed.length < MAX_SITEMAPS && out.pages.length < opts.maxPages) {
     const url = queue.shift()!;
+    // `deadline` (performance.now() time) bounds the whole read: each fetch gets what is left of it.
+    const left = opts.deadline === undefined ? Infinity : Math.round(opts.deadline - performance.now());
+    if (left <= 0) {
+      out.failed.push({ url, error: "not read: the request's deadline had passed" });
+      break;
+    }
     try {
-      const page = await pages.fetchPage(url, { timeoutMs: opts.timeoutMs ?? 10_000, maxBytes: MAX_SITEMAP_BYTES });
+      const page = await pages.fetchPage(url, { timeoutMs: Math.min(opts.timeoutMs ?? 10_000, left), maxBytes: MAX_SITEMAP_BYTES });
       if (page.status >= 400) {
         out.failed.push({ url, error: `http_${page.status}` });
         continue;

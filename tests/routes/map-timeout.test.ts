@@ -28,8 +28,29 @@ describe("POST /v1/map when the page times out", () => {
     expect(res.status).toBe(504);
     const err = (await res.json()).error;
     expect(err.code).toBe("timeout");
-    expect(err.message).toMatch(/^Nothing to map: .*1000 ms, and the site has no readable sitemap\.$/);
+    expect(err.message).toMatch(/^Nothing to map: .*1000 ms, and timeout_ms ran out before its sitemaps were read\.$/);
     expect((await (await t.request("/v1/usage", { key })).json()).used).toBe(0);
+  }, 20_000);
+
+  it("timeout_ms bounds the whole request: page, robots.txt and sitemaps share it", async () => {
+    // Every file of this site answers late; each fetch given the whole timeout_ms took 3x as long.
+    const slow = await startPageServer();
+    for (const path of ["/slow", "/robots.txt", "/sitemap.xml"]) {
+      slow.route(path, (_req, res) => void setTimeout(() => res.writeHead(200, { "content-type": "text/html" }).end("<a href='/x'>x</a>"), 1400));
+    }
+    try {
+      const started = Date.now();
+      const res = await t.request("/v1/map", { method: "POST", key, json: { url: `${slow.url}/slow`, timeout_ms: 2000 } });
+      const took = Date.now() - started;
+      expect(res.status).toBe(200);
+      const body = await res.json();
+      expect(body.links.map((l: { url: string }) => l.url)).toContain(`${slow.url}/x`);
+      // The page (1.4 s) fits; robots.txt gets the 0.6 s left and the sitemap nothing more.
+      expect(took).toBeLessThan(3000);
+      expect(body.meta.sitemaps).toEqual([]);
+    } finally {
+      await slow.close();
+    }
   }, 20_000);
 
   it("a page that cannot be reached stays a 502", async () => {

@@ -49,10 +49,13 @@ export async function mapSite(ports: Pick<Ports, "pages">, req: MapRequest): Pro
   const budget = term ? Math.max(req.limit * 10, 5000) : req.limit;
   const meta: MapResult["meta"] = { url: req.url, results_count: 0, duration_ms: 0, sitemaps: [], sitemap_errors: [], from_sitemaps: 0, from_page: 0 };
 
+  // timeout_ms bounds the whole request: the page, robots.txt and the sitemaps share it.
+  const deadline = t0 + req.timeout_ms;
+  const left = () => Math.max(1, Math.round(deadline - performance.now()));
   let pageTimedOut = false;
   if (req.sitemap !== "only") {
     try {
-      const page = await ports.pages.fetchPage(req.url, { timeoutMs: req.timeout_ms });
+      const page = await ports.pages.fetchPage(req.url, { timeoutMs: left() });
       if (page.status >= 400) meta.page_error = `the page answered ${page.status}`;
       add(page.finalUrl, null);
       for (const link of pageLinks(decodeHtml(page.body, page.contentType), page.finalUrl)) {
@@ -65,17 +68,19 @@ export async function mapSite(ports: Pick<Ports, "pages">, req: MapRequest): Pro
       pageTimedOut = err instanceof FetchTimeout;
     }
   }
-  if (req.sitemap !== "skip") {
-    const robots = await fetchRobots(ports.pages, start.origin, req.timeout_ms);
+  const outOfTime = req.sitemap !== "skip" && performance.now() >= deadline;
+  if (req.sitemap !== "skip" && !outOfTime) {
+    const robots = await fetchRobots(ports.pages, start.origin, left());
     const roots = [...robots.sitemaps().filter((s) => URL.canParse(s)), `${start.origin}/sitemap.xml`];
-    const read = await readSitemaps(ports.pages, roots, { maxPages: budget, timeoutMs: req.timeout_ms, sameSite: inSite });
+    const read = await readSitemaps(ports.pages, roots, { maxPages: budget, timeoutMs: req.timeout_ms, sameSite: inSite, deadline });
     meta.sitemaps = read.read;
     meta.sitemap_errors = read.failed.filter((f) => !(f.url === `${start.origin}/sitemap.xml` && f.error === "http_404"));
     for (const p of read.pages) if (add(p, null)) meta.from_sitemaps++;
   }
   if (found.size === 0 && meta.page_error && meta.sitemaps.length === 0) {
     // The deadline passing with nothing to return is a 504 (api.md §4), a site that failed a 502.
-    throw new ApiError(pageTimedOut ? "timeout" : "upstream_error", `Nothing to map: ${meta.page_error.replace(/[.!?]+$/, "")}, and the site has no readable sitemap.`);
+    const sitemaps = outOfTime ? "timeout_ms ran out before its sitemaps were read" : "the site has no readable sitemap";
+    throw new ApiError(pageTimedOut ? "timeout" : "upstream_error", `Nothing to map: ${meta.page_error.replace(/[.!?]+$/, "")}, and ${sitemaps}.`);
   }
   let links = [...found.values()];
   if (term) links = links.filter((l) => l.url.toLowerCase().includes(term) || (l.title ?? "").toLowerCase().includes(term));
