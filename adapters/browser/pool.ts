@@ -305,7 +305,8 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
         }),
       );
       const screenshot = req.screenshot ? new Uint8Array(await page.screenshot({ type: "png", timeout: left() })) : undefined;
-      return { finalUrl: page.url(), status: response?.status() ?? 200, html, ...(screenshot ? { screenshot } : {}) };
+      const contentType = response?.headers()["content-type"] ?? null;
+      return { finalUrl: page.url(), status: response?.status() ?? 200, html, contentType, ...(screenshot ? { screenshot } : {}) };
     })();
     return Promise.race([work, crashed]);
   }

@@ -82,6 +82,19 @@ describe.skipIf(!BROWSERS.length).each(BROWSERS)("scrape with a browser (%s)", (
     expect(never.body.data.text).not.toContain("lighthouse keeper");
   }, 60_000);
 
+  it("reads a URL that is no HTML page as without the browser, even with render always", async () => {
+    const image = await scrape({ url: `${site.url}/asset/photo.png`, render: "always" });
+    const imageStatic = await scrape({ url: `${site.url}/asset/photo.png`, render: "never" });
+    expect(imageStatic.status).toBe(422);
+    expect(image.status).toBe(imageStatic.status);
+    expect(image.body.error.code).toBe(imageStatic.body.error.code);
+    const text = await scrape({ url: `${site.url}/items?page=3`, render: "always" });
+    expect(text.status).toBe(200);
+    expect(text.body.data.text).toBe("Item from page 3 about the lighthouse.");
+    expect(text.body.meta.rendered).toBe(false);
+    expect(text.body.meta.render_note).toMatch(/not an HTML page \(text\/plain\)/);
+  }, 60_000);
+
   it("keeps ordinary pages on the static path", async () => {
     const res = await scrape({ url: `${site.url}/never-settles`, render: "auto" });
     expect(res.body.meta.rendered).toBe(false);

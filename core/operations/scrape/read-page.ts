@@ -94,6 +94,22 @@ function fromRendering(page: RenderedPage): Read {
   return { finalUrl: page.finalUrl, status: page.status, contentType: "text/html; charset=utf-8", body: utf8.encode(page.html), rendered: true, ...(page.screenshot ? { screenshot: page.screenshot } : {}) };
 }
 
+const HTML_TYPE = /^\s*(text\/html|application\/xhtml\+xml)\b/i;
+
+/**
+ * Renders the page. A document that is no HTML page (an image, plain text, JSON) gains nothing
+ * from the browser, which would hand back its own viewer's markup as if it were the page: it is
+ * read as the static fetcher reads it, and the note says so.
+ */
+async function rendered(ports: Ports, req: ReadRequest, timeoutMs: number): Promise<Read> {
+  const t0 = performance.now();
+  const page = await renderWith(ports.render, req, timeoutMs);
+  if (!page.contentType || HTML_TYPE.test(page.contentType)) return fromRendering(page);
+  const left = Math.max(1_000, timeoutMs - Math.round(performance.now() - t0));
+  const fetched = await ports.pages.fetchPage(req.url, { timeoutMs: left, ...(req.signal ? { signal: req.signal } : {}) });
+  return { ...fetched, rendered: false, note: `The URL is not an HTML page (${page.contentType.split(";")[0]!.trim()}): it was read without the browser.` };
+}
+
 /**
  * Fetches or renders the page and extracts it. `kind` and `content` are null for a content type
  * Quarry does not read (the caller decides whether that is an error). Fetch and render errors
@@ -102,7 +118,7 @@ function fromRendering(page: RenderedPage): Read {
 export async function readPage(ports: Ports, req: ReadRequest): Promise<{ read: Read; kind: Kind | null; content: Content | null }> {
   const t0 = performance.now();
   let read: Read = needsBrowser(req)
-    ? fromRendering(await renderWith(ports.render, req, req.timeout_ms))
+    ? await rendered(ports, req, req.timeout_ms)
     : { ...(await ports.pages.fetchPage(req.url, { timeoutMs: req.timeout_ms, ...(req.signal ? { signal: req.signal } : {}) })), rendered: false };
   const kind = kindOf(read.contentType, read.body);
   if (!kind) return { read, kind, content: null };
@@ -116,7 +132,7 @@ export async function readPage(ports: Ports, req: ReadRequest): Promise<{ read: 
       read.note = `The page looks like it needs JavaScript; this is its static HTML. ${NO_BROWSER}`;
     } else {
       try {
-        read = fromRendering(await renderWith(ports.render, req, left));
+        read = await rendered(ports, req, left);
         content = await contentOf(ports, "html", read.body, read.contentType, read.finalUrl, req.only_main_content, { formats });
       } catch (err) {
         if (!(err instanceof ApiError) || err.code !== "browser_unavailable") throw err;

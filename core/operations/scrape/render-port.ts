@@ -30,6 +30,8 @@ export interface RenderedPage {
   finalUrl: string;
   status: number;
   html: string;
+  /** The main document's Content-Type as the server sent it, when known. */
+  contentType?: string | null;
   /** PNG of the viewport, when asked for. */
   screenshot?: Uint8Array;
 }
