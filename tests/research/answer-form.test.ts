@@ -9,13 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { answerShape, hasAnswerForm } from "../../core/operations/research/answer-form.ts";
 import { subjectStems } from "../../core/operations/research/question-kind.ts";
 import { stems } from "../../core/operations/research/words.ts";
-import type { ResearchResponse } from "../../core/operations/research/schema.ts";
-import { loadQuestions, pageHtml, type BenchPage } from "../../bench/research/dataset.ts";
+import { loadQuestions } from "../../bench/research/dataset.ts";
 import { score } from "../../bench/research/metric.ts";
-import { makeApp, type TestApp } from "../helpers/app.ts";
-import { send, startPageServer, type PageServer } from "../helpers/page-server.ts";
-import { replayEnv, startReplayServer, type ReplayServer } from "../helpers/replay-server.ts";
-import { localPages, searxngBody } from "./fixtures.ts";
+import { serveBenchQuestions, type BenchResearch } from "./bench-questions.ts";
 
 describe("answer form", () => {
   it("tells closed questions by what they ask for, and leaves open ones without a form", () => {
@@ -73,11 +69,7 @@ describe("the question's form words", () => {
 });
 
 describe("research does not cite background sentences without the answer's form", () => {
-  let replay: ReplayServer;
-  let sites: PageServer[];
-  let t: TestApp;
-  let key: string;
-  const pages = new Map<string, BenchPage>();
+  let bench: BenchResearch;
   // Without the form rule each cited a background sentence of an on-topic page at the summary tier:
   // "Baroque music is still played around the world" (who composed), "Sea ice covers much of the
   // Arctic in winter" (which is the largest ocean), "Many cooks inherit pans from their
@@ -86,32 +78,17 @@ describe("research does not cite background sentences without the answer's form"
   const questions = loadQuestions().filter((q) => [...ids, "q79"].includes(q.id));
 
   beforeAll(async () => {
-    replay = await startReplayServer();
-    sites = await Promise.all(Array.from({ length: 7 }, () => startPageServer()));
-    for (const q of questions) {
-      q.pages.forEach((p, i) => {
-        const path = `/${q.id}/${i + 1}`;
-        pages.set(`${sites[i]!.url}${path}`, p);
-        sites[i]!.route(path, p.broken ? send("text/html", "<h1>error</h1>", 500) : send("text/html; charset=utf-8", pageHtml(p, `site${i + 1}.example`)));
-      });
-    }
-    Object.assign(replay.faults, { duckduckgo: "500", wikipedia: "500", brave: "500" });
-    t = await makeApp({ env: replayEnv(replay.url), pages: localPages() });
-    t.clock.now = () => Date.now();
-    key = (await t.key("acme", ["research"], "enterprise")).secret;
+    bench = await serveBenchQuestions(questions);
   });
   afterAll(async () => {
-    await t.close();
-    await replay.close();
-    await Promise.all(sites.map((s) => s.close()));
+    await bench?.close();
   });
 
   for (const id of ids) {
     it(`${id}: every finding is a labelled answer and the key facts are kept`, async () => {
       const q = questions.find((x) => x.id === id)!;
-      replay.bodies.searxng = searxngBody(q.question, q.pages.map((p, i) => ({ url: `${sites[i]!.url}/${q.id}/${i + 1}`, title: p.title, content: p.sentences[0]!.text })));
-      const body = (await (await t.request("/v1/research", { method: "POST", key, json: { query: q.question } })).json()) as ResearchResponse;
-      const s = score(q, body, (u) => pages.get(u));
+      const body = await bench.ask(q);
+      const s = score(q, body, (u) => bench.pages.get(u));
       // q74 keeps one background sentence ("Cast iron holds heat well…"): the rule weighs it down, it does not drop it.
       expect(s.wrong.length).toBeLessThanOrEqual(id === "q74" ? 1 : 0);
       expect(s.correct).toBeGreaterThanOrEqual(3);
@@ -123,12 +100,11 @@ describe("research does not cite background sentences without the answer's form"
   // shares the meteor pages' dust, ice and orbits) ranked first and was the only page cited.
   it("q79: a page that names neither side of a comparison is not cited, and the answer's facts are found", async () => {
     const q = questions.find((x) => x.id === "q79")!;
-    replay.bodies.searxng = searxngBody(q.question, q.pages.map((p, i) => ({ url: `${sites[i]!.url}/${q.id}/${i + 1}`, title: p.title, content: p.sentences[0]!.text })));
-    const body = (await (await t.request("/v1/research", { method: "POST", key, json: { query: q.question } })).json()) as ResearchResponse;
-    const s = score(q, body, (u) => pages.get(u));
+    const body = await bench.ask(q);
+    const s = score(q, body, (u) => bench.pages.get(u));
     expect(s.wrong).toEqual([]);
     expect(s.correct).toBeGreaterThanOrEqual(1);
     expect(s.factsFound).toBeGreaterThanOrEqual(2);
-    expect(pages.get(body.sources[0]!.url)!.on).toBe(true);
+    expect(bench.pages.get(body.sources[0]!.url)!.on).toBe(true);
   }, 30_000);
 });
