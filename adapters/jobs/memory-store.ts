@@ -96,8 +96,9 @@ export class MemoryJobStore implements JobStore {
     return true;
   }
 
-  async pages(id: string, offset: number, limit: number): Promise<StoredPage[]> {
-    return clone(this.jobs.get(id)?.pages.slice(offset, offset + limit) ?? []);
+  async pages(id: string, offset: number, limit: number, withData = true): Promise<StoredPage[]> {
+    const pages = this.jobs.get(id)?.pages.slice(offset, offset + limit) ?? [];
+    return withData ? clone(pages) : pages.map((p) => clone({ ...p, data: {} }));
   }
 
   async skippedUrls(id: string, limit: number): Promise<SkippedUrl[]> {

@@ -205,9 +205,9 @@ export class SqlJobStore implements JobStore {
     return rows.length > 0;
   }
 
-  async pages(id: string, offset: number, limit: number): Promise<StoredPage[]> {
+  async pages(id: string, offset: number, limit: number, withData = true): Promise<StoredPage[]> {
     const rows = await this.db.query(
-      "SELECT url, seq, state, status_code, title, data, error FROM quarry_frontier WHERE job_id = ? AND seq IS NOT NULL ORDER BY seq LIMIT ? OFFSET ?",
+      `SELECT url, seq, state, status_code, title, ${withData ? "data" : "NULL AS data"}, error FROM quarry_frontier WHERE job_id = ? AND seq IS NOT NULL ORDER BY seq LIMIT ? OFFSET ?`,
       [id, limit, offset],
     );
     return rows.map((r) => ({

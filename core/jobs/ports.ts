@@ -27,8 +27,8 @@ export interface JobStore {
     to: JobStatus,
     patch: { finishedAt?: number; expiresAt?: number; stoppedReason?: string | null },
   ): Promise<boolean>;
-  /** Recorded pages in the order they were recorded, from `offset`. */
-  pages(id: string, offset: number, limit: number): Promise<StoredPage[]>;
+  /** Recorded pages in the order they were recorded, from `offset`; `withData: false` leaves out what was read (`data` is `{}`). */
+  pages(id: string, offset: number, limit: number, withData?: boolean): Promise<StoredPage[]>;
   skippedUrls(id: string, limit: number): Promise<SkippedUrl[]>;
   /** Frontier entries of queued or running jobs not yet finished (resume after a restart). */
   unfinished(limit: number): Promise<JobTask[]>;

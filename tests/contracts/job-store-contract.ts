@@ -52,6 +52,10 @@ export function jobStoreContract(make: () => Promise<JobStore>, opts: { singleOw
     expect(pages.map((p) => [p.seq, p.url, p.ok, p.error])).toEqual([[1, "http://x.test/", true, null], [2, "http://x.test/a", false, "http_404"]]);
     expect(pages[0]!.data).toEqual({ markdown: "m" });
     expect((await s.pages(job.id, 1, 10)).map((p) => p.seq)).toEqual([2]);
+    // Without what was read (an events stream's page events): the same pages, no content.
+    const bare = await s.pages(job.id, 0, 10, false);
+    expect(bare.map((p) => [p.seq, p.url, p.ok, p.statusCode, p.error])).toEqual(pages.map((p) => [p.seq, p.url, p.ok, p.statusCode, p.error]));
+    expect(bare[0]!.data).toEqual({});
   });
 
   it("records pages that finish at the same moment each once, in one order, with the links they share added once", async () => {

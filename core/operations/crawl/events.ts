@@ -43,7 +43,8 @@ export async function jobEvents(c: Context<AppEnv>, services: Services, caller: 
       const woken = changes.next(id, POLL_MS);
       const job = await store.get(id);
       if (!job) break;
-      for (let pages = await store.pages(id, seq, 100); pages.length && !closed; pages = await store.pages(id, seq, 100)) {
+      // A page event says what was read, not the content: the pages are read without it.
+      for (let pages = await store.pages(id, seq, 100, false); pages.length && !closed; pages = await store.pages(id, seq, 100, false)) {
         for (const p of pages) {
           await stream.writeSSE({ event: "page", id: String(p.seq), data: JSON.stringify({ url: p.url, status_code: p.statusCode, title: p.title, ...(p.error ? { error: p.error } : {}) }) });
           seq = p.seq;
