@@ -6,7 +6,7 @@
  */
 import { Hono, type Context, type MiddlewareHandler } from "hono";
 import type { Config } from "./config.ts";
-import { ApiError, errorBody, REFUSALS, toApiError } from "./errors.ts";
+import { ApiError, echoed, errorBody, REFUSALS, toApiError } from "./errors.ts";
 import { PageFetchError } from "./net/fetch-errors.ts";
 import type { AppDeps, AppEnv } from "./gateway/context.ts";
 import { admit, guard, jsonBody } from "./gateway/guard.ts";
@@ -136,11 +136,11 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
   app.notFound((c) => {
     const allowed = known.filter((r) => pathMatches(r.path, c.req.path)).map((r) => r.method);
     if (allowed.length) {
-      return errorResponse(new ApiError("method_not_allowed", `${c.req.method} is not allowed on ${c.req.path}; use ${allowed.join(", ")}.`, {
+      return errorResponse(new ApiError("method_not_allowed", `${c.req.method} is not allowed on ${echoed(c.req.path, 128)}; use ${allowed.join(", ")}.`, {
         headers: { Allow: allowed.join(", ") },
       }), c);
     }
-    return errorResponse(new ApiError("not_found", `No such endpoint: ${c.req.method} ${c.req.path}.`), c);
+    return errorResponse(new ApiError("not_found", `No such endpoint: ${c.req.method} ${echoed(c.req.path, 128)}.`), c);
   });
   app.onError(errorResponse);
 
