@@ -6,13 +6,14 @@
  */
 import { Hono, type Context, type MiddlewareHandler } from "hono";
 import type { Config } from "./config.ts";
-import { ApiError, errorBody, REFUSALS, toApiError } from "./errors.ts";
+import { ApiError, echoed, errorBody, REFUSALS, toApiError } from "./errors.ts";
 import { PageFetchError } from "./net/fetch-errors.ts";
 import type { AppDeps, AppEnv } from "./gateway/context.ts";
 import { admit, guard, jsonBody } from "./gateway/guard.ts";
 import { corsGate } from "./gateway/cors.ts";
 import { gatewayHeaders } from "./gateway/headers.ts";
 import { ipLimit } from "./gateway/ip-limit.ts";
+import { knownQuery } from "./gateway/query.ts";
 import { Authenticator } from "./keys/authenticate.ts";
 import { LastUsedTracker } from "./keys/last-used.ts";
 import { openApiDocument } from "./openapi.ts";
@@ -94,6 +95,8 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
   for (const r of routes) {
     const steps: MiddlewareHandler<AppEnv>[] = [(c, next) => (c.set("route", r.path), next())];
     if (r.auth) steps.push(guard(auth, config.plans, r.scope));
+    // The native API's query parameters are checked as its body fields are (/health and /metrics take what probes add).
+    if (r.path.startsWith("/v1/")) steps.push(knownQuery(r.query ?? {}));
     if (r.body) steps.push(jsonBody(r.body));
     if (r.auth) steps.push(admit(ports.counters, clock, r.group, lastUsed, logger));
     // Operations parse HTML and count tokens: those libraries load on the first one, not at start-up.
@@ -133,11 +136,11 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
   app.notFound((c) => {
     const allowed = known.filter((r) => pathMatches(r.path, c.req.path)).map((r) => r.method);
     if (allowed.length) {
-      return errorResponse(new ApiError("method_not_allowed", `${c.req.method} is not allowed on ${c.req.path}; use ${allowed.join(", ")}.`, {
+      return errorResponse(new ApiError("method_not_allowed", `${c.req.method} is not allowed on ${echoed(c.req.path, 128)}; use ${allowed.join(", ")}.`, {
         headers: { Allow: allowed.join(", ") },
       }), c);
     }
-    return errorResponse(new ApiError("not_found", `No such endpoint: ${c.req.method} ${c.req.path}.`), c);
+    return errorResponse(new ApiError("not_found", `No such endpoint: ${c.req.method} ${echoed(c.req.path, 128)}.`), c);
   });
   app.onError(errorResponse);
 

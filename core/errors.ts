@@ -65,6 +65,13 @@ export class StorageError extends Error {
   }
 }
 
+/** At most `max` characters of a caller's input (an id, a path) for a message, with "…" when cut. */
+export function echoed(input: string, max = 64): string {
+  if (input.length <= max) return input;
+  const chars = [...input.slice(0, max * 2)]; // code units: a character is one or two
+  return chars.length <= max && input.length <= max * 2 ? input : `${chars.slice(0, max).join("")}…`;
+}
+
 export function errorBody(err: ApiError, requestId: string) {
   const error: Record<string, unknown> = { ...err.extra.fields, code: err.code, message: err.message, request_id: requestId };
   if (err.extra.retryAfter !== undefined) error.retry_after = err.extra.retryAfter;

@@ -8,6 +8,9 @@ export function requestId(now: number): string {
   return `req_${ulid(now)}`;
 }
 
+/** The shape of every key id: anything else names no key. */
+export const KEY_ID = /^key_[0-9A-Z]{26}$/;
+
 /** `key_` + 26 ULID characters (the spec's `key_<id>`). */
 export function keyId(now: number): string {
   return `key_${ulid(now)}`;

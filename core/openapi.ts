@@ -93,8 +93,13 @@ function operationOf(r: RouteDef): Record<string, unknown> {
     ...(r.auth ? { security: [{ bearer: [] }] } : { security: [] }),
     ...(r.scope ? { "x-quarry-scope": r.scope } : {}),
     ...(r.group ? { "x-quarry-usage-group": r.group } : {}),
-    ...(r.params
-      ? { parameters: Object.entries(r.params).map(([name, description]) => ({ name, in: "path", required: true, description, schema: { type: "string" } })) }
+    ...(r.params || r.query
+      ? {
+          parameters: [
+            ...Object.entries(r.params ?? {}).map(([name, description]) => ({ name, in: "path", required: true, description, schema: { type: "string" } })),
+            ...Object.entries(r.query ?? {}).map(([name, description]) => ({ name, in: "query", required: false, description, schema: { type: "integer", minimum: 0 } })),
+          ],
+        }
       : {}),
     ...(r.body ? { requestBody: { required: true, content: { "application/json": { schema: schemaOf(r.body), ...(r.example ? { example: r.example } : {}) } } } } : {}),
     responses,

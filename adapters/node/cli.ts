@@ -126,6 +126,11 @@ export async function main(argv: string[]): Promise<number> {
     if (!name || name.length > 100) fail("--name LABEL is required (1-100 characters)");
     return withPorts(async (ports, plans) => {
       if (values.plan !== undefined && !plans[values.plan]) fail(`unknown plan "${values.plan}"; plans: ${Object.keys(plans).join(", ")}`);
+      // --plan is the plan of an account this creates: an existing one's plan changes only through set-plan.
+      const existing = await ports.keys.getAccount(account);
+      if (existing && values.plan !== undefined && existing.plan !== values.plan) {
+        fail(`account "${account}" is on plan ${existing.plan}; keys create does not change it: run \`quarry accounts set-plan ${account} ${values.plan}\`, or leave out --plan`);
+      }
       const acct = await ensureAccount(ports.keys, account, values.plan, plans, now);
       const created = await createKey(ports.keys, { account: acct.name, name, scopes }, now);
       out(json, created, `Created ${created.id} (${created.name}) for account ${acct.name} on plan ${acct.plan}, scopes ${created.scopes.join(",")}.\n\n  ${created.key}\n\nThis secret is shown once; store it now.`);

@@ -70,6 +70,9 @@ export async function startMcpStdio(env: NodeJS.ProcessEnv): Promise<void> {
     try {
       return (await (await connect()).callTool(req.params)) as CallToolResult;
     } catch (err) {
+      // A protocol error the server answered (an unknown tool is -32602) stays one, in the server's words.
+      const protocol = err instanceof McpError && err.code <= -32600 && err.code >= -32700;
+      if (protocol) throw Object.assign(new Error(err.message.replace(`MCP error ${err.code}: `, "")), { code: err.code, data: err.data });
       const message = describeFailure(err, base);
       process.stderr.write(`quarry mcp: ${message}\n`);
       return { isError: true, content: [{ type: "text", text: message }] };

@@ -5,7 +5,7 @@
  */
 import type { Context, Handler } from "hono";
 import * as v from "valibot";
-import { ApiError, toApiError } from "../errors.ts";
+import { ApiError, echoed, toApiError } from "../errors.ts";
 import type { AppEnv } from "../gateway/context.ts";
 import { MAX_BODY_BYTES, objectBody, readCapped, refuseEncoded, tooLarge } from "../gateway/guard.ts";
 import { validOrThrow } from "../gateway/validate.ts";
@@ -115,9 +115,9 @@ export function fallbackRoutes(base: string, dialect: Dialect, logger: Logger, r
   const handler = compatHandler(dialect, logger, `${base}/*`, async (c) => {
     const allowed = routes.filter((r) => matches(r.path, c.req.path)).map((r) => r.method);
     if (allowed.length) {
-      throw new ApiError("method_not_allowed", `${c.req.method} is not allowed on ${c.req.path}; use ${allowed.join(", ")}.`, { headers: { Allow: allowed.join(", ") } });
+      throw new ApiError("method_not_allowed", `${c.req.method} is not allowed on ${echoed(c.req.path, 128)}; use ${allowed.join(", ")}.`, { headers: { Allow: allowed.join(", ") } });
     }
-    throw new ApiError("not_found", `No such endpoint: ${c.req.method} ${c.req.path}.`);
+    throw new ApiError("not_found", `No such endpoint: ${c.req.method} ${echoed(c.req.path, 128)}.`);
   });
   return (["GET", "POST", "DELETE", "PUT", "PATCH"] as const).flatMap((method) => [base, `${base}/*`].map((path) => ({ method, path, handler, fallback: true })));
 }

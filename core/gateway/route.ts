@@ -29,6 +29,12 @@ export interface RouteDef {
   group: string | null;
   body?: v.GenericSchema;
   params?: Record<string, string>;
+  /**
+   * The query parameters the route takes, with their descriptions: whole numbers from 0 (the
+   * only kind the API has, a job's `skip`). On routes under `/v1/` any other is a 400
+   * `invalid_request`, as an unknown body field is; absent means none.
+   */
+  query?: Record<string, string>;
   status: number;
   response: v.GenericSchema;
   /** Content types besides JSON that the route can answer with (e.g. text/event-stream). */

@@ -1,6 +1,6 @@
 /** Key lifecycle over the KeyStore port: create, list, revoke, and the public record shape. */
-import { ApiError } from "../errors.ts";
-import { keyId } from "../ids.ts";
+import { ApiError, echoed } from "../errors.ts";
+import { KEY_ID, keyId } from "../ids.ts";
 import { isoSeconds } from "../limits/period.ts";
 import { LOWEST_PLAN, type PlanTable } from "../limits/plans.ts";
 import type { Account, KeyRecord, KeyStore } from "../ports.ts";
@@ -82,12 +82,12 @@ export async function listKeys(store: KeyStore, account: string, viewer?: readon
  * The CLI (the operator) passes `account` null and no `manager`, and may revoke any key.
  */
 export async function revokeKey(store: KeyStore, account: string | null, id: string, now: number, manager?: readonly string[]) {
-  const key = await store.getKey(id);
+  // No key has any other shape: a 10 KB "id" is answered without a lookup, and echoed cut short.
+  const noSuchKey = () => new ApiError("not_found", `No active key "${echoed(id)}" in this account.`);
+  const key = KEY_ID.test(id) ? await store.getKey(id) : null;
   const hidden = !key || key.revoked_at || (account !== null && key.account !== account) || (manager && !canManage(manager, key.scopes));
-  if (!key || hidden) {
-    throw new ApiError("not_found", `No active key "${id}" in this account.`);
-  }
+  if (!key || hidden) throw noSuchKey();
   const revoked = await store.revokeKey(id, isoSeconds(now));
-  if (!revoked) throw new ApiError("not_found", `No active key "${id}" in this account.`);
+  if (!revoked) throw noSuchKey();
   return { id, revoked: true as const, revoked_at: revoked.revoked_at as string };
 }

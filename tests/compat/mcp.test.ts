@@ -111,6 +111,45 @@ describe.each([
     expect(text(invalid)).toMatch(/^invalid_request: /);
     expect((await h.usage(h.keys.full)).used).toBe(before.used);
   }, 30_000);
+
+  it("a tool that does not exist is a protocol error, -32602 (MCP 2025-06-18, tools: Error Handling), not a tool result", async () => {
+    const client = await connect(h.keys.full);
+    const err = await client.callTool({ name: "serach", arguments: { query: QUESTION } }).then(() => null, (e: unknown) => e);
+    expect(err).toBeInstanceOf(McpError);
+    expect((err as McpError).code).toBe(-32602);
+    expect((err as McpError).message).toBe("MCP error -32602: Unknown tool: serach; call tools/list for the tools this server has.");
+  }, 30_000);
+});
+
+describe("JSON-RPC on POST /mcp, as sent by hand", () => {
+  const post = (body: string) => fetch(`${h.url}/mcp`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${h.keys.full}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body,
+  });
+
+  it("an unknown tool: an error response with code -32602 and the request's id, no result", async () => {
+    const res = await post(JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "nope", arguments: {} } }));
+    const body = await res.json();
+    expect(body.id).toBe(7);
+    expect(body.error.code).toBe(-32602);
+    expect(body.error.message).toContain("Unknown tool: nope");
+    expect(body.error.data.request_id).toBe(res.headers.get("x-request-id"));
+    expect(body).not.toHaveProperty("result");
+  }, 30_000);
+
+  it("an empty batch [] is an Invalid Request (-32600), answered with one error, not a 202", async () => {
+    for (const empty of ["[]", " [ ]\n"]) {
+      const res = await post(empty);
+      expect(res.status).toBe(400);
+      const body = await res.json();
+      expect(body).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32600, message: expect.stringMatching(/^Invalid Request/) } });
+    }
+    // A batch with a message in it is still answered, message by message.
+    const batch = await post(JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "ping" }]));
+    expect(batch.status).toBe(200);
+    expect([await batch.json()].flat()).toEqual([{ jsonrpc: "2.0", id: 1, result: {} }]);
+  }, 30_000);
 });
 
 describe("a bad key", () => {

@@ -180,6 +180,27 @@ describe("POST /v1/research", () => {
     expect((await (await t.request("/v1/usage", { key })).json()).used).toBe(0);
   });
 
+  it("every engine hanging is a 504 with each engine's status in error.backends, as a 502 has; so is a 502 for no usable result", async () => {
+    await app(true, { deadlineMs: 2_000 });
+    Object.assign(replay.faults, { duckduckgo: "hang", wikipedia: "hang", brave: "hang", searxng: "hang" });
+    const res = await ask({ query: QUESTION });
+    expect(res.status).toBe(504);
+    const err = (await res.json()).error;
+    expect(err.code).toBe("timeout");
+    for (const id of ["duckduckgo", "wikipedia", "brave", "searxng"]) expect(err.backends[id], id).toMatchObject({ status: "timeout" });
+    const streamed = parseSse(await (await ask({ query: "another question about impeachment", stream: true })).text());
+    expect((streamed[streamed.length - 1]!.data as { error: { code: string; backends: Record<string, { status: string }> } }).error).toMatchObject({ code: "timeout", backends: { searxng: { status: "timeout" } } });
+    for (const k of Object.keys(replay.faults)) delete replay.faults[k];
+    await t.close();
+
+    await app();
+    const none = await ask({ query: QUESTION, include_domains: ["nowhere.example"] });
+    expect(none.status).toBe(502);
+    const noneErr = (await none.json()).error;
+    expect(noneErr.message).toMatch(/no usable results/);
+    expect(noneErr.backends.searxng).toMatchObject({ status: "ok" });
+  }, 30_000);
+
   it("every engine failing is a 502 naming them (refunded); streamed, an error event", async () => {
     await app();
     Object.assign(replay.faults, { searxng: "500" });

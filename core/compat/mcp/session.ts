@@ -3,10 +3,13 @@
  * between requests, so any instance can answer any request). tools/list answers from the route
  * table; tools/call sends the native request through the app with the caller's key, so it passes
  * the native endpoint's gateway; a refusal or failure is a tool error carrying code and message.
- * The SDK loads on the first MCP request, not at start-up.
+ * A tool that does not exist is a protocol error, -32602, as the MCP specification (2025-06-18,
+ * tools, "Error Handling") says. The SDK loads on the first MCP request, not at start-up.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Context } from "hono";
+import { echoed } from "../../errors.ts";
+import { readAllCapped } from "../../net/read-capped.ts";
 import type { AppEnv } from "../../gateway/context.ts";
 import type { Dispatch, NativeError } from "../dispatch.ts";
 import { nativeRequest, type Tool } from "./tools.ts";
@@ -31,11 +34,12 @@ export function toolResult(ok: boolean, payload: unknown): CallToolResult {
   };
 }
 
-export async function callTool(dispatch: Dispatch, c: Context<AppEnv>, tools: Tool[], name: string, args: Record<string, unknown>): Promise<CallToolResult> {
-  const tool = tools.find((t) => t.name === name);
-  if (!tool) {
-    return toolResult(false, { code: "not_found", message: `No tool named ${name}; call tools/list for the tools this server has.`, request_id: c.get("requestId") ?? "" });
-  }
+/** The message of the -32602 answered for a tool this server does not have. */
+export function unknownToolMessage(name: string): string {
+  return `Unknown tool: ${echoed(name)}; call tools/list for the tools this server has.`;
+}
+
+export async function callTool(dispatch: Dispatch, c: Context<AppEnv>, tool: Tool, args: Record<string, unknown>): Promise<CallToolResult> {
   const { path, body } = nativeRequest(tool, args);
   const answer = await dispatch(c, { method: tool.route.method, path, body, authorization: c.req.header("authorization") });
   return answer.ok ? toolResult(true, answer.body) : toolResult(false, answer.error);
@@ -69,12 +73,23 @@ export class McpEndpoint {
     server.setRequestHandler(sdk.types.ListToolsRequestSchema, async () => ({
       tools: this.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
     }));
-    server.setRequestHandler(sdk.types.CallToolRequestSchema, async (req) => callTool(this.dispatch, current.c!, this.tools, req.params.name, req.params.arguments ?? {}));
+    server.setRequestHandler(sdk.types.CallToolRequestSchema, async (req) => {
+      const tool = this.tools.find((t) => t.name === req.params.name);
+      if (!tool) {
+        // The SDK answers a thrown error's `code`, `message` and `data`; its McpError would prefix the message with "MCP error -32602: ".
+        throw Object.assign(new Error(unknownToolMessage(req.params.name)), { code: sdk.types.ErrorCode.InvalidParams, data: { request_id: current.c!.get("requestId") ?? "" } });
+      }
+      return callTool(this.dispatch, current.c!, tool, req.params.arguments ?? {});
+    });
     return { server, current };
   }
 
   /** Handles one Streamable HTTP POST. The SDK loads on the first one, not at start-up. */
   async handle(c: Context<AppEnv>): Promise<Response> {
+    if (await isEmptyBatch(c.req.raw, this.maxBodyBytes)) {
+      // JSON-RPC 2.0: "an empty Array" is an Invalid Request, answered with one error; the SDK would take it for a batch of notifications (202).
+      return Response.json({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid Request: an empty batch holds no message." } }, { status: 400 });
+    }
     const sdk = await (this.sdk ??= loadSdk());
     const entry = this.idle.pop() ?? this.build(sdk);
     entry.current.c = c;
@@ -87,5 +102,17 @@ export class McpEndpoint {
       entry.current.c = null;
       if (this.idle.length < this.maxIdle) this.idle.push(entry);
     }
+  }
+}
+
+/** Whether the body is the JSON `[]` (read from a copy, at most `maxBytes`; the transport reads the request itself). */
+async function isEmptyBatch(req: Request, maxBytes: number): Promise<boolean> {
+  if (!req.body || Number(req.headers.get("content-length") ?? 0) > maxBytes) return false;
+  try {
+    const raw = await readAllCapped(req.clone().body!, maxBytes, () => new Error("too large"));
+    const data: unknown = JSON.parse(new TextDecoder().decode(raw));
+    return Array.isArray(data) && data.length === 0;
+  } catch {
+    return false; // not JSON, or too large: the transport's own answer
   }
 }

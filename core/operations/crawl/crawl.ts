@@ -3,7 +3,7 @@
  * compatibility layers map onto these): start a crawl or a batch, read a job, cancel it. A job
  * belongs to the account that started it; to any other account it does not exist (404).
  */
-import { ApiError } from "../../errors.ts";
+import { ApiError, echoed } from "../../errors.ts";
 import type { Caller, JobEngine } from "../../jobs/engine.ts";
 import type { JobKind, JobRecord, JobSpec } from "../../jobs/model.ts";
 import { periodOf, periodResetAt } from "../../limits/period.ts";
@@ -92,7 +92,7 @@ export async function ownJob(services: Services, caller: Caller, kind: JobKind, 
   const engine = engineOf(services);
   const job = /^(crawl|batch)_[0-9A-Z]{26}$/.test(id) ? await engine.store.get(id) : null;
   if (!job || job.account !== caller.account || job.kind !== kind || (job.expiresAt !== null && job.expiresAt <= engine.ports.clock.now())) {
-    throw new ApiError("not_found", `No ${kind === "crawl" ? "crawl" : "batch scrape"} job ${id.slice(0, 64)}.`);
+    throw new ApiError("not_found", `No ${kind === "crawl" ? "crawl" : "batch scrape"} job ${echoed(id)}.`);
   }
   return job;
 }

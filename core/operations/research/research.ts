@@ -146,7 +146,9 @@ export async function research(deps: ResearchDeps, req: ResearchRequest, onProgr
   const statuses = combineStatuses(runs);
   const tried = Object.entries(statuses).filter(([, s]) => s.status !== "disabled" && s.status !== "skipped");
   if (!tried.some(([, s]) => s.status === "ok")) {
-    if (tried.length > 0 && tried.every(([, s]) => s.status === "timeout")) throw new ApiError("timeout", `No search backend answered before the deadline: ${describeStatuses(statuses)}.`);
+    if (tried.length > 0 && tried.every(([, s]) => s.status === "timeout")) {
+      throw new ApiError("timeout", `No search backend answered before the deadline: ${describeStatuses(statuses)}.`, { fields: { backends: statuses } });
+    }
     throw new ApiError("upstream_error", tried.length ? `Every search backend failed: ${describeStatuses(statuses)}.` : `No search backend could be asked: ${describeStatuses(statuses)}.`, { fields: { backends: statuses } });
   }
   // Each (backend, query) list counts as its own voter, so a page several queries find ranks higher.
@@ -161,7 +163,9 @@ export async function research(deps: ResearchDeps, req: ResearchRequest, onProgr
     freshness: req.freshness ?? null,
     now: ports.clock.now(),
   });
-  if (merged.length === 0) throw new ApiError("upstream_error", `The search backends returned no usable results for this question: ${describeStatuses(statuses)}.`);
+  if (merged.length === 0) {
+    throw new ApiError("upstream_error", `The search backends returned no usable results for this question: ${describeStatuses(statuses)}.`, { fields: { backends: statuses } });
+  }
 
   let pages: PageOutcome[] = merged.map(() => ({ status: "skipped", reason: "tier basic reads no pages" }) as const);
   if (tier.readPages) {
