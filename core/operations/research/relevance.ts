@@ -284,7 +284,7 @@ export function sentenceRelevance(sentence: string, sourceId: string, model: Que
   // A single relevant page has no shared vocabulary to go by: its sentences count by the question's words.
   const base = model.topic.size ? Math.max(topical * (1 - QUESTION_SHARE + QUESTION_SHARE * q), QUESTION_ONLY * q * q) : 0.5 * q;
   // A closed question's answer has its form (a date, a place, a step…): a sentence without it weighs less.
-  let score = (base + answerCue(sentence, s, q, model)) * formWeight(sentence, model.shape, model.terms);
+  let score = (base + answerCue(sentence, s, q, model)) * formWeight(sentence, model.shape, model.terms, model.topic);
   if (model.semantic) score = (1 - SEMANTIC_SENTENCE) * score + SEMANTIC_SENTENCE * (model.semantic.get(sentence) ?? 0);
   return Math.max(0, Math.min(1, score)) * doc;
 }
