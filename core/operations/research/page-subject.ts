@@ -36,9 +36,12 @@ function sequence(text: string): (string | null)[] {
   return tokenize(text).map((t) => (t.length > 2 && !TOPIC_STOP.has(t) && !TOPIC_STOP.has(`${t}s`) ? stem(t) : null));
 }
 
+/** A title that asks a question, or names a task as "how to" does (a question without its mark). */
+const ASKS = /\?\s*$|^how to\b/i;
+
 /** The title asks the question's kind of question about another subject. */
 function sibling(question: string, subject: ReadonlySet<string>, title: string): boolean {
-  if (!/\?\s*$/.test(title) || questionKind(title) !== questionKind(question)) return false;
+  if (!ASKS.test(title) || questionKind(title) !== questionKind(question)) return false;
   const own = new Set(subjectStems(title));
   return [...subject].some((t) => !own.has(t)) && [...own].some((t) => !subject.has(t));
 }
