@@ -10,12 +10,15 @@
  *   that pairing ("Kangaroo Island" beside "where do kangaroos live", "fjord cruise", "Fig Newtons"):
  *   the page is about the compound, and the question's word is part of a name there.
  *
- * Both are read from the title because a page names its own subject there; the text only confirms
+ * - A thing named after the person asked about ("who was Isaac Newton": Fig Newtons, the newton as
+ *   a unit): its text never speaks of a person at all.
+ *
+ * The first two are read from the title because a page names its own subject there; the text only confirms
  * (a title "Zebra facts" whose text never says "zebra facts" is about zebras). English word order,
  * deterministic.
  */
 import { tokenize } from "../../ranking/lexical.ts";
-import { questionKind, subjectStems } from "./question-kind.ts";
+import { asksForPerson, questionKind, subjectStems } from "./question-kind.ts";
 import { docSentences } from "./sentences.ts";
 import { stem, TOPIC_STOP } from "./words.ts";
 
@@ -70,8 +73,16 @@ function namesake(subject: ReadonlySet<string>, title: string, text: string): bo
   });
 }
 
-/** Share of its relevance a page keeps for what its title says it is about: 1, or OTHER_SUBJECT. */
+/** Words that only a text about a person uses: its pronouns, birth and death. */
+const PERSON = /\b(he|she|his|her|him|himself|herself|born|died)\b/i;
+
+/**
+ * Share of its relevance a page keeps for what it is about: 1, or OTHER_SUBJECT for a sibling, a
+ * namesake, or, for "who was X", a page that never speaks of a person (a unit, a cookie, a hotel
+ * named after X).
+ */
 export function subjectFit(question: string, title: string, text: string): number {
+  if (asksForPerson(question) && !PERSON.test(text)) return OTHER_SUBJECT;
   const own = ownTitle(title).trim();
   if (!own) return 1;
   const subject = new Set(subjectStems(question));
