@@ -73,6 +73,8 @@ function namesake(subject: ReadonlySet<string>, title: string, text: string): bo
   });
 }
 
+/** "Who is/was X" asks about one person ("who are Radiohead" may ask about a band). */
+const ONE_PERSON = /^(who|whom)\s+(is|was)\b/i;
 /** Words that only a text about a person uses: its pronouns, birth and death. */
 const PERSON = /\b(he|she|his|her|him|himself|herself|born|died)\b/i;
 
@@ -82,7 +84,7 @@ const PERSON = /\b(he|she|his|her|him|himself|herself|born|died)\b/i;
  * named after X).
  */
 export function subjectFit(question: string, title: string, text: string): number {
-  if (asksForPerson(question) && !PERSON.test(text)) return OTHER_SUBJECT;
+  if (asksForPerson(question) && ONE_PERSON.test(question.trim()) && !PERSON.test(text)) return OTHER_SUBJECT;
   const own = ownTitle(title).trim();
   if (!own) return 1;
   const subject = new Set(subjectStems(question));
