@@ -6,7 +6,7 @@
  * questions of the bench's set where, without the rule, such sentences were cited.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { answerShape, hasAnswerForm } from "../../core/operations/research/answer-form.ts";
+import { ANOTHER, answerShape, formWeight, FORMLESS, hasAnswerForm } from "../../core/operations/research/answer-form.ts";
 import { subjectStems } from "../../core/operations/research/question-kind.ts";
 import { stems } from "../../core/operations/research/words.ts";
 import { loadQuestions } from "../../bench/research/dataset.ts";
@@ -53,6 +53,22 @@ describe("answer form", () => {
     expect(hasAnswerForm("A toad's skin is dry and warty, whereas a frog's is smooth.", "compare")).toBe(true);
     expect(hasAnswerForm("Frogs appear in many children's stories.", "compare")).toBe(false);
     expect(hasAnswerForm("Anything at all.", "open")).toBe(true);
+  });
+
+  it("for 'which is the largest', does not take a name for a superlative, and weighs down a rank said of an entity the sources do not agree on", () => {
+    // "Everest" ends like a superlative; a name is no rank.
+    expect(hasAnswerForm("Everest stands in the Himalayas on the border of Nepal.", "which")).toBe(false);
+    expect(hasAnswerForm("Most climbers stop at the camp below the summit.", "which")).toBe(true);
+    const subject = new Set(stems("Which is the longest bridge in Europe?"));
+    const topic = new Map([["vasco", 1], ["gama", 1], ["lisbon", 0.9], ["crimean", 0.3]]);
+    // The sources agree on the Vasco da Gama bridge; another bridge's rank is background, in the answer's own form.
+    expect(formWeight("The Vasco da Gama Bridge is the longest bridge in Europe, at twelve kilometres.", "which", subject, topic)).toBe(1);
+    expect(formWeight("The Crimean Bridge, over the Kerch Strait, is the second longest in Europe.", "which", subject, topic)).toBe(ANOTHER);
+    expect(formWeight("R4, the ring road bridge, is the third longest.", "which", subject, topic)).toBe(ANOTHER);
+    expect(formWeight("However, the figures depend on how a bridge is measured, and the longest may change.", "which", subject, topic)).toBe(1);
+    expect(formWeight("Bridges are built from steel and concrete.", "which", subject, topic)).toBe(FORMLESS);
+    // Without the sources' vocabulary a rank is a rank.
+    expect(formWeight("The Crimean Bridge is the second longest in Europe.", "which", subject)).toBe(1);
   });
 });
 

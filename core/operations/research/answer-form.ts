@@ -9,7 +9,8 @@
  * a sentence without the form down (FORMLESS), it does not drop it.
  */
 
-import { stems } from "./words.ts";
+import { tokenize } from "../../ranking/lexical.ts";
+import { stem, stems } from "./words.ts";
 
 export type AnswerShape = "when" | "where" | "which" | "howto" | "who-act" | "who-person" | "compare" | "open";
 
@@ -30,8 +31,8 @@ const PLACE_WORD =
   /\b(coasts?|shores?|regions?|mountains?|forests?|continents?|countr(y|ies)|seas?|oceans?|rivers?|streams?|lakes?|islands?|deserts?|hemisphere|equator|poles?|tropics?|valleys?|habitats?|borders?|north|south|east|west|northern|southern|eastern|western|central|inland|worldwide|lies|located|situated|native to|found (in|on|at|near|across)|li(ve|ves|ving) (in|on|at|near))\b/i;
 /** A preposition before a proper name, past the sentence's first letter: "off the coast of Queensland", "in Mexico". */
 const PLACE_NAME = /\b(in|across|off|along|near|from|to|throughout|around|between|of|at) (the )?[A-Z][a-z]+/;
-/** A superlative, an ordinal rank or a comparison: "the second largest", "larger than". */
-const RANK = /\b(most|least|second|third|than|[a-z]{2,}est)\b/gi;
+/** A superlative, an ordinal rank or a comparison: "the second largest", "larger than" (lower case: "Everest" is a name). */
+const RANK = /\b(most|least|second|third|than|[a-z]{2,}est)\b|^(Most|Least|Second|Third)\b/g;
 const NOT_RANK = /^(forest|interest|west|rest|test|nest|chest|guest|request|suggest|honest|modest|harvest|protest|contest|invest|arrest|digest)$/i;
 /** Base-form verbs that open an instruction ("Soak the stone…", "First wash your hands…"). */
 const STEP_VERB =
@@ -71,19 +72,38 @@ function aboutSomeoneElse(sentence: string, subject: Subject): boolean {
   return name !== undefined && !NOT_A_NAME.test(name) && ![...stems(name)].some((t) => subject.has(t));
 }
 
+/** A sentence that opens on a name and then a comma or its verb ("K2, on the border…, is…", "The Atlantic is…"). */
+const OPENING_NAME = /^(?:The )?([A-Z][\w'’-]*(?: [A-Z][\w'’-]*)*)(?:,| (?:is|was|are|were|has|had|became|remains|stands|lies|rises|runs|flows|covers|reaches|holds)\b)/;
+/** Capitalised openers that are no names ("However, …", "Usually, …"). */
+const DISCOURSE = /^(However|Instead|Finally|Meanwhile|Still|Yet|Also|Then|Now|Later|Overall|Together|Otherwise|Therefore|Thus|Hence|Indeed|Moreover|Furthermore|Nevertheless|Again|Here|There|Once|Since|So|But|And|Or|[A-Z][a-z]*ly)$/;
+
+/**
+ * "Which is the largest": a rank said of an entity other than the ones the sources agree on is
+ * background ("K2, on the border of Pakistan and China, is the second tallest mountain" beside pages
+ * that agree on Everest). The sentence opens on a name none of whose own words (the question's aside)
+ * the relevant sources share.
+ */
+function rankOfAnother(sentence: string, subject: Subject, agreed: Subject): boolean {
+  const name = sentence.match(OPENING_NAME)?.[1];
+  if (!name || NOT_A_NAME.test(name) || DISCOURSE.test(name)) return false;
+  // Every word of a name counts, short ones too ("K2").
+  const own = tokenize(name).map(stem).filter((t) => !subject.has(t));
+  return own.length > 0 && !own.some((t) => agreed.has(t));
+}
+
 /**
  * Whether a sentence has the form of an answer to a question of this shape (an open question:
  * always). `subject` is the question's subject stems, for "who was X": the life and deeds of X,
  * not of someone the sentence opens on by name.
  */
-export function hasAnswerForm(sentence: string, shape: AnswerShape, subject: Subject = new Set<string>()): boolean {
+export function hasAnswerForm(sentence: string, shape: AnswerShape, subject: Subject = new Set<string>(), agreed?: Subject): boolean {
   switch (shape) {
     case "when":
       return DATE.test(sentence);
     case "where":
       return PLACE_WORD.test(sentence) || PLACE_NAME.test(sentence.slice(1));
     case "which":
-      return (sentence.match(RANK) ?? []).some((w) => !NOT_RANK.test(w));
+      return (sentence.match(RANK) ?? []).some((w) => !NOT_RANK.test(w)) && !(agreed && rankOfAnother(sentence, subject, agreed));
     case "howto":
       return STEP.test(sentence) || IMPERATIVE.test(sentence);
     case "who-act":
@@ -107,7 +127,16 @@ export function hasAnswerForm(sentence: string, shape: AnswerShape, subject: Sub
  */
 export const FORMLESS = 0.65;
 
-/** What a sentence's score is multiplied by for its form (1 with it, FORMLESS without). */
-export function formWeight(sentence: string, shape: AnswerShape, subject: Subject): number {
-  return hasAnswerForm(sentence, shape, subject) ? 1 : FORMLESS;
+/** Share of its score a sentence keeps when it ranks another entity than the sources agree on. */
+export const ANOTHER = 0.4;
+
+/** Topic weight (relevance.ts) at which the relevant sources agree on a word: most of them use it. */
+const AGREED = 0.75;
+
+/** What a sentence's score is multiplied by for its form (1 with it, FORMLESS without); `topic` is the relevant sources' shared vocabulary. */
+export function formWeight(sentence: string, shape: AnswerShape, subject: Subject, topic?: ReadonlyMap<string, number>): number {
+  const agreed = topic && { has: (t: string) => (topic.get(t) ?? 0) >= AGREED };
+  if (hasAnswerForm(sentence, shape, subject, agreed)) return 1;
+  // A rank said of another entity is background in the answer's own form: it weighs less than no form.
+  return shape === "which" && agreed && rankOfAnother(sentence, subject, agreed) ? ANOTHER : FORMLESS;
 }

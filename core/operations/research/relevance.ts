@@ -22,6 +22,7 @@ import { docSentences, referBack } from "./sentences.ts";
 import { stems, TOPIC_STOP } from "./words.ts";
 import { answerCue, asksForPerson, questionKind, subjectStems, type QuestionKind } from "./question-kind.ts";
 import { answerShape, formWeight, type AnswerShape } from "./answer-form.ts";
+import { subjectFit } from "./page-subject.ts";
 
 
 export interface DocumentInput {
@@ -103,13 +104,14 @@ export function buildQuestionModel(question: string, docs: readonly DocumentInpu
   // "Who was X" asks about one person by name: a page that never names them is about someone else
   // (a namesake, a relative), however much it shares with the pages about them.
   const person = asksForPerson(question);
-  const prior = docs.map((_, i) => {
+  const prior = docs.map((d, i) => {
     let coverage = 0;
     for (const [t, w] of terms) if (docStems[i]!.has(t)) coverage += w;
     if (person && coverage === 0) return 0;
     const list = sentences[i]!;
     const spread = list.length ? list.filter((s) => [...terms.keys()].some((t) => s.has(t))).length / list.length : 0;
-    return (0.5 + 0.5 * coverage) * (0.8 + 0.2 * spread);
+    // A page whose title puts it on another subject (a sibling question, a namesake) weighs little however many words it shares.
+    return (0.5 + 0.5 * coverage) * (0.8 + 0.2 * spread) * subjectFit(question, d.title, d.text);
   });
   // Agreement, first with the two closest other sites, then refined: the sites that agree with
   // the pages already judged relevant count, the others count for less (each round squares the
@@ -282,7 +284,7 @@ export function sentenceRelevance(sentence: string, sourceId: string, model: Que
   // A single relevant page has no shared vocabulary to go by: its sentences count by the question's words.
   const base = model.topic.size ? Math.max(topical * (1 - QUESTION_SHARE + QUESTION_SHARE * q), QUESTION_ONLY * q * q) : 0.5 * q;
   // A closed question's answer has its form (a date, a place, a step…): a sentence without it weighs less.
-  let score = (base + answerCue(sentence, s, q, model)) * formWeight(sentence, model.shape, model.terms);
+  let score = (base + answerCue(sentence, s, q, model)) * formWeight(sentence, model.shape, model.terms, model.topic);
   if (model.semantic) score = (1 - SEMANTIC_SENTENCE) * score + SEMANTIC_SENTENCE * (model.semantic.get(sentence) ?? 0);
   return Math.max(0, Math.min(1, score)) * doc;
 }
