@@ -6,7 +6,7 @@ import pgLib from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { send, startPageServer, type PageServer } from "../helpers/page-server.ts";
 import { PrivatePostgres, PrivateRedis } from "../helpers/private-services.ts";
-import { createKeyCli, startServer, type Server } from "../helpers/server.ts";
+import { cli, createKeyCli, startServer, type Server } from "../helpers/server.ts";
 
 const modes = [
   { name: "PostgreSQL alone", redis: false },
@@ -169,7 +169,8 @@ describe.each(modes)("three instances on $name", ({ redis: withRedis }) => {
   it("a plan change through the CLI applies on every instance at once", async () => {
     const k = createKeyCli(env, `plans-${withRedis}`, "search");
     for (const i of [0, 1, 2]) expect((await (await call(i, "/v1/usage", k.key)).json()).plan).toBe("free");
-    createKeyCli(env, `plans-${withRedis}`, "search", "pro");
+    const set = cli(["accounts", "set-plan", `plans-${withRedis}`, "pro"], env);
+    expect(set.status, set.stderr).toBe(0);
     for (const i of [0, 1, 2]) expect((await (await call(i, "/v1/usage", k.key)).json()).plan).toBe("pro");
   });
 
