@@ -120,6 +120,42 @@ describe("Firecrawl v1 client: map and crawl", () => {
   }, 120_000);
 });
 
+describe("Firecrawl v1 client: batch scrape and errors", () => {
+  it("batchScrapeUrls waits for the batch (it polls /v1/crawl/{id}) and returns its pages", async () => {
+    const app = new FirecrawlAppV1({ apiKey: h.keys.full, apiUrl: `${h.url}/compat/firecrawl` });
+    const res = await app.batchScrapeUrls([`${h.site.url}${page(1)}`, `${h.site.url}${page(2)}`], { formats: ["markdown"] }, 1);
+    if (!res.success) throw new Error("batch failed");
+    expect(res.status).toBe("completed");
+    expect(res.data.map((d) => d.metadata?.sourceURL).sort()).toEqual([`${h.site.url}${page(1)}`, `${h.site.url}${page(2)}`]);
+    expect(res.data[0].markdown).toMatch(/log-structured merge trees/);
+  }, 60_000);
+
+  it("checkCrawlErrors and checkBatchScrapeErrors (both sent as DELETE) list the failed pages", async () => {
+    const app = new FirecrawlAppV1({ apiKey: h.keys.full, apiUrl: `${h.url}/compat/firecrawl` });
+    const gone = `${h.site.url}/site/gone`;
+    const batch = await app.asyncBatchScrapeUrls([`${h.site.url}${page(3)}`, gone], { formats: ["markdown"] });
+    if (!batch.success) throw new Error("batch failed");
+    let status = await app.checkBatchScrapeStatus(batch.id);
+    for (let i = 0; i < 60 && status.success && status.status !== "completed"; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      status = await app.checkBatchScrapeStatus(batch.id);
+    }
+    const batchErrors = await app.checkBatchScrapeErrors(batch.id);
+    expect("errors" in batchErrors && batchErrors.errors.map((e) => e.url)).toEqual([gone]);
+    const crawl = await app.asyncCrawlUrl(root, { limit: 3, maxDepth: 1, includePaths: ["^/site/(gone)?$"] });
+    if (!crawl.success) throw new Error("crawl failed");
+    let crawled = await app.checkCrawlStatus(crawl.id);
+    for (let i = 0; i < 60 && crawled.success && crawled.status !== "completed"; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      crawled = await app.checkCrawlStatus(crawl.id);
+    }
+    const crawlErrors = await app.checkCrawlErrors(crawl.id);
+    expect("errors" in crawlErrors && crawlErrors.errors.map((e) => e.url)).toEqual([gone]);
+    // A read: the job is still there, completed, afterwards.
+    expect(await app.checkCrawlStatus(crawl.id)).toMatchObject({ success: true, status: "completed" });
+  }, 90_000);
+});
+
 describe("Tavily client: map and crawl", () => {
   it("map lists URLs; crawl answers the pages' content when the job is done", async () => {
     const map = await tvly(h.keys.full).map(root, { limit: 500, selectPaths: ["^/site/p/b[a-z]$"] });

@@ -115,10 +115,18 @@ function document(p: NativeJob["data"][number]): Record<string, unknown> {
   };
 }
 
-export function firecrawlJobStatus(dispatch: Dispatch, publicBase: PublicBase, kind: JobKind, version: "v1" | "v2") {
-  const segment = kind === "crawl" ? "crawl" : "batch/scrape";
+/**
+ * Firecrawl keeps crawls and batch scrapes as one kind of job, and the v1 client's
+ * batchScrapeUrls waits for a batch on `GET /v1/crawl/{id}` and its errors on the crawl's
+ * errors route: a batch id read through a crawl route is read as the batch it is.
+ */
+const kindOf = (route: JobKind, id: string): JobKind => (route === "crawl" && id.startsWith("batch_") ? "batch" : route);
+
+export function firecrawlJobStatus(dispatch: Dispatch, publicBase: PublicBase, routeKind: JobKind, version: "v1" | "v2") {
   return async (c: Context<AppEnv>) => {
     const id = c.req.param("id") ?? "";
+    const kind = kindOf(routeKind, id);
+    const segment = kind === "crawl" ? "crawl" : "batch/scrape";
     const job = await jobSlice(dispatch, c, kind, id, authorizationOf(c), skipQuery(c));
     const skip = skipOf(job.next);
     return c.json({
@@ -144,10 +152,10 @@ export function firecrawlJobCancel(dispatch: Dispatch, kind: JobKind) {
   };
 }
 
-export function firecrawlJobErrors(dispatch: Dispatch, kind: JobKind) {
+export function firecrawlJobErrors(dispatch: Dispatch, routeKind: JobKind) {
   return async (c: Context<AppEnv>) => {
     const id = c.req.param("id") ?? "";
-    const job = await wholeJob(dispatch, c, kind, id, authorizationOf(c));
+    const job = await wholeJob(dispatch, c, kindOf(routeKind, id), id, authorizationOf(c));
     const when = job.finished_at ?? job.created_at;
     return c.json({
       success: true,
