@@ -156,6 +156,22 @@ describe("Firecrawl v1 client: batch scrape and errors", () => {
   }, 90_000);
 });
 
+describe("Tavily client: a crawl that outlasts its timeout", () => {
+  it("answers what it read before the client's own timeout (the same number) runs out", async () => {
+    // A chain of pages that each take a second: far more than 10 s of work.
+    for (let i = 0; i < 40; i++) {
+      h.site.route(`/slow/${slug(i)}`, (_req, res) => {
+        setTimeout(() => send("text/html; charset=utf-8", `<html><head><title>Slow ${i}</title></head><body><article><h1>Slow ${i}</h1><p>Slow page ${i} is a page long enough to be read as the main content of the page.</p><a href="/slow/${slug(i + 1)}">next</a></article></body></html>`)(_req, res), 1000);
+      });
+    }
+    const t0 = Date.now();
+    const res = await tvly(h.keys.full).crawl(`${h.site.url}/slow/${slug(0)}`, { limit: 40, maxDepth: 10, timeout: 10 });
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    expect(res.results.length).toBeGreaterThan(0);
+    expect(res.results[0].url).toBe(`${h.site.url}/slow/${slug(0)}`);
+  }, 60_000);
+});
+
 describe("Tavily client: map and crawl", () => {
   it("map lists URLs; crawl answers the pages' content when the job is done", async () => {
     const map = await tvly(h.keys.full).map(root, { limit: 500, selectPaths: ["^/site/p/b[a-z]$"] });

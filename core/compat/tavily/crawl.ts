@@ -1,7 +1,7 @@
 /**
  * Tavily `POST /map` → native `POST /v1/map` (one `crawl` unit) and Tavily `POST /crawl` →
- * a native crawl job, waited for (on its event stream) up to Tavily's `timeout`, then read
- * whole. Tavily's crawl answers synchronously; a job still running at the timeout is cancelled
+ * a native crawl job, waited for (on its event stream) until shortly before Tavily's
+ * `timeout`, then read whole. Tavily's crawl answers synchronously; a job still running at the timeout is cancelled
  * and what it read is returned, with `quarry.stopped_reason` saying so.
  */
 import type { Context } from "hono";
@@ -97,7 +97,10 @@ export function tavilyCrawl(dispatch: Dispatch, now: () => number) {
     if (typeof body.allow_external === "boolean") native.allow_external = body.allow_external;
     const authorization = authorizationOf(c, body.api_key);
     const job = bodyOf<{ id: string }>(await dispatch(c, { method: "POST", path: JOB_PATH.crawl, body: native, authorization }));
-    const deadline = started + clamp(body.timeout ?? 150, 10, 150) * 1000;
+    // The client gives up at `timeout` itself (tavily-js and tavily-python both set it as the
+    // HTTP timeout): stop waiting early enough that the answer reaches it before then.
+    const timeoutMs = clamp(body.timeout ?? 150, 10, 150) * 1000;
+    const deadline = started + timeoutMs - Math.min(5000, Math.max(2000, timeoutMs / 10));
     const finished = await waitForJob(dispatch, c, "crawl", job.id, authorization, deadline, now);
     if (!finished) await dispatch(c, { method: "DELETE", path: `${JOB_PATH.crawl}/${job.id}`, authorization });
     const all = await wholeJob(dispatch, c, "crawl", job.id, authorization);
