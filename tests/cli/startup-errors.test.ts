@@ -42,6 +42,14 @@ describe("start-up on a data directory or database that cannot be used", () => {
     expect(lines(link.stderr)).toEqual([`quarry: QUARRY_DATA_DIR: cannot use "${join(dir, "link", "data")}" as the data directory: ${join(dir, "link")} is a link to a directory that does not exist`]);
   }, 30_000);
 
+  it("a proxy URL Quarry cannot use is named by its variable on every runtime, not a stack trace", async () => {
+    for (const runtime of ["node", "bun"] as const) {
+      const r = await start(runtime, { QUARRY_DATA_DIR: tempDataDir(), HTTPS_PROXY: "socks5://proxy.example:1080" });
+      expect(r.code, runtime).toBe(1);
+      expect(lines(r.stderr), runtime).toEqual(["quarry: invalid configuration: HTTPS_PROXY: socks5:// proxies are not supported; use an http:// proxy URL (https is tunnelled through it with CONNECT)"]);
+    }
+  }, 60_000);
+
   for (const runtime of ["node", "deno", "bun"] as const) {
     it(`${runtime}: an unreachable PostgreSQL or a bad data directory is one line naming the variable, no stack trace`, async () => {
       const pg = await start(runtime, { QUARRY_DATABASE_URL: "postgres://quarry:secret@127.0.0.1:1/quarry" });

@@ -134,7 +134,7 @@ describe("Firecrawl v1 client: batch scrape and errors", () => {
     const app = new FirecrawlAppV1({ apiKey: h.keys.full, apiUrl: `${h.url}/compat/firecrawl` });
     const gone = `${h.site.url}/site/gone`;
     const batch = await app.asyncBatchScrapeUrls([`${h.site.url}${page(3)}`, gone], { formats: ["markdown"] });
-    if (!batch.success) throw new Error("batch failed");
+    if (!batch.success || !batch.id) throw new Error("batch failed");
     let status = await app.checkBatchScrapeStatus(batch.id);
     for (let i = 0; i < 60 && status.success && status.status !== "completed"; i++) {
       await new Promise((r) => setTimeout(r, 250));
@@ -143,7 +143,7 @@ describe("Firecrawl v1 client: batch scrape and errors", () => {
     const batchErrors = await app.checkBatchScrapeErrors(batch.id);
     expect("errors" in batchErrors && batchErrors.errors.map((e) => e.url)).toEqual([gone]);
     const crawl = await app.asyncCrawlUrl(root, { limit: 3, maxDepth: 1, includePaths: ["^/site/(gone)?$"] });
-    if (!crawl.success) throw new Error("crawl failed");
+    if (!crawl.success || !crawl.id) throw new Error("crawl failed");
     let crawled = await app.checkCrawlStatus(crawl.id);
     for (let i = 0; i < 60 && crawled.success && crawled.status !== "completed"; i++) {
       await new Promise((r) => setTimeout(r, 250));
