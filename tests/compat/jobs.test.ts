@@ -194,6 +194,10 @@ describe("MCP: the site-level tools", () => {
     const started = (await client.callTool({ name: "crawl", arguments: { url: root, limit: 5, max_depth: 1 } })) as CallToolResult;
     const id = (started.structuredContent as { id: string }).id;
     expect(id).toMatch(/^crawl_/);
+    // The link the tool gives is this server's, one the caller can use.
+    const statusUrl = (started.structuredContent as { status_url: string }).status_url;
+    expect(statusUrl).toBe(`${h.url}/v1/crawl/${id}`);
+    expect((await fetch(statusUrl, { headers: { authorization: `Bearer ${h.keys.full}` } })).status).toBe(200);
     let status: { status: string; data: unknown[] } = { status: "queued", data: [] };
     for (let i = 0; i < 60 && !["completed", "failed", "cancelled"].includes(status.status); i++) {
       status = ((await client.callTool({ name: "crawl_status", arguments: { id } })) as CallToolResult).structuredContent as typeof status;
