@@ -121,7 +121,9 @@ export async function abandon(p: Prepared): Promise<void> {
 
 export async function announce(p: Prepared, url: string, runtimeName: string): Promise<void> {
   p.lock?.listening(url);
-  p.logger.info({ url, runtime: runtimeName, storage: p.built.describe, version: p.config.version }, "quarry listening");
+  // The pid is the process to signal: a launcher such as npx runs the server through a shell
+  // that does not pass SIGTERM on (README, "Run it").
+  p.logger.info({ url, pid: process.pid, runtime: runtimeName, storage: p.built.describe, version: p.config.version }, "quarry listening");
   if (await p.built.ports.keys.isEmpty().catch(() => false)) {
     p.logger.info(
       { next: "npx quarry keys create --account me --scopes search,research,scrape,keys --name first" },

@@ -181,6 +181,8 @@ describe("quarry CLI", () => {
     const fresh = { QUARRY_DATA_DIR: tempDataDir() };
     const s = await startServer("node", fresh);
     await new Promise((r) => setTimeout(r, 300));
+    // The listening line names the process to signal (npx does not pass SIGTERM on).
+    expect(JSON.parse(s.output().split("\n").find((l) => l.includes('"quarry listening"'))!).pid).toBe(s.proc.pid);
     expect(s.output()).toContain("quarry keys create");
     expect(s.output()).not.toMatch(/qry_[0-9a-f]{64}/);
     await s.stop();
