@@ -99,6 +99,14 @@ describe("Firecrawl v2 client: map, crawl, batch", () => {
     const theirs = await errorOf(v2(h.keys.twin).getCrawlStatus(mine.id));
     expect((theirs as SdkError).status).toBe(404);
   }, 60_000);
+
+  it("a path pattern Quarry cannot run is a 400 naming the client's own field", async () => {
+    const include = await errorOf(v2(h.keys.full).startCrawl(root, { includePaths: ["^/site/", "(?=p)"] }));
+    expect((include as SdkError).status).toBe(400);
+    expect(include.message).toMatch(/^includePaths\.1: each of includePaths must be a regular expression without lookaround/);
+    const exclude = await errorOf(v2(h.keys.full).startCrawl(root, { excludePaths: ["(a)\\1"] }));
+    expect(exclude.message).toMatch(/^excludePaths\.0: each of excludePaths must be/);
+  }, 30_000);
 });
 
 describe("Firecrawl v1 client: map and crawl", () => {

@@ -7,7 +7,9 @@
  */
 import type { Context } from "hono";
 import * as v from "valibot";
+import { ApiError } from "../../errors.ts";
 import type { AppEnv } from "../../gateway/context.ts";
+import { compilePathPattern, PATTERN_RULE } from "../../jobs/path-patterns.ts";
 import { authorizationOf, type Dispatch } from "../dispatch.ts";
 import { asIgnored, bodyOf, readBody } from "../http.ts";
 import { JOB_PATH, jobSlice, skipOf, skipQuery, wholeJob, type JobKind, type NativeJob } from "../native-jobs.ts";
@@ -73,6 +75,11 @@ export function firecrawlCrawlStart(dispatch: Dispatch, publicBase: PublicBase, 
     if (typeof body.limit === "number") native.limit = clamp(body.limit, 1, 10_000);
     const depth = body.maxDiscoveryDepth ?? body.maxDepth;
     if (typeof depth === "number") native.max_depth = clamp(depth, 0, 10);
+    // Checked here so that a refusal names the client's fields, not the native include_paths.
+    for (const field of ["includePaths", "excludePaths"] as const) {
+      const bad = (body[field] ?? []).findIndex((p) => !compilePathPattern(p));
+      if (bad >= 0) throw new ApiError("invalid_request", `${field}.${bad}: each of ${field} must be ${PATTERN_RULE}`, { details: [{ field: `${field}.${bad}`, message: `each of ${field} must be ${PATTERN_RULE}` }] });
+    }
     if (body.includePaths?.length) native.include_paths = body.includePaths;
     if (body.excludePaths?.length) native.exclude_paths = body.excludePaths;
     if (typeof body.allowExternalLinks === "boolean") native.allow_external = body.allowExternalLinks;
