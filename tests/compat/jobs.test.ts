@@ -100,6 +100,12 @@ describe("Firecrawl v2 client: map, crawl, batch", () => {
     expect((theirs as SdkError).status).toBe(404);
   }, 60_000);
 
+  it("getActiveCrawls is a 404 saying Quarry does not list them, not that none is active", async () => {
+    const err = await errorOf(v2(h.keys.full).getActiveCrawls());
+    expect((err as SdkError).status).toBe(404);
+    expect(err.message).toBe("Quarry does not list active crawls (GET /compat/firecrawl/v2/crawl/active); read each crawl by the id its start answered.");
+  }, 30_000);
+
   it("a path pattern Quarry cannot run is a 400 naming the client's own field", async () => {
     const include = await errorOf(v2(h.keys.full).startCrawl(root, { includePaths: ["^/site/", "(?=p)"] }));
     expect((include as SdkError).status).toBe(400);

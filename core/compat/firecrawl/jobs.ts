@@ -132,6 +132,8 @@ const kindOf = (route: JobKind, id: string): JobKind => (route === "crawl" && id
 export function firecrawlJobStatus(dispatch: Dispatch, publicBase: PublicBase, routeKind: JobKind, version: "v1" | "v2") {
   return async (c: Context<AppEnv>) => {
     const id = c.req.param("id") ?? "";
+    // The clients' getActiveCrawls: not a job id, and "No crawl job active." would read as "none is".
+    if (routeKind === "crawl" && id === "active") throw new ApiError("not_found", `Quarry does not list active crawls (GET ${c.req.path}); read each crawl by the id its start answered.`);
     const kind = kindOf(routeKind, id);
     const segment = kind === "crawl" ? "crawl" : "batch/scrape";
     const job = await jobSlice(dispatch, c, kind, id, authorizationOf(c), skipQuery(c));
