@@ -172,6 +172,10 @@ describe("crawl options", () => {
     const bad = await post("/v1/crawl", { url: `${site.url}/`, include_paths: ["(["] });
     expect(bad.status).toBe(400);
     expect((await bad.json()).error.details[0].field).toContain("include_paths");
+    // A webhook given as a bare URL (as Firecrawl takes it) says what shape it needs.
+    const hook = await post("/v1/crawl", { url: `${site.url}/`, webhook: "https://hooks.example/x" });
+    expect(hook.status).toBe(400);
+    expect((await hook.json()).error.details).toEqual([{ field: "webhook", message: "webhook must be an object: {url, secret, events}" }]);
   });
 });
 
