@@ -186,6 +186,30 @@ describe("Tavily client: a crawl that outlasts its timeout", () => {
   }, 60_000);
 });
 
+describe("Tavily client: extract and map within the client's own timeout", () => {
+  it("extract shares `timeout` across its URLs: the pages read in time, the rest failed, before the client gives up", async () => {
+    for (let i = 0; i < 12; i++) {
+      h.site.route(`/slowpage/${slug(i)}`, (req, res) => {
+        setTimeout(() => send("text/html; charset=utf-8", `<html><head><title>Slow page ${i}</title></head><body><article><h1>Slow page ${i}</h1><p>Slow page ${i} takes a second and a half to answer, and has a paragraph long enough to be its main content.</p></article></body></html>`)(req, res), 1500);
+      });
+    }
+    const urls = Array.from({ length: 12 }, (_, i) => `${h.site.url}/slowpage/${slug(i)}`);
+    const t0 = Date.now();
+    const res = await tvly(h.keys.full).extract(urls, { timeout: 4 });
+    expect(Date.now() - t0).toBeLessThan(4000);
+    expect(res.results.length).toBeGreaterThan(0);
+    expect(res.results.length + res.failedResults.length).toBe(12);
+    expect(res.failedResults.length).toBeGreaterThan(0);
+    for (const f of res.failedResults) expect(f.error).toMatch(/timeout|took longer/);
+  }, 30_000);
+
+  it("map of a page that does not answer in time says so, before the client's own timeout error", async () => {
+    h.site.route("/hang/", (req, res) => void setTimeout(() => send("text/html; charset=utf-8", "<html><body>late</body></html>")(req, res), 8000));
+    const err = await errorOf(tvly(h.keys.full).map(`${h.site.url}/hang/`, { timeout: 3 }));
+    expect(err.message).toMatch(/^Nothing to map/);
+  }, 30_000);
+});
+
 describe("Tavily client: map and crawl", () => {
   it("map lists URLs; crawl answers the pages' content when the job is done", async () => {
     const map = await tvly(h.keys.full).map(root, { limit: 500, selectPaths: ["^/site/p/b[a-z]$"] });

@@ -9,7 +9,7 @@ import * as v from "valibot";
 import { ApiError } from "../../errors.ts";
 import type { AppEnv } from "../../gateway/context.ts";
 import { authorizationOf, type Dispatch } from "../dispatch.ts";
-import { asIgnored, bodyOf, ignoredOptions, readBody, secondsSince } from "../http.ts";
+import { asIgnored, beforeClientTimeout, bodyOf, ignoredOptions, readBody, secondsSince } from "../http.ts";
 import { JOB_PATH, waitForJob, wholeJob } from "../native-jobs.ts";
 import { compilePathPattern, PATTERN_RULE, type PathPattern } from "../../jobs/path-patterns.ts";
 
@@ -64,7 +64,8 @@ export function tavilyMap(dispatch: Dispatch, now: () => number) {
     const url = absolute(body.url);
     const native: Record<string, unknown> = { url };
     if (typeof body.limit === "number") native.limit = clamp(body.limit, 1, 5000);
-    if (typeof body.timeout === "number") native.timeout_ms = clamp(body.timeout * 1000, 1000, 60_000);
+    // The client gives up at `timeout` itself: the map's own bound ends a margin before it.
+    if (typeof body.timeout === "number") native.timeout_ms = clamp(beforeClientTimeout(body.timeout), 1000, 60_000);
     const keep = checkedPathFilter(body);
     const res = bodyOf<{ links: Array<{ url: string }>; meta: unknown }>(await dispatch(c, { method: "POST", path: "/v1/map", body: native, authorization: authorizationOf(c, body.api_key) }));
     const ignored = ignoredOptions(body as Record<string, unknown>, new Set(["url", "api_key", "limit", "timeout", "select_paths", "exclude_paths", "include_usage"]));
