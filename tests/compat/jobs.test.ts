@@ -183,6 +183,11 @@ describe("Tavily client: a crawl that outlasts its timeout", () => {
     expect(Date.now() - t0).toBeLessThan(10_000);
     expect(res.results.length).toBeGreaterThan(0);
     expect(res.results[0].url).toBe(`${h.site.url}/slow/${slug(0)}`);
+    // Under Tavily's 10 s too: the client waits only that long whatever the server would.
+    const short = Date.now();
+    const quick = await tvly(h.keys.full).crawl(`${h.site.url}/slow/${slug(20)}`, { limit: 40, maxDepth: 10, timeout: 5 });
+    expect(Date.now() - short).toBeLessThan(5000);
+    expect(quick.results.map((r) => r.url)).toContain(`${h.site.url}/slow/${slug(20)}`);
   }, 60_000);
 });
 

@@ -100,8 +100,9 @@ export function tavilyCrawl(dispatch: Dispatch, now: () => number) {
     const job = bodyOf<{ id: string }>(await dispatch(c, { method: "POST", path: JOB_PATH.crawl, body: native, authorization }));
     // The client gives up at `timeout` itself (tavily-js and tavily-python both set it as the
     // HTTP timeout): stop waiting early enough that the answer reaches it before then.
-    const timeoutMs = clamp(body.timeout ?? 150, 10, 150) * 1000;
-    const deadline = started + timeoutMs - Math.min(5000, Math.max(2000, timeoutMs / 10));
+    // A timeout under Tavily's 10 s is honoured too: the client gives up then all the same.
+    const timeoutMs = Math.min(150, Math.max(1, body.timeout ?? 150)) * 1000;
+    const deadline = started + Math.max(1000, timeoutMs - Math.min(5000, Math.max(2000, timeoutMs / 10)));
     const finished = await waitForJob(dispatch, c, "crawl", job.id, authorization, deadline, now);
     if (!finished) await dispatch(c, { method: "DELETE", path: `${JOB_PATH.crawl}/${job.id}`, authorization });
     const all = await wholeJob(dispatch, c, "crawl", job.id, authorization);
