@@ -106,6 +106,12 @@ describe("Firecrawl v2 client: map, crawl, batch", () => {
     expect(err.message).toBe("Quarry does not list active crawls (GET /compat/firecrawl/v2/crawl/active); read each crawl by the id its start answered.");
   }, 30_000);
 
+  it("a batch whose every URL ignoreInvalidURLs drops says so, not 'urls must not be empty'", async () => {
+    const err = await errorOf(v2(h.keys.full).startBatchScrape(["not a url", "ftp://x/y"], { ignoreInvalidURLs: true }));
+    expect((err as SdkError).status).toBe(400);
+    expect(err.message).toBe("urls: none is a valid http(s) URL, so there is nothing to scrape (ignoreInvalidURLs dropped all 2).");
+  }, 30_000);
+
   it("a path pattern Quarry cannot run is a 400 naming the client's own field", async () => {
     const include = await errorOf(v2(h.keys.full).startCrawl(root, { includePaths: ["^/site/", "(?=p)"] }));
     expect((include as SdkError).status).toBe(400);

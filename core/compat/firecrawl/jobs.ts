@@ -100,6 +100,9 @@ export function firecrawlBatchStart(dispatch: Dispatch, publicBase: PublicBase, 
     const ignored = new Set<string>();
     const valid = (u: string) => /^https?:\/\/[^\s/]/i.test(u) && URL.canParse(u);
     const invalid = body.ignoreInvalidURLs ? body.urls.filter((u) => !valid(u)) : [];
+    if (invalid.length && invalid.length === body.urls.length) {
+      throw new ApiError("invalid_request", `urls: none is a valid http(s) URL, so there is nothing to scrape (ignoreInvalidURLs dropped all ${invalid.length}).`, { details: [{ field: "urls", message: "no valid URL" }] });
+    }
     const { urls: _u, ignoreInvalidURLs: _i, webhook: hookIn, ...opts } = body;
     const native: Record<string, unknown> = { urls: body.urls.filter((u) => !invalid.includes(u)), ...pageOptions(opts as FirecrawlScrapeOptions, ignored, "", canRender()) };
     for (const k of CLIENT_FIELDS) ignored.delete(k);
