@@ -221,6 +221,15 @@ describe("cancellation, isolation and quota", () => {
     expect(site.hits.length).toBe(n);
   }, 30_000);
 
+  it("DELETE of a job that has ended leaves it as it is and answers its status", async () => {
+    const a = await (await post("/v1/crawl", { url: `${site.url}/about`, max_depth: 0 })).json();
+    const done = await waitFor(`/v1/crawl/${a.id}`, finished);
+    const del = await t.request(`/v1/crawl/${a.id}`, { method: "DELETE", key });
+    expect(del.status).toBe(200);
+    expect(await del.json()).toEqual({ id: a.id, status: done.status });
+    expect((await (await t.request(`/v1/crawl/${a.id}`, { key })).json()).status).toBe(done.status);
+  }, 30_000);
+
   it("another account's job is a 404 on every route", async () => {
     const a = await (await post("/v1/crawl", { url: `${site.url}/about`, max_depth: 0 })).json();
     const other = (await t.key("intruder", ["scrape"])).secret;
