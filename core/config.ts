@@ -64,6 +64,15 @@ export interface ProxySettings {
 export function parseProxyEnv(env: Env): ProxySettings | null {
   const pick = (name: string) => env[name.toLowerCase()]?.trim() || env[name.toUpperCase()]?.trim() || undefined;
   const proxy: ProxySettings = { http: pick("http_proxy"), https: pick("https_proxy"), noProxy: pick("no_proxy") };
+  for (const name of ["http_proxy", "https_proxy"]) {
+    const value = pick(name);
+    if (!value) continue;
+    const variable = env[name]?.trim() ? name : name.toUpperCase();
+    const text = value.includes("://") ? value : `http://${value}`;
+    if (!URL.canParse(text)) throw new ConfigError(variable, `"${value}" is not a URL`);
+    const url = new URL(text);
+    if (url.protocol !== "http:") throw new ConfigError(variable, `${url.protocol}// proxies are not supported; use an http:// proxy URL (https is tunnelled through it with CONNECT)`);
+  }
   return proxy.http || proxy.https ? proxy : null;
 }
 

@@ -36,6 +36,34 @@ Scopes: ${SCOPES.join(", ")}. Configuration comes from QUARRY_* environment vari
 
 const SUBCOMMANDS: Record<string, string[]> = { keys: ["create", "list", "revoke"], accounts: ["set-plan"] };
 
+/**
+ * The options and positional arguments each command takes. Anything else is a usage mistake
+ * (exit 2), never silently dropped: `quarry keys revoke key_A key_B` would otherwise revoke
+ * key_A alone and exit 0.
+ */
+const ACCEPTS: Record<string, { options: string[]; args: string[] }> = {
+  serve: { options: ["host", "port"], args: [] },
+  demo: { options: [], args: [] },
+  mcp: { options: [], args: [] },
+  "keys create": { options: ["account", "scopes", "name", "plan", "json"], args: [] },
+  "keys list": { options: ["account", "json"], args: [] },
+  "keys revoke": { options: ["name", "json"], args: ["KEY_ID"] },
+  "accounts set-plan": { options: ["json"], args: ["NAME", "PLAN"] },
+  usage: { options: ["account", "json"], args: [] },
+};
+
+function checkArguments(command: string, given: Record<string, unknown>, args: string[]): void {
+  const accepts = ACCEPTS[command];
+  if (!accepts) return;
+  for (const [option, value] of Object.entries(given)) {
+    if (value !== undefined && value !== false && !accepts.options.includes(option)) fail(`${command} does not take --${option}; see quarry help`);
+  }
+  if (args.length > accepts.args.length) {
+    const extra = args.slice(accepts.args.length).map((a) => `"${a}"`).join(", ");
+    fail(`${command} takes ${accepts.args.length ? `only ${accepts.args.join(" ")}` : "no arguments"}, not ${extra}; see quarry help`);
+  }
+}
+
 class UsageError extends Error {}
 
 function fail(msg: string): never {
@@ -90,6 +118,8 @@ export async function main(argv: string[]): Promise<number> {
     return cmd || values.help ? 0 : 2;
   }
   const now = systemClock.now();
+  const grouped = cmd in SUBCOMMANDS;
+  checkArguments(grouped ? `${cmd} ${sub ?? ""}` : cmd, values, grouped ? rest : positionals.slice(1));
 
   if (cmd === "demo") {
     const { startDemo } = await import("./demo.ts");
@@ -97,13 +127,11 @@ export async function main(argv: string[]): Promise<number> {
     return -1; // keep running
   }
   if (cmd === "mcp") {
-    if (sub) fail(`mcp takes no argument "${sub}"; set QUARRY_URL and QUARRY_KEY`);
     const { startMcpStdio } = await import("./mcp-stdio.ts");
     await startMcpStdio(process.env);
     return -1; // serve stdio until the client closes it
   }
   if (cmd === "serve") {
-    if (sub) fail(`serve takes no argument "${sub}"; use --host and --port`);
     // Flags win over the environment (and .env), as an operator typing them expects.
     const env = { ...process.env };
     if (values.host !== undefined) env.QUARRY_HOST = values.host;
@@ -197,7 +225,7 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     });
   }
-  fail(`unknown command "${cmd}"; commands: serve, keys, accounts, usage, help (see quarry help)`);
+  fail(`unknown command "${cmd}"; commands: serve, demo, mcp, keys, accounts, usage, help (see quarry help)`);
 }
 
 export async function run(argv: string[]): Promise<void> {

@@ -18,14 +18,24 @@ import { nodeRuntime, startNodeServer } from "./server.ts";
 export async function startDemo(env: Record<string, string | undefined> = process.env): Promise<{ url: string; key: string; stop: () => Promise<void> }> {
   const replay = await startReplayServer();
   const dataDir = mkdtempSync(join(tmpdir(), "quarry-demo-"));
-  const demoEnv = { ...env, ...replay.env(), QUARRY_DATA_DIR: dataDir, QUARRY_PORT: env.QUARRY_PORT ?? "8080", QUARRY_LOG_LEVEL: env.QUARRY_LOG_LEVEL ?? "warn" };
-  const config = parseConfig(demoEnv);
-  const built = await buildPorts(config, nodeRuntime, createLogger("silent"));
-  await ensureAccount(built.ports.keys, "demo", "pro", config.plans, Date.now());
-  const { key } = await createKey(built.ports.keys, { account: "demo", name: "demo", scopes: ["search", "research", "scrape", "keys"] }, Date.now());
-  await built.close();
-  const server = await startNodeServer(demoEnv);
   const cleanup = () => rmSync(dataDir, { recursive: true, force: true });
+  const demoEnv = { ...env, ...replay.env(), QUARRY_DATA_DIR: dataDir, QUARRY_PORT: env.QUARRY_PORT ?? "8080", QUARRY_LOG_LEVEL: env.QUARRY_LOG_LEVEL ?? "warn" };
+  let key: string;
+  let server: Awaited<ReturnType<typeof startNodeServer>>;
+  try {
+    const config = parseConfig(demoEnv);
+    const built = await buildPorts(config, nodeRuntime, createLogger("silent"));
+    await ensureAccount(built.ports.keys, "demo", "pro", config.plans, Date.now());
+    ({ key } = await createKey(built.ports.keys, { account: "demo", name: "demo", scopes: ["search", "research", "scrape", "keys"] }, Date.now()));
+    await built.close();
+    server = await startNodeServer(demoEnv);
+  } catch (err) {
+    // A taken port or a bad variable: the replay server would keep the process alive, and
+    // the throwaway data would stay behind.
+    await replay.close();
+    cleanup();
+    throw err;
+  }
   process.once("exit", cleanup);
   process.stdout.write(`Quarry demo at ${server.url}: every upstream is replayed from recordings, nothing leaves this machine.
 Key (plan pro, all scopes; this demo's data is deleted when it stops):

@@ -33,6 +33,10 @@ export function describeFailure(err: unknown, base: string): string {
 
 export async function startMcpStdio(env: NodeJS.ProcessEnv): Promise<void> {
   const base = (env.QUARRY_URL?.trim() || DEFAULT_QUARRY_URL).replace(/\/+$/, "");
+  // Checked before any client connects: otherwise every call fails later, naming no variable.
+  if (!URL.canParse(base) || !/^https?:$/.test(new URL(base).protocol)) {
+    throw new Error(`QUARRY_URL: "${base}" is not an http(s) URL of a Quarry server, such as ${DEFAULT_QUARRY_URL}.`);
+  }
   const key = env.QUARRY_KEY?.trim();
   if (!key) throw new Error("QUARRY_KEY is not set: give `quarry mcp` the API key it should call the server with.");
   const version = packageVersion();

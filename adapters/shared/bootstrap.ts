@@ -14,6 +14,7 @@ import { LruCache, type CacheLimits } from "../storage/lru-cache.ts";
 import { MemoryCounters } from "../storage/memory-counters.ts";
 import { SqliteCounters } from "../storage/sqlite-counters.ts";
 import { openSqlite, type SqliteConnectorFactory } from "./sqlite.ts";
+import { DataDirError } from "./data-dir.ts";
 // Each from its own module, not fetch/mod.ts: that one also exports the ofetch client, which loads
 // only with the first upstream request (api-fetch.ts).
 import { createApiFetchPort } from "../fetch/api-fetch.ts";
@@ -231,15 +232,27 @@ export async function buildPorts(config: Config, runtime: RuntimeParts, logger: 
   if (config.redisUrl && !config.databaseUrl) {
     throw new ConfigError("QUARRY_REDIS_URL", "needs QUARRY_DATABASE_URL too: PostgreSQL keeps what Redis counts");
   }
-  const stores = config.databaseUrl
-    ? await postgresStores(config, logger, clock)
-    : config.dataDir === ":memory:"
-      ? memoryStores(clock, config.cache)
-      : await sqliteStores(config, runtime, clock);
+  const stores = await openStores(config, runtime, logger, clock);
   const built = assemble(stores, config, runtime, logger, clock, await extractPool(config, runtime, logger));
   // prom-client is loaded only when metrics are on.
   if (config.metrics) built.ports.metrics = (await import("../metrics/prometheus.ts")).createPrometheusMetrics();
   return built;
+}
+
+/** Thrown when the configured database cannot be opened at start-up: one line naming it. */
+export class StorageOpenError extends Error {}
+
+async function openStores(config: Config, runtime: RuntimeParts, logger: Logger, clock: Clock): Promise<Stores> {
+  if (!config.databaseUrl && config.dataDir === ":memory:") return memoryStores(clock, config.cache);
+  try {
+    return config.databaseUrl ? await postgresStores(config, logger, clock) : await sqliteStores(config, runtime, clock);
+  } catch (err) {
+    if (err instanceof DataDirError) throw err;
+    const where = config.databaseUrl
+      ? `the PostgreSQL database at QUARRY_DATABASE_URL (${redactUrl(config.databaseUrl)})`
+      : `the SQLite database in QUARRY_DATA_DIR (${config.dataDir})`;
+    throw new StorageOpenError(`cannot open ${where}: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }
 
 /** A connection URL without its password, for logs. */

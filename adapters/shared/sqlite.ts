@@ -3,10 +3,10 @@
  * (better-sqlite3 on Node, bun:sqlite on Bun, node:sqlite on Deno) and prepares it:
  * WAL for concurrent readers, a busy timeout so the CLI and the server wait for each other.
  */
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { createDatabase, type Connector, type Database } from "db0";
 import type { SyncSqlite } from "../storage/sqlite-counters.ts";
+import { makeDataDir } from "./data-dir.ts";
 
 export type SqliteConnectorFactory = (opts: { path: string }) => Connector;
 
@@ -18,7 +18,7 @@ export interface SqliteHandle {
 }
 
 export async function openSqlite(dataDir: string, connector: SqliteConnectorFactory): Promise<SqliteHandle> {
-  mkdirSync(dataDir, { recursive: true });
+  makeDataDir(dataDir);
   const path = join(dataDir, "quarry.db");
   const db = createDatabase(connector({ path }));
   const sync = (await db.getInstance()) as unknown as SyncSqlite & { close(): void };

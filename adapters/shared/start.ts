@@ -2,11 +2,11 @@
  * Start-up shared by the Node, Deno and Bun servers: configuration, logger, storage, the app,
  * and an orderly stop (stop accepting → finish in-flight requests → flush → close storage).
  */
-import { mkdirSync } from "node:fs";
 import { createQuarry, type Quarry } from "../../core/app.ts";
 import { ConfigError, parseConfig, type Config, type Env } from "../../core/config.ts";
 import type { Logger } from "../../core/ports.ts";
-import { buildPorts, type Built, type RuntimeParts } from "./bootstrap.ts";
+import { buildPorts, StorageOpenError, type Built, type RuntimeParts } from "./bootstrap.ts";
+import { DataDirError, makeDataDir } from "./data-dir.ts";
 import { createStdoutLogger } from "./logger.ts";
 import { parseServerLimits, type ServerLimits } from "./server-limits.ts";
 import { lockServer, ServerLockedError, type ServerLock } from "./server-lock.ts";
@@ -58,7 +58,11 @@ export async function prepare(env: Env, runtime: RuntimeParts): Promise<Prepared
   const usesSqlite = !config.databaseUrl && config.dataDir !== ":memory:";
   let lock: ServerLock | null = null;
   if (usesSqlite) {
-    mkdirSync(config.dataDir, { recursive: true });
+    try {
+      makeDataDir(config.dataDir);
+    } catch (err) {
+      throw storageFailure(err);
+    }
     try {
       lock = await lockServer(config.dataDir, runtime.sqlite);
     } catch (err) {
@@ -72,8 +76,22 @@ export async function prepare(env: Env, runtime: RuntimeParts): Promise<Prepared
     return { config, limits, logger, flushLogs: flush, lock, built, quarry };
   } catch (err) {
     await lock?.release();
-    throw err;
+    throw storageFailure(err);
   }
+}
+
+/**
+ * Start-up errors an operator can act on, as one line on stderr on every runtime (Deno and Bun
+ * print a stack trace for anything else): a bad value, a data directory that cannot be made, a
+ * database that cannot be opened. Other errors pass through.
+ */
+function storageFailure(err: unknown): unknown {
+  if (err instanceof ConfigError) {
+    console.error(`quarry: invalid configuration: ${err.message}`);
+    return new StartupError(err.message);
+  }
+  if (err instanceof DataDirError || err instanceof StorageOpenError) return startupFailure(err.message);
+  return err;
 }
 
 /** A listen() failure as one line an operator can act on; other errors pass through. */
@@ -103,7 +121,9 @@ export async function abandon(p: Prepared): Promise<void> {
 
 export async function announce(p: Prepared, url: string, runtimeName: string): Promise<void> {
   p.lock?.listening(url);
-  p.logger.info({ url, runtime: runtimeName, storage: p.built.describe, version: p.config.version }, "quarry listening");
+  // The pid is the process to signal: a launcher such as npx runs the server through a shell
+  // that does not pass SIGTERM on (README, "Run it").
+  p.logger.info({ url, pid: process.pid, runtime: runtimeName, storage: p.built.describe, version: p.config.version }, "quarry listening");
   if (await p.built.ports.keys.isEmpty().catch(() => false)) {
     p.logger.info(
       { next: "npx quarry keys create --account me --scopes search,research,scrape,keys --name first" },

@@ -44,7 +44,9 @@ export function dispatcher(app: () => Hono<AppEnv>): Dispatch {
       headers.set("content-type", "application/json");
       init.body = JSON.stringify(call.body);
     }
-    const url = new URL(call.path, "http://quarry.internal").toString();
+    // The origin the client called: native answers build absolute links (a job's `status_url`
+    // and `next`) from it when QUARRY_PUBLIC_URL is unset, and they reach the client as they are.
+    const url = new URL(call.path, new URL(c.req.url).origin).toString();
     const response = await app().fetch(new Request(url, init), internalEnv(c));
     const type = response.headers.get("content-type") ?? "";
     if (response.status >= 400) {

@@ -148,3 +148,12 @@ export interface Ignored {
 
 export const NO_SUCH_OPTION = "Quarry has no such option; accepted and not applied";
 export const asIgnored = (names: string[], reason = NO_SUCH_OPTION): Ignored[] => names.map((option) => ({ option, reason }));
+
+/**
+ * Milliseconds a compatible call may work when its client gives up after `seconds` (tavily-js
+ * and tavily-python use the request's `timeout` as their HTTP timeout): a margin short of it,
+ * so the answer, with what failed, reaches the client instead of its own timeout error.
+ */
+export function beforeClientTimeout(seconds: number): number {
+  return Math.round(seconds * 1000 - Math.min(5000, Math.max(1000, seconds * 100)));
+}

@@ -54,6 +54,28 @@ describe("quarry CLI", () => {
     }
   }, 120_000);
 
+  it("an argument or option a command does not take is refused (exit 2), not dropped", () => {
+    const made = createKeyCli(env, "extras", "search");
+    const cases: Array<[string[], string]> = [
+      [["keys", "revoke", made.id, "key_01ARZ3NDEKTSV4RRFFQ69G5FAV"], 'quarry: keys revoke takes only KEY_ID, not "key_01ARZ3NDEKTSV4RRFFQ69G5FAV"; see quarry help\n'],
+      [["keys", "list", "--account", "extras", "extras2"], 'quarry: keys list takes no arguments, not "extras2"; see quarry help\n'],
+      [["usage", "--account", "extras", "--scopes", "search"], "quarry: usage does not take --scopes; see quarry help\n"],
+      [["accounts", "set-plan", "extras", "pro", "now"], 'quarry: accounts set-plan takes only NAME PLAN, not "now"; see quarry help\n'],
+      [["serve", "--json"], "quarry: serve does not take --json; see quarry help\n"],
+      [["demo", "now"], 'quarry: demo takes no arguments, not "now"; see quarry help\n'],
+    ];
+    for (const [args, stderr] of cases) {
+      const r = cli(args, env);
+      expect(r.status, args.join(" ")).toBe(2);
+      expect(r.stderr, args.join(" ")).toBe(stderr);
+    }
+    // Nothing was done: the key is still active, the plan unchanged.
+    const keys = JSON.parse(cli(["keys", "list", "--account", "extras", "--json"], env).stdout).keys;
+    expect(keys.map((k: { id: string }) => k.id)).toEqual([made.id]);
+    expect(JSON.parse(cli(["usage", "--account", "extras", "--json"], env).stdout).plan).toBe("free");
+    expect(cli(["fly"], env).stderr).toBe('quarry: unknown command "fly"; commands: serve, demo, mcp, keys, accounts, usage, help (see quarry help)\n');
+  }, 120_000);
+
   it("--version, help, and a group without its subcommand say what exists", () => {
     const version = cli(["--version"], env);
     expect(version.status).toBe(0);
@@ -159,6 +181,8 @@ describe("quarry CLI", () => {
     const fresh = { QUARRY_DATA_DIR: tempDataDir() };
     const s = await startServer("node", fresh);
     await new Promise((r) => setTimeout(r, 300));
+    // The listening line names the process to signal (npx does not pass SIGTERM on).
+    expect(JSON.parse(s.output().split("\n").find((l) => l.includes('"quarry listening"'))!).pid).toBe(s.proc.pid);
     expect(s.output()).toContain("quarry keys create");
     expect(s.output()).not.toMatch(/qry_[0-9a-f]{64}/);
     await s.stop();

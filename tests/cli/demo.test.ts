@@ -3,8 +3,10 @@
  * every operation answering from the recorded upstreams; SIGTERM stops it cleanly.
  */
 import { spawn } from "node:child_process";
+import { readdirSync } from "node:fs";
+import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
-import { ROOT } from "../helpers/server.ts";
+import { ROOT, tempDataDir } from "../helpers/server.ts";
 
 describe("quarry demo", () => {
   it("serves search, video, social and research offline with a printed key, and cleans up on SIGTERM", async () => {
@@ -34,4 +36,24 @@ describe("quarry demo", () => {
       expect(code).toBe(0);
     }
   }, 60_000);
+
+  it("on a port that is taken it exits 1 with one line and leaves no throwaway data behind", async () => {
+    const taken = createServer();
+    await new Promise<void>((r) => taken.listen(0, "127.0.0.1", r));
+    const port = (taken.address() as { port: number }).port;
+    const tmp = tempDataDir();
+    try {
+      const child = spawn(process.execPath, ["bin/quarry.js", "demo"], { cwd: ROOT, env: { ...process.env, QUARRY_PORT: String(port), TMPDIR: tmp }, stdio: ["ignore", "pipe", "pipe"] });
+      let stderr = "";
+      child.stderr.on("data", (d) => (stderr += d));
+      const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+      const code = await new Promise<number | null>((r) => child.once("exit", (c) => r(c)));
+      clearTimeout(timer);
+      expect(code).toBe(1);
+      expect(stderr).toBe(`quarry: cannot listen on 127.0.0.1:${port}: the address is already in use (is another server running? set QUARRY_PORT or --port)\n`);
+      expect(readdirSync(tmp).filter((f) => f.startsWith("quarry-demo-"))).toEqual([]);
+    } finally {
+      taken.close();
+    }
+  }, 30_000);
 });

@@ -99,6 +99,26 @@ describe("Firecrawl v2 client: map, crawl, batch", () => {
     const theirs = await errorOf(v2(h.keys.twin).getCrawlStatus(mine.id));
     expect((theirs as SdkError).status).toBe(404);
   }, 60_000);
+
+  it("getActiveCrawls is a 404 saying Quarry does not list them, not that none is active", async () => {
+    const err = await errorOf(v2(h.keys.full).getActiveCrawls());
+    expect((err as SdkError).status).toBe(404);
+    expect(err.message).toBe("Quarry does not list active crawls (GET /compat/firecrawl/v2/crawl/active); read each crawl by the id its start answered.");
+  }, 30_000);
+
+  it("a batch whose every URL ignoreInvalidURLs drops says so, not 'urls must not be empty'", async () => {
+    const err = await errorOf(v2(h.keys.full).startBatchScrape(["not a url", "ftp://x/y"], { ignoreInvalidURLs: true }));
+    expect((err as SdkError).status).toBe(400);
+    expect(err.message).toBe("urls: none is a valid http(s) URL, so there is nothing to scrape (ignoreInvalidURLs dropped all 2).");
+  }, 30_000);
+
+  it("a path pattern Quarry cannot run is a 400 naming the client's own field", async () => {
+    const include = await errorOf(v2(h.keys.full).startCrawl(root, { includePaths: ["^/site/", "(?=p)"] }));
+    expect((include as SdkError).status).toBe(400);
+    expect(include.message).toMatch(/^includePaths\.1: each of includePaths must be a regular expression without lookaround/);
+    const exclude = await errorOf(v2(h.keys.full).startCrawl(root, { excludePaths: ["(a)\\1"] }));
+    expect(exclude.message).toMatch(/^excludePaths\.0: each of excludePaths must be/);
+  }, 30_000);
 });
 
 describe("Firecrawl v1 client: map and crawl", () => {
@@ -118,6 +138,87 @@ describe("Firecrawl v1 client: map and crawl", () => {
     expect(status.status).toBe("completed");
     expect(new Set(status.data.map((d) => d.metadata?.sourceURL)).size).toBe(PAGES + 1);
   }, 120_000);
+});
+
+describe("Firecrawl v1 client: batch scrape and errors", () => {
+  it("batchScrapeUrls waits for the batch (it polls /v1/crawl/{id}) and returns its pages", async () => {
+    const app = new FirecrawlAppV1({ apiKey: h.keys.full, apiUrl: `${h.url}/compat/firecrawl` });
+    const res = await app.batchScrapeUrls([`${h.site.url}${page(1)}`, `${h.site.url}${page(2)}`], { formats: ["markdown"] }, 1);
+    if (!res.success) throw new Error("batch failed");
+    expect(res.status).toBe("completed");
+    expect(res.data.map((d) => d.metadata?.sourceURL).sort()).toEqual([`${h.site.url}${page(1)}`, `${h.site.url}${page(2)}`]);
+    expect(res.data[0].markdown).toMatch(/log-structured merge trees/);
+  }, 60_000);
+
+  it("checkCrawlErrors and checkBatchScrapeErrors (both sent as DELETE) list the failed pages", async () => {
+    const app = new FirecrawlAppV1({ apiKey: h.keys.full, apiUrl: `${h.url}/compat/firecrawl` });
+    const gone = `${h.site.url}/site/gone`;
+    const batch = await app.asyncBatchScrapeUrls([`${h.site.url}${page(3)}`, gone], { formats: ["markdown"] });
+    if (!batch.success || !batch.id) throw new Error("batch failed");
+    let status = await app.checkBatchScrapeStatus(batch.id);
+    for (let i = 0; i < 60 && status.success && status.status !== "completed"; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      status = await app.checkBatchScrapeStatus(batch.id);
+    }
+    const batchErrors = await app.checkBatchScrapeErrors(batch.id);
+    expect("errors" in batchErrors && batchErrors.errors.map((e) => e.url)).toEqual([gone]);
+    const crawl = await app.asyncCrawlUrl(root, { limit: 3, maxDepth: 1, includePaths: ["^/site/(gone)?$"] });
+    if (!crawl.success || !crawl.id) throw new Error("crawl failed");
+    let crawled = await app.checkCrawlStatus(crawl.id);
+    for (let i = 0; i < 60 && crawled.success && crawled.status !== "completed"; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      crawled = await app.checkCrawlStatus(crawl.id);
+    }
+    const crawlErrors = await app.checkCrawlErrors(crawl.id);
+    expect("errors" in crawlErrors && crawlErrors.errors.map((e) => e.url)).toEqual([gone]);
+    // A read: the job is still there, completed, afterwards.
+    expect(await app.checkCrawlStatus(crawl.id)).toMatchObject({ success: true, status: "completed" });
+  }, 90_000);
+});
+
+describe("Tavily client: a crawl that outlasts its timeout", () => {
+  it("answers what it read before the client's own timeout (the same number) runs out", async () => {
+    // A chain of pages that each take a second: far more than 10 s of work.
+    for (let i = 0; i < 40; i++) {
+      h.site.route(`/slow/${slug(i)}`, (_req, res) => {
+        setTimeout(() => send("text/html; charset=utf-8", `<html><head><title>Slow ${i}</title></head><body><article><h1>Slow ${i}</h1><p>Slow page ${i} is a page long enough to be read as the main content of the page.</p><a href="/slow/${slug(i + 1)}">next</a></article></body></html>`)(_req, res), 1000);
+      });
+    }
+    const t0 = Date.now();
+    const res = await tvly(h.keys.full).crawl(`${h.site.url}/slow/${slug(0)}`, { limit: 40, maxDepth: 10, timeout: 10 });
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    expect(res.results.length).toBeGreaterThan(0);
+    expect(res.results[0].url).toBe(`${h.site.url}/slow/${slug(0)}`);
+    // Under Tavily's 10 s too: the client waits only that long whatever the server would.
+    const short = Date.now();
+    const quick = await tvly(h.keys.full).crawl(`${h.site.url}/slow/${slug(20)}`, { limit: 40, maxDepth: 10, timeout: 5 });
+    expect(Date.now() - short).toBeLessThan(5000);
+    expect(quick.results.map((r) => r.url)).toContain(`${h.site.url}/slow/${slug(20)}`);
+  }, 60_000);
+});
+
+describe("Tavily client: extract and map within the client's own timeout", () => {
+  it("extract shares `timeout` across its URLs: the pages read in time, the rest failed, before the client gives up", async () => {
+    for (let i = 0; i < 12; i++) {
+      h.site.route(`/slowpage/${slug(i)}`, (req, res) => {
+        setTimeout(() => send("text/html; charset=utf-8", `<html><head><title>Slow page ${i}</title></head><body><article><h1>Slow page ${i}</h1><p>Slow page ${i} takes a second and a half to answer, and has a paragraph long enough to be its main content.</p></article></body></html>`)(req, res), 1500);
+      });
+    }
+    const urls = Array.from({ length: 12 }, (_, i) => `${h.site.url}/slowpage/${slug(i)}`);
+    const t0 = Date.now();
+    const res = await tvly(h.keys.full).extract(urls, { timeout: 4 });
+    expect(Date.now() - t0).toBeLessThan(4000);
+    expect(res.results.length).toBeGreaterThan(0);
+    expect(res.results.length + res.failedResults.length).toBe(12);
+    expect(res.failedResults.length).toBeGreaterThan(0);
+    for (const f of res.failedResults) expect(f.error).toMatch(/timeout|took longer/);
+  }, 30_000);
+
+  it("map of a page that does not answer in time says so, before the client's own timeout error", async () => {
+    h.site.route("/hang/", (req, res) => void setTimeout(() => send("text/html; charset=utf-8", "<html><body>late</body></html>")(req, res), 8000));
+    const err = await errorOf(tvly(h.keys.full).map(`${h.site.url}/hang/`, { timeout: 3 }));
+    expect(err.message).toMatch(/^Nothing to map/);
+  }, 30_000);
 });
 
 describe("Tavily client: map and crawl", () => {
@@ -142,6 +243,10 @@ describe("MCP: the site-level tools", () => {
     const started = (await client.callTool({ name: "crawl", arguments: { url: root, limit: 5, max_depth: 1 } })) as CallToolResult;
     const id = (started.structuredContent as { id: string }).id;
     expect(id).toMatch(/^crawl_/);
+    // The link the tool gives is this server's, one the caller can use.
+    const statusUrl = (started.structuredContent as { status_url: string }).status_url;
+    expect(statusUrl).toBe(`${h.url}/v1/crawl/${id}`);
+    expect((await fetch(statusUrl, { headers: { authorization: `Bearer ${h.keys.full}` } })).status).toBe(200);
     let status: { status: string; data: unknown[] } = { status: "queued", data: [] };
     for (let i = 0; i < 60 && !["completed", "failed", "cancelled"].includes(status.status); i++) {
       status = ((await client.callTool({ name: "crawl_status", arguments: { id } })) as CallToolResult).structuredContent as typeof status;

@@ -183,6 +183,15 @@ describe("a bad key", () => {
     expect(r.stdout).toBe("");
   }, 30_000);
 
+  it("quarry mcp with a QUARRY_URL that is not an http(s) URL exits 1 naming it, before any client connects", () => {
+    for (const url of ["notaurl", "ftp://quarry.example/"]) {
+      const r = spawnSync(process.execPath, [join(ROOT, "bin/quarry.js"), "mcp"], { env: { ...process.env, QUARRY_URL: url, QUARRY_KEY: h.keys.full }, encoding: "utf8", timeout: 30_000, input: "" });
+      expect(r.status, url).toBe(1);
+      expect(r.stderr, url).toBe(`quarry: QUARRY_URL: "${url.replace(/\/+$/, "")}" is not an http(s) URL of a Quarry server, such as http://127.0.0.1:8080.\n`);
+      expect(r.stdout).toBe("");
+    }
+  }, 30_000);
+
   it("GET and DELETE answer 405: this server keeps no sessions", async () => {
     for (const method of ["GET", "DELETE"]) {
       const res = await fetch(`${h.url}/mcp`, { method, headers: { authorization: `Bearer ${h.keys.full}`, accept: "text/event-stream" } });

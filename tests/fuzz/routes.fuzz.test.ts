@@ -190,6 +190,8 @@ const COMPAT: Array<{ method: string; path: string; shape: Shape; fields: string
   { method: "GET", path: "/compat/firecrawl/v2/batch/scrape/{id}", shape: "firecrawl", fields: [], base: () => ({}) },
   { method: "POST", path: "/compat/firecrawl/v1/map", shape: "firecrawl", fields: ["url", "limit", "ignoreSitemap", "sitemapOnly"], base: () => ({ url: `${site.url}/page`, limit: 5 }) },
   { method: "POST", path: "/compat/firecrawl/v1/crawl", shape: "firecrawl", fields: ["url", "limit", "maxDepth", "scrapeOptions"], base: () => ({ url: `${site.url}/page`, limit: 2 }) },
+  { method: "DELETE", path: "/compat/firecrawl/v1/crawl/{id}/errors", shape: "firecrawl", fields: [], base: () => ({}) },
+  { method: "DELETE", path: "/compat/firecrawl/v1/batch/scrape/{id}/errors", shape: "firecrawl", fields: [], base: () => ({}) },
   { method: "POST", path: "/mcp", shape: "mcp", fields: ["jsonrpc", "id", "method", "params"], base: () => ({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "search", arguments: { query: "blue tack" } } }) },
 ];
 

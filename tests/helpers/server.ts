@@ -8,7 +8,7 @@ export type Runtime = "node" | "deno" | "bun";
 
 const BIN = join(ROOT, "node_modules", ".bin");
 
-function command(runtime: Runtime): [string, string[]] {
+export function command(runtime: Runtime): [string, string[]] {
   switch (runtime) {
     case "node":
       return [process.execPath, [join(ROOT, "bin/quarry.js"), "serve"]];

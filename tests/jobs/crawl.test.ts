@@ -172,6 +172,10 @@ describe("crawl options", () => {
     const bad = await post("/v1/crawl", { url: `${site.url}/`, include_paths: ["(["] });
     expect(bad.status).toBe(400);
     expect((await bad.json()).error.details[0].field).toContain("include_paths");
+    // A webhook given as a bare URL (as Firecrawl takes it) says what shape it needs.
+    const hook = await post("/v1/crawl", { url: `${site.url}/`, webhook: "https://hooks.example/x" });
+    expect(hook.status).toBe(400);
+    expect((await hook.json()).error.details).toEqual([{ field: "webhook", message: "webhook must be an object: {url, secret, events}" }]);
   });
 });
 
@@ -215,6 +219,15 @@ describe("cancellation, isolation and quota", () => {
     const n = site.hits.length;
     await new Promise((r) => setTimeout(r, 700));
     expect(site.hits.length).toBe(n);
+  }, 30_000);
+
+  it("DELETE of a job that has ended leaves it as it is and answers its status", async () => {
+    const a = await (await post("/v1/crawl", { url: `${site.url}/about`, max_depth: 0 })).json();
+    const done = await waitFor(`/v1/crawl/${a.id}`, finished);
+    const del = await t.request(`/v1/crawl/${a.id}`, { method: "DELETE", key });
+    expect(del.status).toBe(200);
+    expect(await del.json()).toEqual({ id: a.id, status: done.status });
+    expect((await (await t.request(`/v1/crawl/${a.id}`, { key })).json()).status).toBe(done.status);
   }, 30_000);
 
   it("another account's job is a 404 on every route", async () => {

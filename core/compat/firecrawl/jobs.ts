@@ -7,7 +7,9 @@
  */
 import type { Context } from "hono";
 import * as v from "valibot";
+import { ApiError } from "../../errors.ts";
 import type { AppEnv } from "../../gateway/context.ts";
+import { compilePathPattern, PATTERN_RULE } from "../../jobs/path-patterns.ts";
 import { authorizationOf, type Dispatch } from "../dispatch.ts";
 import { asIgnored, bodyOf, readBody } from "../http.ts";
 import { JOB_PATH, jobSlice, skipOf, skipQuery, wholeJob, type JobKind, type NativeJob } from "../native-jobs.ts";
@@ -73,6 +75,11 @@ export function firecrawlCrawlStart(dispatch: Dispatch, publicBase: PublicBase, 
     if (typeof body.limit === "number") native.limit = clamp(body.limit, 1, 10_000);
     const depth = body.maxDiscoveryDepth ?? body.maxDepth;
     if (typeof depth === "number") native.max_depth = clamp(depth, 0, 10);
+    // Checked here so that a refusal names the client's fields, not the native include_paths.
+    for (const field of ["includePaths", "excludePaths"] as const) {
+      const bad = (body[field] ?? []).findIndex((p) => !compilePathPattern(p));
+      if (bad >= 0) throw new ApiError("invalid_request", `${field}.${bad}: each of ${field} must be ${PATTERN_RULE}`, { details: [{ field: `${field}.${bad}`, message: `each of ${field} must be ${PATTERN_RULE}` }] });
+    }
     if (body.includePaths?.length) native.include_paths = body.includePaths;
     if (body.excludePaths?.length) native.exclude_paths = body.excludePaths;
     if (typeof body.allowExternalLinks === "boolean") native.allow_external = body.allowExternalLinks;
@@ -93,6 +100,9 @@ export function firecrawlBatchStart(dispatch: Dispatch, publicBase: PublicBase, 
     const ignored = new Set<string>();
     const valid = (u: string) => /^https?:\/\/[^\s/]/i.test(u) && URL.canParse(u);
     const invalid = body.ignoreInvalidURLs ? body.urls.filter((u) => !valid(u)) : [];
+    if (invalid.length && invalid.length === body.urls.length) {
+      throw new ApiError("invalid_request", `urls: none is a valid http(s) URL, so there is nothing to scrape (ignoreInvalidURLs dropped all ${invalid.length}).`, { details: [{ field: "urls", message: "no valid URL" }] });
+    }
     const { urls: _u, ignoreInvalidURLs: _i, webhook: hookIn, ...opts } = body;
     const native: Record<string, unknown> = { urls: body.urls.filter((u) => !invalid.includes(u)), ...pageOptions(opts as FirecrawlScrapeOptions, ignored, "", canRender()) };
     for (const k of CLIENT_FIELDS) ignored.delete(k);
@@ -115,10 +125,20 @@ function document(p: NativeJob["data"][number]): Record<string, unknown> {
   };
 }
 
-export function firecrawlJobStatus(dispatch: Dispatch, publicBase: PublicBase, kind: JobKind, version: "v1" | "v2") {
-  const segment = kind === "crawl" ? "crawl" : "batch/scrape";
+/**
+ * Firecrawl keeps crawls and batch scrapes as one kind of job, and the v1 client's
+ * batchScrapeUrls waits for a batch on `GET /v1/crawl/{id}` and its errors on the crawl's
+ * errors route: a batch id read through a crawl route is read as the batch it is.
+ */
+const kindOf = (route: JobKind, id: string): JobKind => (route === "crawl" && id.startsWith("batch_") ? "batch" : route);
+
+export function firecrawlJobStatus(dispatch: Dispatch, publicBase: PublicBase, routeKind: JobKind, version: "v1" | "v2") {
   return async (c: Context<AppEnv>) => {
     const id = c.req.param("id") ?? "";
+    // The clients' getActiveCrawls: not a job id, and "No crawl job active." would read as "none is".
+    if (routeKind === "crawl" && id === "active") throw new ApiError("not_found", `Quarry does not list active crawls (GET ${c.req.path}); read each crawl by the id its start answered.`);
+    const kind = kindOf(routeKind, id);
+    const segment = kind === "crawl" ? "crawl" : "batch/scrape";
     const job = await jobSlice(dispatch, c, kind, id, authorizationOf(c), skipQuery(c));
     const skip = skipOf(job.next);
     return c.json({
@@ -144,10 +164,10 @@ export function firecrawlJobCancel(dispatch: Dispatch, kind: JobKind) {
   };
 }
 
-export function firecrawlJobErrors(dispatch: Dispatch, kind: JobKind) {
+export function firecrawlJobErrors(dispatch: Dispatch, routeKind: JobKind) {
   return async (c: Context<AppEnv>) => {
     const id = c.req.param("id") ?? "";
-    const job = await wholeJob(dispatch, c, kind, id, authorizationOf(c));
+    const job = await wholeJob(dispatch, c, kindOf(routeKind, id), id, authorizationOf(c));
     const when = job.finished_at ?? job.created_at;
     return c.json({
       success: true,

@@ -26,6 +26,8 @@ export function firecrawlRoutes(dispatch: Dispatch, ports: Ports, has: (operatio
         route("GET", `/${ver}/crawl/:id`, firecrawlJobStatus(dispatch, publicBase, "crawl", ver)),
         route("DELETE", `/${ver}/crawl/:id`, firecrawlJobCancel(dispatch, "crawl")),
         route("GET", `/${ver}/crawl/:id/errors`, firecrawlJobErrors(dispatch, "crawl")),
+        // The v1 client's checkCrawlErrors and checkBatchScrapeErrors send DELETE: a read all the same.
+        ...(ver === "v1" ? [route("DELETE", `/${ver}/crawl/:id/errors`, firecrawlJobErrors(dispatch, "crawl"))] : []),
       ]
       : []),
     ...(has("batchScrape")
@@ -34,6 +36,7 @@ export function firecrawlRoutes(dispatch: Dispatch, ports: Ports, has: (operatio
         route("GET", `/${ver}/batch/scrape/:id`, firecrawlJobStatus(dispatch, publicBase, "batch", ver)),
         route("DELETE", `/${ver}/batch/scrape/:id`, firecrawlJobCancel(dispatch, "batch")),
         route("GET", `/${ver}/batch/scrape/:id/errors`, firecrawlJobErrors(dispatch, "batch")),
+        ...(ver === "v1" ? [route("DELETE", `/${ver}/batch/scrape/:id/errors`, firecrawlJobErrors(dispatch, "batch"))] : []),
       ]
       : []),
   ]);

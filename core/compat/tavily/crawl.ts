@@ -1,7 +1,7 @@
 /**
  * Tavily `POST /map` → native `POST /v1/map` (one `crawl` unit) and Tavily `POST /crawl` →
- * a native crawl job, waited for (on its event stream) up to Tavily's `timeout`, then read
- * whole. Tavily's crawl answers synchronously; a job still running at the timeout is cancelled
+ * a native crawl job, waited for (on its event stream) until shortly before Tavily's
+ * `timeout`, then read whole. Tavily's crawl answers synchronously; a job still running at the timeout is cancelled
  * and what it read is returned, with `quarry.stopped_reason` saying so.
  */
 import type { Context } from "hono";
@@ -9,7 +9,7 @@ import * as v from "valibot";
 import { ApiError } from "../../errors.ts";
 import type { AppEnv } from "../../gateway/context.ts";
 import { authorizationOf, type Dispatch } from "../dispatch.ts";
-import { asIgnored, bodyOf, ignoredOptions, readBody, secondsSince } from "../http.ts";
+import { asIgnored, beforeClientTimeout, bodyOf, ignoredOptions, readBody, secondsSince } from "../http.ts";
 import { JOB_PATH, waitForJob, wholeJob } from "../native-jobs.ts";
 import { compilePathPattern, PATTERN_RULE, type PathPattern } from "../../jobs/path-patterns.ts";
 
@@ -64,7 +64,8 @@ export function tavilyMap(dispatch: Dispatch, now: () => number) {
     const url = absolute(body.url);
     const native: Record<string, unknown> = { url };
     if (typeof body.limit === "number") native.limit = clamp(body.limit, 1, 5000);
-    if (typeof body.timeout === "number") native.timeout_ms = clamp(body.timeout * 1000, 1000, 60_000);
+    // The client gives up at `timeout` itself: the map's own bound ends a margin before it.
+    if (typeof body.timeout === "number") native.timeout_ms = clamp(beforeClientTimeout(body.timeout), 1000, 60_000);
     const keep = checkedPathFilter(body);
     const res = bodyOf<{ links: Array<{ url: string }>; meta: unknown }>(await dispatch(c, { method: "POST", path: "/v1/map", body: native, authorization: authorizationOf(c, body.api_key) }));
     const ignored = ignoredOptions(body as Record<string, unknown>, new Set(["url", "api_key", "limit", "timeout", "select_paths", "exclude_paths", "include_usage"]));
@@ -97,7 +98,11 @@ export function tavilyCrawl(dispatch: Dispatch, now: () => number) {
     if (typeof body.allow_external === "boolean") native.allow_external = body.allow_external;
     const authorization = authorizationOf(c, body.api_key);
     const job = bodyOf<{ id: string }>(await dispatch(c, { method: "POST", path: JOB_PATH.crawl, body: native, authorization }));
-    const deadline = started + clamp(body.timeout ?? 150, 10, 150) * 1000;
+    // The client gives up at `timeout` itself (tavily-js and tavily-python both set it as the
+    // HTTP timeout): stop waiting early enough that the answer reaches it before then.
+    // A timeout under Tavily's 10 s is honoured too: the client gives up then all the same.
+    const timeoutMs = Math.min(150, Math.max(1, body.timeout ?? 150)) * 1000;
+    const deadline = started + Math.max(1000, timeoutMs - Math.min(5000, Math.max(2000, timeoutMs / 10)));
     const finished = await waitForJob(dispatch, c, "crawl", job.id, authorization, deadline, now);
     if (!finished) await dispatch(c, { method: "DELETE", path: `${JOB_PATH.crawl}/${job.id}`, authorization });
     const all = await wholeJob(dispatch, c, "crawl", job.id, authorization);

@@ -8,7 +8,7 @@ import type { Context } from "hono";
 import * as v from "valibot";
 import type { AppEnv } from "../../gateway/context.ts";
 import { authorizationOf, GATEWAY_REFUSALS, type Dispatch, type NativeAnswer } from "../dispatch.ts";
-import { asIgnored, ignoredOptions, NativeFailure, readBody, secondsSince } from "../http.ts";
+import { asIgnored, beforeClientTimeout, ignoredOptions, NativeFailure, readBody, secondsSince } from "../http.ts";
 
 const MAX_URLS = 20;
 const PARALLEL = 4;
@@ -33,12 +33,19 @@ interface NativeScrape {
   data: { title: string | null; markdown?: string; text?: string };
 }
 
-function nativeScrape(body: ExtractRequest, url: string) {
+/** The client's own timeout: the request's `timeout`, else tavily-js's and tavily-python's default. */
+const CLIENT_DEFAULT_SECONDS = 30;
+/** A page's limit when no `timeout` is given. */
+const PAGE_DEFAULT_MS = 15_000;
+
+function nativeScrape(body: ExtractRequest, url: string, leftMs: number) {
   const format = body.format === "text" ? "text" : "markdown";
-  const seconds = typeof body.timeout === "number" && body.timeout > 0 ? body.timeout : 15;
+  const pageMs = givenTimeout(body) === null ? PAGE_DEFAULT_MS : 60_000;
   // `advanced` is Tavily's deeper extraction (tables, embedded content): the whole page, not just its main part.
-  return { url, formats: [format], only_main_content: body.extract_depth !== "advanced", timeout_ms: Math.min(60_000, Math.max(1000, Math.round(seconds * 1000))) };
+  return { url, formats: [format], only_main_content: body.extract_depth !== "advanced", timeout_ms: Math.min(pageMs, Math.max(1000, Math.round(leftMs))) };
 }
+
+const givenTimeout = (body: ExtractRequest): number | null => (typeof body.timeout === "number" && body.timeout > 0 ? body.timeout : null);
 
 type Outcome = { ok: true; result: Record<string, unknown> } | { ok: false; failed: { url: string; error: string } };
 
@@ -55,7 +62,15 @@ export function tavilyExtract(dispatch: Dispatch, now: () => number) {
     const body = await readBody(c, TavilyExtractBody);
     const urls = typeof body.urls === "string" ? [body.urls] : body.urls;
     const authorization = authorizationOf(c, body.api_key);
-    const call = (url: string) => dispatch(c, { method: "POST", path: "/v1/scrape", body: nativeScrape(body, url), authorization });
+    // `timeout` bounds the whole request, as Tavily's does: the URLs share it, and the client
+    // stops waiting at that moment (a URL left no time is a failed result, not a lost answer).
+    const seconds = givenTimeout(body) ?? CLIENT_DEFAULT_SECONDS;
+    const deadline = (c.get("startedAt") ?? now()) + beforeClientTimeout(seconds);
+    const call = async (url: string): Promise<NativeAnswer> => {
+      const left = deadline - now();
+      if (left < 1000 && url !== urls[0]) return { ok: false, status: 504, headers: new Headers(), error: { code: "timeout", message: `Not read: the request's timeout (${seconds} s) ran out first.`, request_id: c.get("requestId") ?? "" } };
+      return dispatch(c, { method: "POST", path: "/v1/scrape", body: nativeScrape(body, url, left), authorization });
+    };
     const first = await call(urls[0]!);
     if (!first.ok && GATEWAY_REFUSALS.has(first.error.code)) throw new NativeFailure(first.status, first.error, first.headers);
     const outcomes: Outcome[] = [outcome(body, urls[0]!, first)];

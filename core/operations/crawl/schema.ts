@@ -31,7 +31,7 @@ export const Webhook = v.strictObject({
     v.pipe(v.array(v.picklist(WEBHOOK_EVENTS, `each webhook event must be one of ${WEBHOOK_EVENTS.join(", ")}`), "webhook.events must be an array"), v.minLength(1, "webhook.events must not be empty")),
     [...WEBHOOK_EVENTS],
   ),
-});
+}, "webhook must be an object: {url, secret, events}");
 
 const Common = {
   formats: Formats,
