@@ -2,6 +2,7 @@
  * Start-up shared by the Node, Deno and Bun servers: configuration, logger, storage, the app,
  * and an orderly stop (stop accepting → finish in-flight requests → flush → close storage).
  */
+import { accessSync, constants, statSync } from "node:fs";
 import { createQuarry, type Quarry } from "../../core/app.ts";
 import { ConfigError, parseConfig, type Config, type Env } from "../../core/config.ts";
 import type { Logger } from "../../core/ports.ts";
@@ -45,6 +46,15 @@ function configOrExit<T>(read: () => T): T {
 
 export class StartupError extends Error {}
 
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
 /** Stops start-up with one line on stderr (the caller exits non-zero). */
 export function startupFailure(message: string): StartupError {
   console.error(`quarry: ${message}`);
@@ -54,6 +64,10 @@ export function startupFailure(message: string): StartupError {
 export async function prepare(env: Env, runtime: RuntimeParts): Promise<Prepared> {
   const config = loadConfig(env);
   const limits = configOrExit(() => parseServerLimits(env));
+  // A browser path that is not there would only show as "install Chromium" on the first render.
+  if (config.browser.path && !isExecutable(config.browser.path)) {
+    throw startupFailure(`invalid configuration: QUARRY_CHROMIUM_PATH: "${config.browser.path}" is not an executable file (unset it to use the usual places)`);
+  }
   const { logger, flush } = createStdoutLogger(config.logLevel);
   const usesSqlite = !config.databaseUrl && config.dataDir !== ":memory:";
   let lock: ServerLock | null = null;

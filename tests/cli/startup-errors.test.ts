@@ -50,6 +50,16 @@ describe("start-up on a data directory or database that cannot be used", () => {
     }
   }, 60_000);
 
+  it("a QUARRY_CHROMIUM_PATH that is not an executable stops start-up naming it", async () => {
+    const notExecutable = join(tempDataDir(), "chromium");
+    writeFileSync(notExecutable, "not a browser", { mode: 0o644 });
+    for (const path of ["/nonexistent/chromium", notExecutable]) {
+      const r = await start("node", { QUARRY_DATA_DIR: tempDataDir(), QUARRY_CHROMIUM_PATH: path });
+      expect(r.code, path).toBe(1);
+      expect(lines(r.stderr), path).toEqual([`quarry: invalid configuration: QUARRY_CHROMIUM_PATH: "${path}" is not an executable file (unset it to use the usual places)`]);
+    }
+  }, 60_000);
+
   for (const runtime of ["node", "deno", "bun"] as const) {
     it(`${runtime}: an unreachable PostgreSQL or a bad data directory is one line naming the variable, no stack trace`, async () => {
       const pg = await start(runtime, { QUARRY_DATABASE_URL: "postgres://quarry:secret@127.0.0.1:1/quarry" });

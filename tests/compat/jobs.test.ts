@@ -9,6 +9,7 @@ import { tavily } from "@tavily/core";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { send } from "../helpers/page-server.ts";
 import { errorOf, startHarness, type Harness } from "./harness.ts";
@@ -110,6 +111,26 @@ describe("Firecrawl v2 client: map, crawl, batch", () => {
     const err = await errorOf(v2(h.keys.full).startBatchScrape(["not a url", "ftp://x/y"], { ignoreInvalidURLs: true }));
     expect((err as SdkError).status).toBe(400);
     expect(err.message).toBe("urls: none is a valid http(s) URL, so there is nothing to scrape (ignoreInvalidURLs dropped all 2).");
+  }, 30_000);
+
+  it("a crawl's webhook with a secret is signed; fields Quarry does not apply are named", async () => {
+    const got: Array<{ signature: string | undefined; body: string }> = [];
+    h.site.route("/hook", (req, res) => {
+      let body = "";
+      req.on("data", (d) => (body += d));
+      req.on("end", () => {
+        got.push({ signature: req.headers["x-quarry-signature"] as string | undefined, body });
+        res.writeHead(200).end();
+      });
+    });
+    const started = await v2(h.keys.full).startCrawl(`${h.site.url}${page(5)}`, { limit: 1, webhook: { url: `${h.site.url}/hook`, secret: "s3cret", events: ["completed"], custom: 1 } as never });
+    expect(started.id).toMatch(/^crawl_/);
+    for (let i = 0; i < 100 && got.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(got).toHaveLength(1);
+    expect(JSON.parse(got[0]!.body)).toMatchObject({ type: "crawl.completed", id: started.id });
+    expect(got[0]!.signature).toBe(`sha256=${createHmac("sha256", "s3cret").update(got[0]!.body).digest("hex")}`);
+    const raw = await (await fetch(`${h.url}/compat/firecrawl/v2/crawl`, { method: "POST", headers: { authorization: `Bearer ${h.keys.full}`, "content-type": "application/json" }, body: JSON.stringify({ url: `${h.site.url}${page(6)}`, limit: 1, webhook: { url: `${h.site.url}/hook`, custom: 1 } }) })).json();
+    expect(raw.quarry.ignored.map((i: { option: string }) => i.option)).toEqual(["webhook.custom"]);
   }, 30_000);
 
   it("a path pattern Quarry cannot run is a 400 naming the client's own field", async () => {

@@ -30,14 +30,19 @@ function pageOptions(opts: FirecrawlScrapeOptions | null | undefined, ignored: S
   return native;
 }
 
+/**
+ * Firecrawl's webhook → Quarry's: `url` and `events`; a `secret` (Quarry's, not Firecrawl's)
+ * signs the deliveries with X-Quarry-Signature. Anything else is named as not applied.
+ */
 function webhook(value: unknown, ignored: Set<string>): Record<string, unknown> | undefined {
   if (typeof value === "string") return { url: value };
   if (!value || typeof value !== "object") return undefined;
-  const w = value as { url?: unknown; events?: unknown; headers?: unknown; metadata?: unknown };
+  const w = value as { url?: unknown; events?: unknown; headers?: unknown; metadata?: unknown; secret?: unknown };
   if (typeof w.url !== "string") return undefined;
   if (w.headers || w.metadata) ignored.add("webhook.headers/metadata");
+  for (const k of Object.keys(w)) if (!["url", "events", "headers", "metadata", "secret"].includes(k)) ignored.add(`webhook.${k}`);
   const events = Array.isArray(w.events) ? w.events.filter((e) => ["started", "page", "completed", "failed"].includes(String(e))) : undefined;
-  return { url: w.url, ...(events?.length ? { events } : {}) };
+  return { url: w.url, ...(typeof w.secret === "string" ? { secret: w.secret } : {}), ...(events?.length ? { events } : {}) };
 }
 
 const loose = v.optional(v.nullable(v.unknown()));
