@@ -90,9 +90,7 @@ async function work(ctx: WorkContext, task: JobTask, held: { units: number; beat
   const target = new URL(task.url);
   const robots = spec.respectRobots ? await ctx.robots.get(target.origin) : null;
   if (robots && !robots.allowed(task.url)) {
-    await record(ctx, job, task, failedPage(task.url, 0, "robots_disallowed"), [], null);
-    if (task.depth === 0 && job.kind === "crawl") await ctx.stopJob(job.id, "site_refused");
-    return;
+    return record(ctx, job, task, failedPage(task.url, 0, "robots_disallowed"), [], null, task.depth === 0 && job.kind === "crawl" ? "site_refused" : null);
   }
   const delay = robots?.crawlDelay();
   const ac = new AbortController();
@@ -179,8 +177,7 @@ async function work(ctx: WorkContext, task: JobTask, held: { units: number; beat
   const streak = refused ? (ctx.refusals.get(job.id) ?? 0) + 1 : 0;
   ctx.refusals.set(job.id, streak);
   const found = links.length ? await discover(ctx, job, links, task) : { tasks: [], skipped: [] };
-  await record(ctx, job, task, page, found, ticket);
-  if ((refused && task.depth === 0 && job.kind === "crawl") || streak >= REFUSALS_TO_STOP) await ctx.stopJob(job.id, "site_refused");
+  await record(ctx, job, task, page, found, ticket, (refused && task.depth === 0 && job.kind === "crawl") || streak >= REFUSALS_TO_STOP ? "site_refused" : null);
 }
 
 async function record(
@@ -190,6 +187,8 @@ async function record(
   page: PageResult,
   found: { tasks: JobTask[]; skipped: SkippedUrl[] } | [],
   ticket: string | null,
+  /** Ends the job once the page is recorded (the site refused it), instead of completing it as counted. */
+  stop: StoppedReason | null = null,
 ): Promise<void> {
   const { tasks, skipped } = Array.isArray(found) ? { tasks: [], skipped: [] } : found;
   let res;
@@ -205,14 +204,15 @@ async function record(
     const settle = res.recorded && page.ok ? ctx.ports.counters.commit(ticket) : ctx.ports.counters.release(ticket);
     ctx.settling(settle.then(() => {}, (err) => ctx.ports.logger.warn({ job_id: job.id, err: String(err) }, "could not settle a page's quota unit")));
   }
-  if (!res.recorded) return;
+  if (!res.recorded) return stop ? ctx.stopJob(job.id, stop) : undefined;
   // Its links are frontier entries now (added, or there already), except those the job's limit
   // cut off: then only the added ones are known to be there.
   ctx.trapsOf(job.id).recorded((res.limited ? res.added : tasks).map((t) => t.url));
   ctx.ports.logger.debug({ job_id: job.id, url: page.url, ok: page.ok }, "job page recorded");
   ctx.webhooks.emit(job, "page", { url: page.url, status_code: page.statusCode, title: page.title, ...(page.error ? { error: page.error } : {}) }, ctx.ports.clock.now());
   if (res.added.length) await ctx.queue.push(res.added);
-  if (res.remaining === 0) await ctx.complete(job.id);
+  if (stop) await ctx.stopJob(job.id, stop);
+  else if (res.remaining === 0) await ctx.complete(job.id);
 }
 
 /**

@@ -120,6 +120,8 @@ export async function startTestSite(opts: { crawlDelay?: number } = {}): Promise
         return res.writeHead(302, { location: "/docs/moved" }).end();
       case "/slow":
         return; // never answers: the crawler's page timeout must end it
+      case "/forbidden":
+        return page("Forbidden", ["/"], 403); // linked from nowhere: a start page that refuses a crawler
       case "/search": {
         const n = Number(url.searchParams.get("page") ?? "1");
         return page(`Search page ${n}`, [`/search?q=a&page=${n + 1}`, `/search?q=b&page=${n}`]);

@@ -158,6 +158,15 @@ describe("crawl options", () => {
     expect(j2.data.map((p: Job) => p.url)).toContain(`http://other.test:${site.port}/`);
   }, 60_000);
 
+  it("a start page the site refuses (robots.txt, 403) ends the job failed with site_refused, its page listed", async () => {
+    for (const [path, error] of [["/private/plans", "robots_disallowed"], ["/forbidden", "http_403"]] as const) {
+      const a = await (await post("/v1/crawl", { url: `${site.url}${path}` })).json();
+      const j = await waitFor(`/v1/crawl/${a.id}`, finished);
+      expect({ path, status: j.status, stopped_reason: j.stopped_reason }).toEqual({ path, status: "failed", stopped_reason: "site_refused" });
+      expect(j.data.map((p: Job) => [new URL(p.url).pathname, p.error])).toEqual([[path, error]]);
+    }
+  }, 30_000);
+
   it("limit stops discovery and says so", async () => {
     const a = await (await post("/v1/crawl", { url: `${site.url}/`, limit: 5 })).json();
     const j = await waitFor(`/v1/crawl/${a.id}`, finished);
