@@ -148,7 +148,7 @@ export class JobEngine implements WorkContext {
         await this.store.purge(now);
       }
     } catch (err) {
-      this.ports.logger.warn({ err: err instanceof Error ? err.message : String(err) }, "job watchdog failed; retrying");
+      if (!this.stopped) this.ports.logger.warn({ err: err instanceof Error ? err.message : String(err) }, "job watchdog failed; retrying"); // stopping closes the store under it
     }
     return active;
   }

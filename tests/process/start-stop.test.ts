@@ -75,12 +75,16 @@ describe.each(RUNTIMES)("start and stop on %s", (runtime) => {
       const [cmd, args] = serverArgs(runtime);
       const proc = spawn(cmd, args, { cwd: ROOT, env: { ...baseEnv(), QUARRY_PORT: String(held.port) }, stdio: ["ignore", "pipe", "pipe"] });
       let stderr = "";
+      let stdout = "";
       proc.stderr!.on("data", (d) => (stderr += d));
+      proc.stdout!.on("data", (d) => (stdout += d));
       const code = await exited(proc, 30_000);
       if (code === "timeout") proc.kill("SIGKILL");
       expect(code).toBe(1);
       const lines = stderr.split("\n").filter((l) => l.trim() && !/^npm warn/i.test(l));
       expect(lines).toEqual([`quarry: cannot listen on 127.0.0.1:${held.port}: the address is already in use (is another server running? set QUARRY_PORT or --port)`]);
+      // Nothing else is said on the way out: no warning from work the failed start had begun (the job watchdog).
+      expect(stdout.split("\n").filter((l) => /"level":"(warn|error)"|"level":(40|50)/.test(l))).toEqual([]);
     } finally {
       held.server.close();
     }
