@@ -235,6 +235,20 @@ describe("Tavily client: extract and map within the client's own timeout", () =>
     for (const f of res.failedResults) expect(f.error).toMatch(/timeout|took longer/);
   }, 30_000);
 
+  it("extract gives a slow page one place, not a batch: the quick pages after it are still read in time", async () => {
+    const html = (t: string) => `<html><head><title>${t}</title></head><body><article><h1>${t}</h1><p>${t} answers and has a paragraph long enough to be its main content.</p></article></body></html>`;
+    h.site.route("/pool/slow", (req, res) => void setTimeout(() => send("text/html; charset=utf-8", html("The slow page"))(req, res), 3800));
+    for (let i = 0; i < 7; i++) h.site.route(`/pool/quick-${slug(i)}`, (req, res) => void setTimeout(() => send("text/html; charset=utf-8", html(`Quick page ${i}`))(req, res), 300));
+    const quick = Array.from({ length: 7 }, (_, i) => `${h.site.url}/pool/quick-${slug(i)}`);
+    // In batches of four the last three would start only after the slow page (at ~4.1 s), with under a second left.
+    const urls = [quick[0]!, `${h.site.url}/pool/slow`, ...quick.slice(1)];
+    const t0 = Date.now();
+    const res = await tvly(h.keys.full).extract(urls, { timeout: 6 });
+    expect(Date.now() - t0).toBeLessThan(6000);
+    expect(res.failedResults).toEqual([]);
+    expect(res.results.map((r) => r.url).sort()).toEqual([...urls].sort());
+  }, 30_000);
+
   it("map of a page that does not answer in time says so, before the client's own timeout error", async () => {
     h.site.route("/hang/", (req, res) => void setTimeout(() => send("text/html; charset=utf-8", "<html><body>late</body></html>")(req, res), 8000));
     const err = await errorOf(tvly(h.keys.full).map(`${h.site.url}/hang/`, { timeout: 3 }));

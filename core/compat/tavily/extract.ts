@@ -9,6 +9,7 @@ import * as v from "valibot";
 import type { AppEnv } from "../../gateway/context.ts";
 import { authorizationOf, GATEWAY_REFUSALS, type Dispatch, type NativeAnswer } from "../dispatch.ts";
 import { asIgnored, beforeClientTimeout, ignoredOptions, NativeFailure, readBody, secondsSince } from "../http.ts";
+import { pool } from "../../pool.ts";
 
 const MAX_URLS = 20;
 const PARALLEL = 4;
@@ -74,11 +75,9 @@ export function tavilyExtract(dispatch: Dispatch, now: () => number) {
     const first = await call(urls[0]!);
     if (!first.ok && GATEWAY_REFUSALS.has(first.error.code)) throw new NativeFailure(first.status, first.error, first.headers);
     const outcomes: Outcome[] = [outcome(body, urls[0]!, first)];
-    for (let i = 1; i < urls.length; i += PARALLEL) {
-      const batch = urls.slice(i, i + PARALLEL);
-      const answers = await Promise.all(batch.map(call));
-      answers.forEach((a, j) => outcomes.push(outcome(body, batch[j]!, a)));
-    }
+    // The rest PARALLEL at a time, each starting as soon as one ends (a slow page holds one place, not a batch).
+    const rest = urls.slice(1);
+    (await pool(rest, PARALLEL, call)).forEach((a, j) => outcomes.push(outcome(body, rest[j]!, a)));
     const results = outcomes.flatMap((o) => (o.ok ? [o.result] : []));
     return c.json({
       results,

@@ -22,6 +22,7 @@ import type { VideoResultBody, VideoSearchRequest, VideoSearchResponseBody } fro
 import { scoreVideos } from "./score.ts";
 import { fetchTranscript, type TranscriptResult } from "./transcripts.ts";
 import { DATA_API_BACKEND, fetchVideoDetails, type DataApiSettings, type EnrichOutcome } from "./enrich.ts";
+import { pool } from "../../pool.ts";
 
 export const VIDEO_BACKEND = "youtube";
 export const FALLBACK_BACKEND = "invidious";
@@ -123,20 +124,6 @@ async function collectVideos(
     if (kept.length >= req.max_results || !continuation || deps.clock.now() >= deadline - ANSWER_RESERVE_MS) break;
   }
   return { videos: kept.slice(0, req.max_results), status: total, failure: null };
-}
-
-/** Runs `task` over `items` with at most `limit` in flight; results in input order. */
-async function pool<T, R>(items: readonly T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await task(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
 }
 
 async function fetchTranscripts(deps: VideoSearchDeps, entry: RegistryEntry, videos: readonly VideoItem[], language: string, deadline: number): Promise<TranscriptResult[]> {
