@@ -10,7 +10,10 @@
  * because this shared machine's speed drifts from one minute to the next. CPU seconds per
  * 1,000 pages (the whole process: every thread, the extraction worker's included, from the
  * first request to the job's end) move much less with the machine's load than wall time does;
- * the main thread's share is read from /proc where there is one.
+ * the main thread's share is read from /proc where there is one, with the rest split into V8's
+ * platform threads (GC, background compilation) and the threads a process starts later (Quarry's
+ * extraction worker; from the sources, tsx's loader thread too), and the site process's own CPU
+ * during each run.
  *
  *   npx tsx bench/crawl/run.ts [--pages 2000] [--rounds 3] [--concurrency 8] [--only baseline|quarry|quarry-warm] [--set QUARRY_X=value ...]
  *
@@ -31,7 +34,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { createServer } from "node:http";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createQuarry } from "../../core/app.ts";
@@ -100,25 +103,36 @@ class RssSampler {
   }
 }
 
-/** CPU seconds so far: the whole process (every thread) and its main thread (Linux /proc; null elsewhere). */
-function cpuSeconds(): { total: number; main: number | null } {
-  const { user, system } = process.cpuUsage();
-  let main: number | null = null;
-  try {
-    // Fields 14 and 15 of the main thread's stat: user and system time in clock ticks (100 a second).
-    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    main = (Number(f[11]) + Number(f[12])) / 100;
-  } catch {
-    main = null;
-  }
-  return { total: (user + system) / 1e6, main };
+/** A thread's user + system time in seconds, from its /proc stat (fields 14 and 15, in clock ticks of 1/100 s). */
+function taskSeconds(tid: string): number {
+  const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(f[11]) + Number(f[12])) / 100;
 }
 
-type Cpu = { total: number; main: number | null };
+/**
+ * CPU seconds so far: the whole process (every thread), and where /proc has it, by thread: the main
+ * thread, V8's platform threads (the first four a process starts after its main one: parallel and
+ * concurrent GC, background compilation) and the threads started after them (Quarry's extraction
+ * worker; libuv's pool if anything used it). Null parts where there is no /proc.
+ */
+function cpuSeconds(): Cpu {
+  const { user, system } = process.cpuUsage();
+  const total = (user + system) / 1e6;
+  try {
+    const tids = readdirSync("/proc/self/task").filter((t) => t !== String(process.pid)).sort((a, b) => Number(a) - Number(b));
+    const sum = (ts: string[]) => ts.reduce((a, t) => a + taskSeconds(t), 0);
+    return { total, main: taskSeconds(String(process.pid)), platform: sum(tids.slice(0, 4)), later: sum(tids.slice(4)) };
+  } catch {
+    return { total, main: null, platform: null, later: null };
+  }
+}
+
+type Cpu = { total: number; main: number | null; platform: number | null; later: number | null };
+const minus = (a: number | null, b: number | null) => (a !== null && b !== null ? a - b : null);
 const cpuSince = (from: Cpu): Cpu => {
   const now = cpuSeconds();
-  return { total: now.total - from.total, main: now.main !== null && from.main !== null ? now.main - from.main : null };
+  return { total: now.total - from.total, main: minus(now.main, from.main), platform: minus(now.platform, from.platform), later: minus(now.later, from.later) };
 };
 
 const pages = createSafeFetch({ allow: parseAllowList(["127.0.0.1/32"]) });
@@ -290,7 +304,17 @@ if (process.argv.includes("--serve-site")) {
 } else {
   const siteProc = spawn(process.execPath, [...RERUN, "--serve-site", "--pages", String(PAGES)], { stdio: ["pipe", "pipe", "inherit"] });
   const siteUrl = await new Promise<string>((resolve) => siteProc.stdout!.once("data", (d) => resolve(String(d).trim())));
-  type Run = { pages: number; seconds: number; finishedSeconds?: number; polledSeconds?: number; ssePages?: number; cpu: Cpu; rss: { maxMb: number; firstHalfMaxMb: number; secondHalfMaxMb: number } };
+  type Run = { pages: number; seconds: number; finishedSeconds?: number; polledSeconds?: number; ssePages?: number; cpu: Cpu; siteCpu: number | null; rss: { maxMb: number; firstHalfMaxMb: number; secondHalfMaxMb: number } };
+  /** The site process's CPU seconds so far (Linux /proc; null elsewhere): what serving the pages cost it during a run. */
+  const siteSeconds = (): number | null => {
+    try {
+      const f = readFileSync(`/proc/${siteProc.pid}/stat`, "utf8");
+      const x = f.slice(f.lastIndexOf(")") + 2).split(" ");
+      return (Number(x[11]) + Number(x[12])) / 100;
+    } catch {
+      return null;
+    }
+  };
   const runs: Record<string, Run[]> = ONLY ? { [ONLY]: [] } : { baseline: [], quarry: [], "quarry-warm": [] };
   const ratios: number[] = [];
   const warmRatios: number[] = [];
@@ -302,14 +326,17 @@ if (process.argv.includes("--serve-site")) {
     const got: Record<string, Run> = {};
     const order = [["baseline", "quarry", "quarry-warm"], ["quarry", "quarry-warm", "baseline"], ["quarry-warm", "baseline", "quarry"]][(round - 1) % 3]!;
     for (const variant of ONLY ? [ONLY] : order) {
+      const site0 = siteSeconds();
       const out = spawnSync(process.execPath, [...RERUN, "--only", variant, "--site", siteUrl, "--pages", String(PAGES), "--concurrency", String(CONCURRENCY), ...SETS.flatMap((kv) => ["--set", kv])], { encoding: "utf8", timeout: 600_000 });
-      const r = JSON.parse(out.stdout.trim().split("\n").at(-1)!) as Run;
+      const site1 = siteSeconds();
+      const r = { ...(JSON.parse(out.stdout.trim().split("\n").at(-1)!) as Omit<Run, "siteCpu">), siteCpu: site0 !== null && site1 !== null ? site1 - site0 : null };
       got[variant] = r;
       runs[variant]!.push(r);
-      const main = r.cpu.main === null ? "" : ` (main thread ${per1000(r.cpu.main, r.pages).toFixed(2)})`;
+      const main = r.cpu.main === null ? "" : ` (main thread ${per1000(r.cpu.main, r.pages).toFixed(2)}, later threads ${per1000(r.cpu.later!, r.pages).toFixed(2)}, V8 platform threads ${per1000(r.cpu.platform!, r.pages).toFixed(2)})`;
       const polled = r.polledSeconds === undefined ? "" : ` by the SSE stream (finished_at at ${r.finishedSeconds!.toFixed(2)} s, SSE end ${Math.round((r.seconds - r.finishedSeconds!) * 1000)} ms after it, ${r.ssePages} page events; a 500 ms poll saw it at ${r.polledSeconds.toFixed(2)} s)`;
       if (r.finishedSeconds !== undefined) sseLagMs.push((r.seconds - r.finishedSeconds) * 1000);
-      console.error(`round ${round} ${variant}: ${r.pages} pages in ${r.seconds.toFixed(1)} s${polled} = ${(r.pages / r.seconds).toFixed(1)} pages/s, ${per1000(r.cpu.total, r.pages).toFixed(2)} CPU s per 1,000 pages${main}, max RSS ${r.rss.maxMb} MB`);
+      const site = r.siteCpu === null ? "" : `; the site ${per1000(r.siteCpu, r.pages).toFixed(2)}`;
+      console.error(`round ${round} ${variant}: ${r.pages} pages in ${r.seconds.toFixed(1)} s${polled} = ${(r.pages / r.seconds).toFixed(1)} pages/s, ${per1000(r.cpu.total, r.pages).toFixed(2)} CPU s per 1,000 pages${main}${site}, max RSS ${r.rss.maxMb} MB`);
     }
     if (ONLY) continue;
     const loop = got.baseline!.pages / got.baseline!.seconds;
@@ -320,19 +347,21 @@ if (process.argv.includes("--serve-site")) {
   }
   siteProc.kill();
   if (SETS.length) console.log(`\nQuarry with ${SETS.join(" ")}`);
-  console.log(`\n| variant (${PAGES} pages, ${CONCURRENCY} at a time, ${ROUNDS} rounds) | pages read | pages/s (median) | vs baseline (median of per-round ratios) | CPU s per 1,000 pages (median; main thread) | max RSS MB | RSS MB 1st half → 2nd half (last run) |`);
-  console.log("|---|---:|---:|---:|---:|---:|---|");
+  console.log(`\n| variant (${PAGES} pages, ${CONCURRENCY} at a time, ${ROUNDS} rounds) | pages read | pages/s (median) | vs baseline (median of per-round ratios) | CPU s per 1,000 pages (median; main / later threads / V8 platform threads) | the site's CPU s per 1,000 pages | max RSS MB | RSS MB 1st half → 2nd half (last run) |`);
+  console.log("|---|---:|---:|---:|---:|---:|---:|---|");
   const cpuCell = (rs: Run[]) => {
     const total = median(rs.map((r) => per1000(r.cpu.total, r.pages))).toFixed(2);
-    const mains = rs.flatMap((r) => (r.cpu.main === null ? [] : [per1000(r.cpu.main, r.pages)]));
-    return mains.length ? `${total} (${median(mains).toFixed(2)})` : total;
+    if (rs.some((r) => r.cpu.main === null)) return total;
+    const part = (k: "main" | "later" | "platform") => median(rs.map((r) => per1000(r.cpu[k]!, r.pages))).toFixed(2);
+    return `${total} (${part("main")} / ${part("later")} / ${part("platform")})`;
   };
+  const siteCell = (rs: Run[]) => (rs.every((r) => r.siteCpu !== null) ? median(rs.map((r) => per1000(r.siteCpu!, r.pages))).toFixed(2) : "–");
   for (const [name, rs] of Object.entries(runs)) {
     const last = rs.at(-1)!.rss;
     const rx = name === "quarry-warm" ? warmRatios : ratios;
     const vs = name === "baseline" ? "1.00" : rx.length ? `${median(rx).toFixed(2)} (${rx.map((x) => x.toFixed(2)).join(", ")})` : "–";
     const label = name === "baseline" ? "plain BFS loop: fetch + extract (baseline)" : name === "quarry" ? "Quarry crawl job, SQLite, durable (cold server)" : "Quarry crawl job, SQLite, durable (warm server)";
-    console.log(`| ${label} | ${rs.map((r) => r.pages).join(", ")} | ${median(rs.map((r) => r.pages / r.seconds)).toFixed(1)} | ${vs} | ${cpuCell(rs)} | ${Math.max(...rs.map((r) => r.rss.maxMb))} | ${last.firstHalfMaxMb} → ${last.secondHalfMaxMb} |`);
+    console.log(`| ${label} | ${rs.map((r) => r.pages).join(", ")} | ${median(rs.map((r) => r.pages / r.seconds)).toFixed(1)} | ${vs} | ${cpuCell(rs)} | ${siteCell(rs)} | ${Math.max(...rs.map((r) => r.rss.maxMb))} | ${last.firstHalfMaxMb} → ${last.secondHalfMaxMb} |`);
   }
   const list = (xs: number[]) => `${median(xs).toFixed(2)} (${xs.map((x) => x.toFixed(2)).join(", ")})`;
   console.log("\nQuarry's time is the job's end as its SSE events stream showed it to the client. Cold: a fresh server whose first job this is (it starts its extraction worker). Warm: a fresh server that has crawled one page (outside the tree) before the clock, as the loop loads its libraries before its own.");
