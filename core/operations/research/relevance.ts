@@ -23,7 +23,6 @@ import { stems, TOPIC_STOP } from "./words.ts";
 import { answerCue, asksForPerson, questionKind, subjectStems, type QuestionKind } from "./question-kind.ts";
 import { answerShape, formWeight, type AnswerShape } from "./answer-form.ts";
 import { subjectFit } from "./page-subject.ts";
-import { relationTerms, termShare } from "./relation.ts";
 
 
 export interface DocumentInput {
@@ -50,8 +49,6 @@ export interface QuestionModel {
   /** Document relevance by source id, in [0, 1], the best document at 1. */
   documents: ReadonlyMap<string, number>;
   semantic: Semantic | null;
-  /** The question's relation terms (relation.ts): what an answer speaks of beyond the subject. */
-  relation: ReadonlySet<string>;
   /** Question-word coverage a pronoun-led sentence takes from the sentence before it, by source id and text. */
   carried: ReadonlyMap<string, number>;
 }
@@ -186,10 +183,7 @@ export function buildQuestionModel(question: string, docs: readonly DocumentInpu
       if (back[k]! > 0) carried.set(`${d.id}\u0000${text}`, back[k]!);
     });
   });
-  const relevantSentences = docs.flatMap((d, i) => (documents.get(d.id)! >= RELEVANT ? sentences[i]! : []));
-  const relation = process.env.RV_REL ? relationTerms(question, terms, relevantSentences) : new Set<string>();
-
-  return { kind, shape: answerShape(question), person: asksForPerson(question), terms, topic, documents, semantic, carried, relation };
+  return { kind, shape: answerShape(question), person: asksForPerson(question), terms, topic, documents, semantic, carried };
 }
 
 /** Topic vocabulary: words that at least two relevant sites share, weighted by those sites' relevance. */
@@ -278,12 +272,7 @@ export function sentenceRelevance(sentence: string, sourceId: string, model: Que
   if (doc < RELEVANT) return 0;
   const s = stems(sentence);
   let q = 0;
-  if (process.env.RV_W && model.relation.size) {
-    const W = Number(process.env.RV_W);
-    const tot = [...model.terms].reduce((a, [t, w]) => a + w * (model.relation.has(t) ? W : 1), 0);
-    q = termShare(s, new Map([...model.terms].map(([t, w]) => [t, (w * (model.relation.has(t) ? W : 1)) / tot])));
-  } else if (process.env.RV_FAM) q = termShare(s, model.terms);
-  else for (const [t, w] of model.terms) if (s.has(t)) q += w;
+  for (const [t, w] of model.terms) if (s.has(t)) q += w;
   if (q === 0) q = model.carried.get(`${sourceId}\u0000${sentence}`) ?? 0;
   let topicMass = 0;
   for (const t of s) topicMass += model.topic.get(t) ?? 0;
@@ -296,8 +285,6 @@ export function sentenceRelevance(sentence: string, sourceId: string, model: Que
   const base = model.topic.size ? Math.max(topical * (1 - QUESTION_SHARE + QUESTION_SHARE * q), QUESTION_ONLY * q * q) : 0.5 * q;
   // A closed question's answer has its form (a date, a place, a step…): a sentence without it weighs less.
   let score = (base + answerCue(sentence, s, q, model)) * formWeight(sentence, model.shape, model.terms, model.topic);
-  if (process.env.RV_BONUS && model.relation.size && [...model.relation].some((t) => termShare(s, new Map([[t, 1]])) > 0)) score *= Number(process.env.RV_BONUS);
-  if (!process.env.RV_W && model.relation.size && ![...model.relation].some((t) => (process.env.RV_EXACT ? (s.has(t) ? 1 : 0) : termShare(s, new Map([[t, 1]]))) > 0)) score *= Number(process.env.RV_REL);
   if (model.semantic) score = (1 - SEMANTIC_SENTENCE) * score + SEMANTIC_SENTENCE * (model.semantic.get(sentence) ?? 0);
   return Math.max(0, Math.min(1, score)) * doc;
 }
