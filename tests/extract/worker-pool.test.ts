@@ -79,6 +79,53 @@ describe("extraction worker pool (Node worker threads)", () => {
     expect(await p.extract(request(ids[4]))).toEqual(await inProcessExtractor.extract(request(ids[4])));
   }, 60_000);
 
+  it("a worker is handed its next page while it works on one (two at most), so it never waits for the main thread", async () => {
+    const spawn = await nodeSpawner(512);
+    const log: string[] = [];
+    const logged = (): WorkerLike => {
+      const real = spawn();
+      return {
+        ...real,
+        post: (m) => (log.push(`post ${m.id}`), real.post(m)),
+        onMessage: (h) => real.onMessage((m) => (log.push(`answer ${m.id}`), h(m))),
+      };
+    };
+    const p = await make({ size: 1, spawn: logged });
+    const reqs = ids.slice(0, 4).map((id) => request(id));
+    const got = await Promise.all(reqs.map((r) => p.extract(r)));
+    for (let i = 0; i < reqs.length; i++) expect(got[i]).toEqual(await inProcessExtractor.extract(reqs[i]));
+    // Pages 1 and 2 go at once; each answer lets the next one in, so two are in the worker until the queue is empty.
+    expect(log).toEqual(["post 1", "post 2", "answer 1", "post 3", "answer 2", "post 4", "answer 3", "answer 4"]);
+    expect(p.stats()).toMatchObject({ started: 1, busy: 0, queued: 0 });
+  }, 60_000);
+
+  it("a worker that dies with two pages in it: both are extracted in process", async () => {
+    const spawn = await nodeSpawner(512);
+    let first = true;
+    const dying = (): WorkerLike => {
+      const real = spawn();
+      if (!first) return real;
+      first = false;
+      let posts = 0;
+      return { ...real, post: (m) => (++posts === 2 ? void real.terminate() : real.post(m)) };
+    };
+    const p = await make({ size: 1, spawn: dying });
+    const reqs = [request(ids[3]), request(ids[4]), request(ids[5])];
+    const got = await Promise.all(reqs.map((r) => p.extract(r)));
+    for (let i = 0; i < reqs.length; i++) expect(got[i]).toEqual(await inProcessExtractor.extract(reqs[i]));
+    expect(p.stats().crashed).toBe(1);
+  }, 60_000);
+
+  it("a worker whose heap grew takes no new page and ends once the pages it holds are answered", async () => {
+    const p = await make({ size: 1, maxHeapBytes: 1 });
+    const reqs = ids.slice(0, 3).map((id) => request(id));
+    const got = await Promise.all(reqs.map((r) => p.extract(r)));
+    for (let i = 0; i < reqs.length; i++) expect(got[i]).toEqual(await inProcessExtractor.extract(reqs[i]));
+    // The first worker held pages 1 and 2 and ended after both; page 3 went to a fresh one.
+    expect(p.stats()).toMatchObject({ started: 2, recycled: 2, crashed: 0 });
+    await expect.poll(() => p.stats().workers).toBe(0);
+  }, 60_000);
+
   it("a worker at its heap limit dies, and its page is still extracted (in process)", async () => {
     const p = await make({ size: 1, spawn: await nodeSpawner(2) }); // 2 MB of old space: too little for any page
     const r = await p.extract(request(ids[5]));
