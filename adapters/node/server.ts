@@ -12,11 +12,12 @@ import { nodeSpawner } from "../extract/spawn.ts";
 const EXTRACT_WORKER_OLD_SPACE_MB = 512;
 /**
  * Young generation of one extraction worker. V8's default lets the nursery alone reach about
- * 48 MB. At 16 MB a 2,000-page crawl's worker scavenged 112 times against 68 at 32 MB, about 0.3
- * CPU s more per crawl (bench/crawl, --trace-gc), for ~12 MB less RSS at its peak; 32 MB keeps
- * the memory bound (see bench/RESULTS.md, "Crawl") without that cost.
+ * 48 MB; at 16 MB a 2,000-page crawl peaked ~16 MB lower with no measurable CPU cost on real
+ * articles (8 MB cost ~15% more CPU there). 32 MB halved the worker's scavenges in a crawl (112 to
+ * 68) but, alternating the two against one site, changed neither its pages/s nor its CPU, and
+ * added ~18 MB to a crawl's RSS and ~25 MB to the peak of scrape bursts. See bench/RESULTS.md, "Crawl".
  */
-const EXTRACT_WORKER_YOUNG_SPACE_MB = 32;
+const EXTRACT_WORKER_YOUNG_SPACE_MB = 16;
 
 export const nodeRuntime: RuntimeParts = {
   sqlite: (opts) => sqliteConnector(opts),
