@@ -386,13 +386,18 @@ ui.secretCopy.addEventListener("click", async () => {
       : "The browser blocked copying: the key is selected, press Ctrl+C (\u2318C on a Mac).";
   }
 });
-ui.secretDone.addEventListener("click", () => ui.secretDialog.close());
-// However the dialog closes (button or Esc), the secret leaves the page with it.
-ui.secretDialog.addEventListener("close", () => {
+function forgetSecret() {
   ui.secretValue.value = "";
   ui.secretName.textContent = "";
   ui.secretCopied.textContent = "";
+}
+// The button clears the secret at once: the dialog's "close" event comes a task later.
+ui.secretDone.addEventListener("click", () => {
+  forgetSecret();
+  ui.secretDialog.close();
 });
+// However else the dialog closes (Esc), the secret leaves the page with it.
+ui.secretDialog.addEventListener("close", forgetSecret);
 
 function askRevoke(k) {
   pendingRevoke = k;
