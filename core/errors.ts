@@ -67,9 +67,9 @@ export class StorageError extends Error {
 
 /** At most `max` characters of a caller's input (an id, a path) for a message, with "…" when cut. */
 export function echoed(input: string, max = 64): string {
-  if (input.length <= max) return input;
-  const chars = [...input.slice(0, max * 2)]; // code units: a character is one or two
-  return chars.length <= max && input.length <= max * 2 ? input : `${chars.slice(0, max).join("")}…`;
+  // Cut on characters (one or two code units each); only the first 2 × max code units are looked at.
+  const head = Array.from(input.slice(0, max * 2)).slice(0, max).join("");
+  return head.length === input.length ? input : `${head}…`;
 }
 
 export function errorBody(err: ApiError, requestId: string) {

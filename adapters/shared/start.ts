@@ -36,12 +36,13 @@ function configOrExit<T>(read: () => T): T {
   try {
     return read();
   } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(`quarry: invalid configuration: ${err.message}`);
-      throw new StartupError(err.message);
-    }
-    throw err;
+    throw configFailure(err);
   }
+}
+
+/** A bad configuration value as one line on stderr naming the variable; other errors pass through. */
+function configFailure(err: unknown): unknown {
+  return err instanceof ConfigError ? startupFailure(`invalid configuration: ${err.message}`) : err;
 }
 
 export class StartupError extends Error {}
@@ -100,12 +101,8 @@ export async function prepare(env: Env, runtime: RuntimeParts): Promise<Prepared
  * database that cannot be opened. Other errors pass through.
  */
 function storageFailure(err: unknown): unknown {
-  if (err instanceof ConfigError) {
-    console.error(`quarry: invalid configuration: ${err.message}`);
-    return new StartupError(err.message);
-  }
   if (err instanceof DataDirError || err instanceof StorageOpenError) return startupFailure(err.message);
-  return err;
+  return configFailure(err);
 }
 
 /** A listen() failure as one line an operator can act on; other errors pass through. */

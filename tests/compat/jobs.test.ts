@@ -171,25 +171,25 @@ describe("Firecrawl v1 client: batch scrape and errors", () => {
     expect(res.data[0].markdown).toMatch(/log-structured merge trees/);
   }, 60_000);
 
+  /** Asks the SDK for a job's status every 250 ms (at most 60 times) until it failed or completed. */
+  async function untilCompleted(check: () => Promise<{ success: boolean; status?: string }>): Promise<void> {
+    for (let i = 0, s = await check(); i < 60 && s.success && s.status !== "completed"; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      s = await check();
+    }
+  }
+
   it("checkCrawlErrors and checkBatchScrapeErrors (both sent as DELETE) list the failed pages", async () => {
     const app = new FirecrawlAppV1({ apiKey: h.keys.full, apiUrl: `${h.url}/compat/firecrawl` });
     const gone = `${h.site.url}/site/gone`;
     const batch = await app.asyncBatchScrapeUrls([`${h.site.url}${page(3)}`, gone], { formats: ["markdown"] });
     if (!batch.success || !batch.id) throw new Error("batch failed");
-    let status = await app.checkBatchScrapeStatus(batch.id);
-    for (let i = 0; i < 60 && status.success && status.status !== "completed"; i++) {
-      await new Promise((r) => setTimeout(r, 250));
-      status = await app.checkBatchScrapeStatus(batch.id);
-    }
+    await untilCompleted(() => app.checkBatchScrapeStatus(batch.id!));
     const batchErrors = await app.checkBatchScrapeErrors(batch.id);
     expect("errors" in batchErrors && batchErrors.errors.map((e) => e.url)).toEqual([gone]);
     const crawl = await app.asyncCrawlUrl(root, { limit: 3, maxDepth: 1, includePaths: ["^/site/(gone)?$"] });
     if (!crawl.success || !crawl.id) throw new Error("crawl failed");
-    let crawled = await app.checkCrawlStatus(crawl.id);
-    for (let i = 0; i < 60 && crawled.success && crawled.status !== "completed"; i++) {
-      await new Promise((r) => setTimeout(r, 250));
-      crawled = await app.checkCrawlStatus(crawl.id);
-    }
+    await untilCompleted(() => app.checkCrawlStatus(crawl.id!));
     const crawlErrors = await app.checkCrawlErrors(crawl.id);
     expect("errors" in crawlErrors && crawlErrors.errors.map((e) => e.url)).toEqual([gone]);
     // A read: the job is still there, completed, afterwards.

@@ -24,6 +24,20 @@ afterEach(async () => {
   await pool?.close();
   pool = null;
 });
+/**
+ * Spawns real workers, but the first one ends when it is handed its `nth` page (the pages before it
+ * are in it), as a crash or an out-of-memory would.
+ */
+function firstWorkerDiesAt(spawn: () => WorkerLike, nth: number): () => WorkerLike {
+  let first = true;
+  return () => {
+    const real = spawn();
+    if (!first) return real;
+    first = false;
+    let posts = 0;
+    return { ...real, post: (m) => (++posts === nth ? void real.terminate() : real.post(m)) };
+  };
+}
 const make = async (over: Partial<PoolOptions> = {}) => (pool = new ExtractPool({ size: 2, idleMs: 60_000, maxHeapBytes: 512 * 2 ** 20, spawn: await nodeSpawner(512), ...over }));
 
 describe("extraction worker pool (Node worker threads)", () => {
@@ -59,15 +73,7 @@ describe("extraction worker pool (Node worker threads)", () => {
   }, 60_000);
 
   it("extracts a page in process when its worker dies under it", async () => {
-    const spawn = await nodeSpawner(512);
-    let first = true;
-    const dying = (): WorkerLike => {
-      const real = spawn();
-      if (!first) return real;
-      first = false;
-      // This one ends while the page is in it, as a crash or an out-of-memory would.
-      return { ...real, post: () => void real.terminate() };
-    };
+    const dying = firstWorkerDiesAt(await nodeSpawner(512), 1);
     const seen: string[] = [];
     const logger = { debug() {}, info() {}, warn: (_o: object, m?: string) => void seen.push(m ?? ""), error() {} };
     const p = await make({ size: 1, spawn: dying, logger });
@@ -100,15 +106,7 @@ describe("extraction worker pool (Node worker threads)", () => {
   }, 60_000);
 
   it("a worker that dies with two pages in it: both are extracted in process", async () => {
-    const spawn = await nodeSpawner(512);
-    let first = true;
-    const dying = (): WorkerLike => {
-      const real = spawn();
-      if (!first) return real;
-      first = false;
-      let posts = 0;
-      return { ...real, post: (m) => (++posts === 2 ? void real.terminate() : real.post(m)) };
-    };
+    const dying = firstWorkerDiesAt(await nodeSpawner(512), 2);
     const p = await make({ size: 1, spawn: dying });
     const reqs = [request(ids[3]), request(ids[4]), request(ids[5])];
     const got = await Promise.all(reqs.map((r) => p.extract(r)));

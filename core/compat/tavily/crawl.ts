@@ -35,10 +35,11 @@ const clamp = (n: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, M
 /** Tavily's URLs may lack a scheme (`docs.tavily.com`). */
 const absolute = (url: string) => (/^[a-z][a-z0-9+.-]*:/i.test(url) ? url : `https://${url}`);
 
-function pathFilter(body: SiteRequest): (url: string) => boolean {
+/** The path filter, or the 400 in Tavily's field names when a pattern is not one Quarry runs. */
+function checkedPathFilter(body: SiteRequest): (url: string) => boolean {
   const compile = (p: string): PathPattern => {
     const re = compilePathPattern(p);
-    if (!re) throw new Error(p);
+    if (!re) throw new ApiError("invalid_request", `each of select_paths and exclude_paths must be ${PATTERN_RULE}.`);
     return re;
   };
   const keep = (body.select_paths ?? []).map(compile);
@@ -47,15 +48,6 @@ function pathFilter(body: SiteRequest): (url: string) => boolean {
     const path = new URL(url).pathname;
     return (keep.length === 0 || keep.some((r) => r.test(path))) && !drop.some((r) => r.test(path));
   };
-}
-
-/** The path filter, or the 400 in Tavily's field names when a pattern is not one Quarry runs. */
-function checkedPathFilter(body: SiteRequest): (url: string) => boolean {
-  try {
-    return pathFilter(body);
-  } catch {
-    throw new ApiError("invalid_request", `each of select_paths and exclude_paths must be ${PATTERN_RULE}.`);
-  }
 }
 
 export function tavilyMap(dispatch: Dispatch, now: () => number) {
