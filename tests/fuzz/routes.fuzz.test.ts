@@ -109,8 +109,19 @@ const contentType = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom(undefined, "text/plain", "application/json; charset=utf-8", "multipart/form-data", "application/x-www-form-urlencoded") },
 );
 
-/** `@fresh` stands for a real key of the calling account, made for this run (so DELETE can succeed). */
-const pathParam = fc.oneof(fc.constant("@fresh"), fc.constant("@job"), fc.constant("key_01JZZZZZZZZZZZZZZZZZZZZZZZ"), fc.stringMatching(/^[A-Za-z0-9_%.-]{0,40}$/), fc.constant("..%2f..%2fetc"), fc.constant("%00"));
+/**
+ * `@fresh` stands for a real key of the calling account, made for this run (so DELETE can succeed).
+ * Real ids weigh more than the others: at 1 in 6, a job route went all 60 runs without one now and
+ * then (about 1 CI run in 150), and failed the check that every operation was reached.
+ */
+const pathParam = fc.oneof(
+  { weight: 3, arbitrary: fc.constant("@fresh") },
+  { weight: 3, arbitrary: fc.constant("@job") },
+  { weight: 1, arbitrary: fc.constant("key_01JZZZZZZZZZZZZZZZZZZZZZZZ") },
+  { weight: 1, arbitrary: fc.stringMatching(/^[A-Za-z0-9_%.-]{0,40}$/) },
+  { weight: 1, arbitrary: fc.constant("..%2f..%2fetc") },
+  { weight: 1, arbitrary: fc.constant("%00") },
+);
 
 /** `@job` stands for a real job of the calling account, of the route's kind (crawl or batch). */
 async function jobOf(path: string): Promise<string> {
