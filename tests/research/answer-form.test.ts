@@ -24,6 +24,9 @@ describe("answer form", () => {
     expect(answerShape("Who was Ada Lovelace?")).toBe("who-person");
     expect(answerShape("What is the difference between a frog and a toad?")).toBe("compare");
     expect(answerShape("Is tea or coffee higher in caffeine?")).toBe("compare");
+    expect(answerShape("How many moons does Mars have?")).toBe("quantity");
+    expect(answerShape("How long does it take to boil an egg?")).toBe("quantity");
+    expect(answerShape("What percentage of the Earth is water?")).toBe("quantity");
     for (const q of ["Why is the sky blue?", "How does a compass work?", "What is osmosis?", "What causes thunder?"]) expect(answerShape(q)).toBe("open");
   });
 
@@ -52,6 +55,9 @@ describe("answer form", () => {
     expect(hasAnswerForm("Hatshepsut was a pharaoh who ruled long before Ramesses.", "who-person", ramesses)).toBe(false);
     expect(hasAnswerForm("A toad's skin is dry and warty, whereas a frog's is smooth.", "compare")).toBe(true);
     expect(hasAnswerForm("Frogs appear in many children's stories.", "compare")).toBe(false);
+    expect(hasAnswerForm("Mars has two small moons, Phobos and Deimos.", "quantity")).toBe(true);
+    expect(hasAnswerForm("A hard-boiled egg needs about 10 minutes in boiling water.", "quantity")).toBe(true);
+    expect(hasAnswerForm("Phobos is slowly spiralling in towards the planet.", "quantity")).toBe(false);
     expect(hasAnswerForm("Anything at all.", "open")).toBe(true);
   });
 

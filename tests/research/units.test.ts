@@ -32,6 +32,7 @@ describe("research core", () => {
     // "Who composed X" asks for the maker of X, not for a biography of the act ("composed Four Seasons biography").
     expect(planSubQueries("Who composed The Four Seasons?", "summary")).toEqual(["Four Seasons composer", "Four Seasons history origin"]);
     expect(planSubQueries("Who invented the telephone?", "full")).toEqual(["telephone inventor", "telephone history origin", "telephone credited to", "telephone inventor biography"]);
+    expect(planSubQueries("How many moons does Mars have?", "summary")).toEqual(["moons Mars number figures", "moons Mars statistics"]);
     const questions = [
       "What causes earthquakes?", "Why is the sky blue?", "How do bees make honey?", "How to brew green tea properly?", "What is photosynthesis?",
       "Is coffee or tea higher in caffeine?", "Where do monarch butterflies migrate?", "a b c", "causes causes", "What is a definition?",

@@ -12,7 +12,10 @@
 import { tokenize } from "../../ranking/lexical.ts";
 import { stem, stems } from "./words.ts";
 
-export type AnswerShape = "when" | "where" | "which" | "howto" | "who-act" | "who-person" | "compare" | "open";
+export type AnswerShape = "when" | "where" | "which" | "howto" | "who-act" | "who-person" | "compare" | "quantity" | "open";
+
+/** "How many bones…", "how long does it take…", "how far is…": the answer is an amount. */
+export const ASKS_AMOUNT = /^(how (many|much|long|far|old|big|tall|high|deep|wide|fast|heavy|large|often|hot|cold)|what (percentage|proportion|share|temperature|speed|size|distance))\b/;
 
 export function answerShape(question: string): AnswerShape {
   const q = question.toLowerCase().trim();
@@ -22,6 +25,7 @@ export function answerShape(question: string): AnswerShape {
   if (/^(who|whom|whose)\b/.test(q)) return "who-act";
   if (/^where\b/.test(q)) return "where";
   if (/^how (to|do i|can i|should i?)\b/.test(q)) return "howto";
+  if (ASKS_AMOUNT.test(q)) return "quantity";
   if (/^which\b/.test(q) || /^what is the ([a-z]+est|most|least)\b/.test(q)) return "which";
   return "open";
 }
@@ -57,6 +61,9 @@ const IMPERATIVE = new RegExp(
 const ACT = /\b(by|credited|attributed|invent\w*|wrote|written|writer|author|painted|painter|discover\w*|compos\w*|built|builders?|develop\w*|designed|founded|created|published|began|finished|completed)\b/i;
 const LIFE_AND_DEEDS =
   /\b(was an?|was the|born|died|became|ruled|reigned|led|founded|worked|served|studied|taught|married|won|discover\w*|invent\w*|develop\w*|built|designed|created|wrote|known|famous|remembered|regarded|first|last|conquer\w*|united|introduced)\b/i;
+/** An amount: digits, a number word, a fraction or a multiple ("206 bones", "about three hours", "twice as fast"). */
+const AMOUNT =
+  /\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundreds?|thousands?|millions?|billions?|dozens?|half|quarter|twice|double|triple|per ?cent|percent)\b/i;
 const CONTRAST = /\b(whereas|while|but|unlike|instead|than|both|differs?|difference|however|rather|only|not)\b/i;
 
 /** The question's subject stems (a set, or the question model's weighted terms). */
@@ -112,6 +119,8 @@ export function hasAnswerForm(sentence: string, shape: AnswerShape, subject: Sub
       return LIFE_AND_DEEDS.test(sentence) && !aboutSomeoneElse(sentence, subject);
     case "compare":
       return CONTRAST.test(sentence);
+    case "quantity":
+      return AMOUNT.test(sentence);
     case "open":
       return true;
   }

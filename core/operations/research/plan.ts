@@ -7,6 +7,7 @@
  */
 import type { Tier } from "../fields.ts";
 import { TIER_PLAN } from "./tiers.ts";
+import { ASKS_AMOUNT } from "./answer-form.ts";
 
 const QUESTION_WORDS = new Set(
   ("a an and are as at be by for from how i in is it of on or that the this to was what when where which who whom whose why " +
@@ -37,6 +38,7 @@ function facets(question: string): { add: string[]; strip: RegExp | null } {
   const q = question.toLowerCase().trim();
   if (/^(why|what (causes|caused|makes|made|led))\b/.test(q)) return { add: ["causes", "reasons explained", "main factors", "evidence"], strip: /^(causes?|caused|makes?|made|led|lead)$/i };
   if (/^how (to|do i|can i|should)\b/.test(q)) return { add: ["steps guide", "tips mistakes", "best practices", "beginners"], strip: null };
+  if (ASKS_AMOUNT.test(q)) return { add: ["number figures", "statistics", "estimate range", "measured"], strip: /^(many|much)$/i };
   if (/^how (does|do|did|is|are)\b/.test(q)) return { add: ["mechanism", "process explained", "science behind", "examples"], strip: /^(work|works)$/i };
   if (/^(when|what year|in what year)\b/.test(q)) return { add: ["date", "timeline", "events leading up", "history"], strip: null };
   // "Who composed X" asks for the maker of X, not for a life: search X with the maker's title ("X composer").

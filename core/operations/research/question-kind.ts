@@ -5,6 +5,7 @@
  * score sentences; deterministic.
  */
 
+import { ASKS_AMOUNT } from "./answer-form.ts";
 import { stems } from "./words.ts";
 
 /**
@@ -49,6 +50,8 @@ export function questionKind(question: string): QuestionKind {
   if (/^(when|what year|in what year)\b/.test(q)) return "when";
   if (/^(who|whom|whose)\b/.test(q)) return "who";
   if (/^where\b/.test(q)) return "where";
+  // "How many", "how long": an amount, not a process (answer-form.ts weighs the amount).
+  if (ASKS_AMOUNT.test(q)) return "other";
   if (/^how\b/.test(q)) return "how";
   if (/^(what (is|are|was|were|does)|define|definition|meaning of)\b/.test(q)) return "define";
   return "other";
