@@ -26,8 +26,7 @@ export interface EngineOptions {
   /** One process: how long a claimed frontier entry stays claimed (longer than any page fetch). Shared queue: QUARRY_JOB_RECOVERY, renewed. */
   leaseMs?: number;
   watchdogMs?: number;
-  /** The server's plan resolver, shared with the gateway so an undefined plan is reported once; by default one of the engine's own. */
-  accountPlans?: AccountPlans;
+  accountPlans?: AccountPlans; // the server's, shared with the gateway so an undefined plan is logged once (default: the engine's own)
 }
 
 export interface Caller {
@@ -255,8 +254,7 @@ export class JobEngine implements WorkContext {
     const now = this.ports.clock.now();
     const hit = this.plans.get(job.id);
     if (hit && now - hit.at < 30_000) return hit.plan;
-    const account = await this.ports.keys.getAccount(job.account);
-    const plan = this.planOfAccount(job.account, account?.plan);
+    const plan = this.planOfAccount(job.account, (await this.ports.keys.getAccount(job.account))?.plan);
     this.plans.set(job.id, { plan, at: now });
     return plan;
   }
