@@ -94,7 +94,7 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
   const routes: RouteDef[] = [...builtIn.filter((r) => !replaced.has(`${r.method} ${r.path}`)), ...extra];
   for (const r of routes) {
     const steps: MiddlewareHandler<AppEnv>[] = [(c, next) => (c.set("route", r.path), next())];
-    if (r.auth) steps.push(guard(auth, config.plans, r.scope));
+    if (r.auth) steps.push(guard(auth, services.accountPlans, r.scope));
     // The native API's query parameters are checked as its body fields are (/health and /metrics take what probes add).
     if (r.path.startsWith("/v1/")) steps.push(knownQuery(r.query ?? {}));
     if (r.body) steps.push(jsonBody(r.body));

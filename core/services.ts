@@ -16,6 +16,7 @@ import type { ResearchDeps } from "./operations/research/research.ts";
 import type { SocialResearchDeps } from "./operations/social/social.ts";
 import type { VideoSearchDeps } from "./operations/video/video.ts";
 import { JobEngine, type EngineOptions } from "./jobs/engine.ts";
+import { accountPlans, type AccountPlans } from "./limits/plans.ts";
 
 export interface ServiceOptions {
   /** Whole-request deadlines by operation, ms (each operation has its own default). */
@@ -53,6 +54,8 @@ export interface Services {
   backendHealth(): Record<string, BackendHealth>;
   /** Crawl and batch jobs; null when the ports have no job store. */
   jobs: JobEngine | null;
+  /** Each account's plan; an account on a plan QUARRY_PLANS no longer defines is logged once per plan id. */
+  accountPlans: AccountPlans;
 }
 
 export function createServices(ports: Ports, config: Config, options: ServiceOptions = {}): Services {
@@ -66,6 +69,7 @@ export function createServices(ports: Ports, config: Config, options: ServiceOpt
   const runner = createRunner({ registry, fetch, clock, timeoutMs: 4_000, onCall });
   const social = createSocialBackends(config.backends, { fetch, clock, onCall });
   const youtubeKey = config.backends.youtube?.key?.trim();
+  const plans = accountPlans(config.plans, (message, fields) => ports.logger.warn(fields, message));
   return {
     fetch,
     registry,
@@ -91,7 +95,8 @@ export function createServices(ports: Ports, config: Config, options: ServiceOpt
       ...(options.llmTimeoutMs ? { llmTimeoutMs: options.llmTimeoutMs } : {}),
       ...(deadlines.research ? { deadlineMs: deadlines.research } : {}),
     },
-    jobs: ports.jobs ? new JobEngine(ports, config, options.jobs) : null,
+    jobs: ports.jobs ? new JobEngine(ports, config, { ...options.jobs, accountPlans: plans }) : null,
+    accountPlans: plans,
     backendHealth: () => ({ ...runner.health("web"), ...runner.health("video"), ...social.runner.health("social") }),
   };
 }

@@ -9,7 +9,7 @@ import { ApiError } from "../../core/errors.ts";
 import { isScope, SCOPES } from "../../core/keys/scopes.ts";
 import { createKey, ensureAccount, listKeys, revokeKey } from "../../core/keys/service.ts";
 import { USAGE_GROUPS } from "../../core/limits/groups.ts";
-import { LOWEST_PLAN } from "../../core/limits/plans.ts";
+import { planLabel, resolvePlan, type PlanTable } from "../../core/limits/plans.ts";
 import { periodOf, periodResetAt } from "../../core/limits/period.ts";
 import { buildPorts, systemClock } from "../shared/bootstrap.ts";
 import { createLogger } from "../shared/logger.ts";
@@ -79,6 +79,11 @@ async function withPorts<T>(fn: (ports: Awaited<ReturnType<typeof buildPorts>>["
   } finally {
     await built.close();
   }
+}
+
+/** An account's plan for the operator: its id, and what it is served as when QUARRY_PLANS lacks it. */
+function shownPlan(plans: PlanTable, id: string): string {
+  return planLabel(id, resolvePlan(plans, id));
 }
 
 function out(json: boolean, value: unknown, text: string) {
@@ -157,11 +162,13 @@ export async function main(argv: string[]): Promise<number> {
       // --plan is the plan of an account this creates: an existing one's plan changes only through set-plan.
       const existing = await ports.keys.getAccount(account);
       if (existing && values.plan !== undefined && existing.plan !== values.plan) {
-        fail(`account "${account}" is on plan ${existing.plan}; keys create does not change it: run \`quarry accounts set-plan ${account} ${values.plan}\`, or leave out --plan`);
+        fail(`account "${account}" is on plan ${shownPlan(plans, existing.plan)}; keys create does not change it: run \`quarry accounts set-plan ${account} ${values.plan}\`, or leave out --plan`);
       }
       const acct = await ensureAccount(ports.keys, account, values.plan, plans, now);
       const created = await createKey(ports.keys, { account: acct.name, name, scopes }, now);
-      out(json, created, `Created ${created.id} (${created.name}) for account ${acct.name} on plan ${acct.plan}, scopes ${created.scopes.join(",")}.\n\n  ${created.key}\n\nThis secret is shown once; store it now.`);
+      // --json prints the POST /v1/keys body alone; an undefined plan is said on stderr instead.
+      if (json && resolvePlan(plans, acct.plan).fellBack) process.stderr.write(`quarry: account ${acct.name} is on plan ${shownPlan(plans, acct.plan)}\n`);
+      out(json, created, `Created ${created.id} (${created.name}) for account ${acct.name} on plan ${shownPlan(plans, acct.plan)}, scopes ${created.scopes.join(",")}.\n\n  ${created.key}\n\nThis secret is shown once; store it now.`);
       return 0;
     });
   }
@@ -206,7 +213,7 @@ export async function main(argv: string[]): Promise<number> {
     return withPorts(async (ports, plans) => {
       const acct = await ports.keys.getAccount(account);
       if (!acct) fail(`no account "${account}"`);
-      const plan = plans[acct.plan] ?? plans[LOWEST_PLAN];
+      const plan = resolvePlan(plans, acct.plan).plan;
       const period = periodOf(now);
       const keys = await listKeys(ports.keys, account);
       const rows = await Promise.all(
@@ -216,9 +223,10 @@ export async function main(argv: string[]): Promise<number> {
           return { id: k.id, name: k.name, used: u.used, remaining: plan.quota === null ? null : Math.max(0, plan.quota - u.used), endpoints };
         }),
       );
-      const body = { account, plan: plan.id, quota: plan.quota, per_minute_limit: plan.perMinute, period, reset_at: periodResetAt(now), keys: rows };
+      // plan is the account's own; served_plan the one whose limits apply (they differ when QUARRY_PLANS lacks plan).
+      const body = { account, plan: acct.plan, served_plan: plan.id, quota: plan.quota, per_minute_limit: plan.perMinute, period, reset_at: periodResetAt(now), keys: rows };
       const text = [
-        `Account ${account}: plan ${plan.id}, quota ${plan.quota ?? "unlimited"} per key per month, ${plan.perMinute}/min; resets ${body.reset_at}.`,
+        `Account ${account}: plan ${shownPlan(plans, acct.plan)}, quota ${plan.quota ?? "unlimited"} per key per month, ${plan.perMinute}/min; resets ${body.reset_at}.`,
         ...rows.map((r) => `  ${r.id}  used ${r.used}  remaining ${r.remaining ?? "unlimited"}  ${USAGE_GROUPS.map((g) => `${g}=${r.endpoints[g]}`).join(" ")}  ${r.name}`),
       ].join("\n");
       out(json, body, text);

@@ -9,7 +9,7 @@ import type { MiddlewareHandler } from "hono";
 import type * as v from "valibot";
 import { ApiError } from "../errors.ts";
 import type { Authenticator } from "../keys/authenticate.ts";
-import { LOWEST_PLAN, type PlanTable } from "../limits/plans.ts";
+import type { AccountPlans } from "../limits/plans.ts";
 import { dayOf, periodOf, periodResetAt, WINDOW_MS } from "../limits/period.ts";
 import { retryAfterSeconds } from "../limits/sliding-window.ts";
 import type { Clock, Counters, Logger } from "../ports.ts";
@@ -19,10 +19,10 @@ import { readAllCapped } from "../net/read-capped.ts";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
-export function guard(auth: Authenticator, plans: PlanTable, scope: string | null): MiddlewareHandler<AppEnv> {
+export function guard(auth: Authenticator, planOf: AccountPlans, scope: string | null): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const { key, account } = await auth.authenticate(c.req.header("authorization"));
-    const plan = plans[account.plan] ?? plans[LOWEST_PLAN];
+    const plan = planOf(account.name, account.plan);
     c.set("auth", { key, account, plan });
     if (scope && !key.scopes.includes(scope)) {
       throw new ApiError("insufficient_scope", `This key lacks the "${scope}" scope required by ${c.req.method} ${c.req.routePath}.`);

@@ -6,7 +6,7 @@
  * that died before it could say so, and deletes expired jobs.
  */
 import { jobId as newJobId } from "../ids.ts";
-import { LOWEST_PLAN, type Plan, type PlanTable } from "../limits/plans.ts";
+import { accountPlans, type AccountPlans, type Plan, type PlanTable } from "../limits/plans.ts";
 import { parseAllowList, type AllowList } from "../net/allow-list.ts";
 import { checkUrl } from "../net/url-policy.ts";
 import type { Ports } from "../ports.ts";
@@ -26,6 +26,7 @@ export interface EngineOptions {
   /** One process: how long a claimed frontier entry stays claimed (longer than any page fetch). Shared queue: QUARRY_JOB_RECOVERY, renewed. */
   leaseMs?: number;
   watchdogMs?: number;
+  accountPlans?: AccountPlans; // the server's, shared with the gateway so an undefined plan is logged once (default: the engine's own)
 }
 
 export interface Caller {
@@ -49,6 +50,7 @@ export class JobEngine implements WorkContext {
   private readonly traps = new Map<string, TrapGuard>();
   private readonly rules = new Map<string, ScopeRules>();
   private readonly plans = new Map<string, { plan: Plan; at: number }>();
+  private readonly planOfAccount: AccountPlans;
   private readonly running = new Map<string, Set<AbortController>>();
   private timer: ReturnType<typeof setTimeout> | null = null;
   private started = false;
@@ -73,6 +75,7 @@ export class JobEngine implements WorkContext {
     this.webhooks = new Webhooks(this.store, ports.pages, ports.logger, now, { leaseMs: this.shared ? this.leaseMs : 60_000, ...options.webhooks });
     this.allow = parseAllowList(config.egressAllow);
     this.leases = new LeaseKeeper(this.store, this.leaseMs, now, this.shared);
+    this.planOfAccount = options.accountPlans ?? accountPlans(config.plans, (message, fields) => ports.logger.warn(fields, message));
   }
 
   /** Keeps a claimed entry's lease alive while its task runs (shared queue only). */
@@ -251,8 +254,7 @@ export class JobEngine implements WorkContext {
     const now = this.ports.clock.now();
     const hit = this.plans.get(job.id);
     if (hit && now - hit.at < 30_000) return hit.plan;
-    const account = await this.ports.keys.getAccount(job.account);
-    const plan = this.config.plans[account?.plan ?? LOWEST_PLAN] ?? this.config.plans[LOWEST_PLAN]!;
+    const plan = this.planOfAccount(job.account, (await this.ports.keys.getAccount(job.account))?.plan);
     this.plans.set(job.id, { plan, at: now });
     return plan;
   }

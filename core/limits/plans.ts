@@ -19,6 +19,55 @@ export const DEFAULT_PLANS: PlanTable = {
 /** The lowest plan: new accounts start on it and anonymous responses describe it. */
 export const LOWEST_PLAN = "free";
 
+export interface PlanResolution {
+  /** The plan whose limits apply. */
+  plan: Plan;
+  /** True when the table does not define the account's plan, so the lowest plan stands in for it. */
+  fellBack: boolean;
+}
+
+/**
+ * The plan an account on plan `id` is served on. An id the table lacks (a plan removed from
+ * QUARRY_PLANS after accounts were put on it) is served as the lowest plan, and says so.
+ */
+export function resolvePlan(plans: PlanTable, id: string): PlanResolution {
+  // Own properties only: "constructor" or "toString" name no plan.
+  const own = Object.hasOwn(plans, id) ? plans[id] : undefined;
+  if (own) return { plan: own, fellBack: false };
+  const lowest = Object.hasOwn(plans, LOWEST_PLAN) ? plans[LOWEST_PLAN] : undefined;
+  if (!lowest) throw new Error(`the plan table has no "${LOWEST_PLAN}" plan to serve accounts on an undefined one`);
+  return { plan: lowest, fellBack: true };
+}
+
+/** The operator's words for an account on a plan the table does not define (server log). */
+export function undefinedPlanWarning(account: string, id: string, servedAs: string): string {
+  return `account "${account}" is on plan "${id}", which QUARRY_PLANS does not define; it is served as "${servedAs}"`;
+}
+
+/** An account's plan as the CLI shows it: the id, and what it is served as when the table lacks it. */
+export function planLabel(id: string, resolved: PlanResolution): string {
+  return resolved.fellBack ? `${id} (not defined; served as ${resolved.plan.id})` : id;
+}
+
+/** Resolves an account's plan (an account with no record is on the lowest plan). */
+export type AccountPlans = (account: string, id: string | undefined) => Plan;
+
+/**
+ * resolvePlan for a running server: the first time an account on each undefined plan id is
+ * served, `warn` hears of it; later requests on that id are served without another word.
+ */
+export function accountPlans(plans: PlanTable, warn: (message: string, fields: { account: string; plan: string; served_as: string }) => void): AccountPlans {
+  const reported = new Set<string>();
+  return (account, id) => {
+    const resolved = resolvePlan(plans, id ?? LOWEST_PLAN);
+    if (resolved.fellBack && id !== undefined && !reported.has(id)) {
+      reported.add(id);
+      warn(undefinedPlanWarning(account, id, resolved.plan.id), { account, plan: id, served_as: resolved.plan.id });
+    }
+    return resolved.plan;
+  };
+}
+
 export interface PlanOverride {
   quota?: number | null;
   per_minute?: number;

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { periodOf, periodResetAt } from "../../core/limits/period.ts";
 import { retryAfterSeconds, SlidingWindow } from "../../core/limits/sliding-window.ts";
 import { TokenBuckets } from "../../core/limits/token-bucket.ts";
+import { accountPlans, applyPlanOverrides, DEFAULT_PLANS, planLabel, resolvePlan } from "../../core/limits/plans.ts";
 
 describe("sliding window", () => {
   it("admits at most N in any rolling 60 s, exactly at the edge", () => {
@@ -73,5 +74,34 @@ describe("quota period", () => {
     expect(periodResetAt(Date.UTC(2026, 10, 22))).toBe("2026-12-01T00:00:00Z");
     expect(periodResetAt(Date.UTC(2026, 11, 31, 23, 59))).toBe("2027-01-01T00:00:00Z");
     expect(periodOf(Date.UTC(2026, 11, 1, 0, 0, 0))).toBe("2026-12");
+  });
+});
+
+describe("an account's plan against the table", () => {
+  const plans = applyPlanOverrides(DEFAULT_PLANS, { gold: { quota: 50, per_minute: 9 } });
+  const without = DEFAULT_PLANS;
+
+  it("resolves a defined plan as itself and an undefined one as free, saying it fell back", () => {
+    expect(resolvePlan(plans, "gold")).toEqual({ plan: plans.gold, fellBack: false });
+    expect(resolvePlan(without, "gold")).toEqual({ plan: DEFAULT_PLANS.free, fellBack: true });
+    // An inherited property of a plain object names no plan.
+    expect(resolvePlan(without, "constructor")).toEqual({ plan: DEFAULT_PLANS.free, fellBack: true });
+    expect(planLabel("gold", resolvePlan(without, "gold"))).toBe("gold (not defined; served as free)");
+    expect(planLabel("gold", resolvePlan(plans, "gold"))).toBe("gold");
+  });
+
+  it("a server's resolver reports each undefined plan id once, and an account with no record not at all", () => {
+    const heard: string[] = [];
+    const planOf = accountPlans(without, (message) => heard.push(message));
+    expect(planOf("acme", "gold")).toBe(DEFAULT_PLANS.free);
+    expect(planOf("acme", "gold")).toBe(DEFAULT_PLANS.free);
+    expect(planOf("globex", "gold")).toBe(DEFAULT_PLANS.free);
+    expect(planOf("initech", "silver")).toBe(DEFAULT_PLANS.free);
+    expect(planOf("hooli", undefined)).toBe(DEFAULT_PLANS.free);
+    expect(planOf("pied", "pro")).toBe(DEFAULT_PLANS.pro);
+    expect(heard).toEqual([
+      'account "acme" is on plan "gold", which QUARRY_PLANS does not define; it is served as "free"',
+      'account "initech" is on plan "silver", which QUARRY_PLANS does not define; it is served as "free"',
+    ]);
   });
 });
