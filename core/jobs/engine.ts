@@ -26,13 +26,11 @@ export interface EngineOptions {
   /** One process: how long a claimed frontier entry stays claimed (longer than any page fetch). Shared queue: QUARRY_JOB_RECOVERY, renewed. */
   leaseMs?: number;
   watchdogMs?: number;
-  accountPlans?: AccountPlans; // the server's, shared with the gateway so an undefined plan is logged once (default: the engine's own)
+  /** The server's, shared with the gateway so an undefined plan is logged once (default: the engine's own). */
+  accountPlans?: AccountPlans;
 }
 
-export interface Caller {
-  account: string;
-  keyId: string;
-}
+export type Caller = { account: string; keyId: string };
 
 const ACTIVE: JobStatus[] = ["queued", "running"];
 
