@@ -82,6 +82,11 @@ describe("the question's form words", () => {
   it("are no part of what the question is about, unless nothing else is left", () => {
     expect(subjectStems("What is the difference between a meteor and a meteorite?")).toEqual([...stems("meteor meteorite")]);
     expect(subjectStems("What causes rust?")).toEqual([...stems("rust")]);
+    expect(subjectStems("Is it true that goldfish have a three-second memory?")).toEqual([...stems("goldfish three-second memory")]);
+    expect(subjectStems("Do goldfish really remember faces?")).toEqual([...stems("goldfish remember faces")]);
+    expect(subjectStems("How many bones are in the human body?")).toEqual([...stems("bones human body")]);
+    expect(subjectStems("How long do elephants live?")).toEqual([...stems("elephants live")]);
+    expect(subjectStems("How long is the Nile?")).toEqual([...stems("long Nile")]);
     expect(subjectStems("How do noise-cancelling headphones work?")).toEqual([...stems("noise cancelling headphones")]);
     expect(subjectStems("What does it mean?")).toEqual([...stems("mean")]);
     // Only where they ask for the kind of answer: here "work" is part of the subject.

@@ -33,6 +33,9 @@ describe("research core", () => {
     expect(planSubQueries("Who composed The Four Seasons?", "summary")).toEqual(["Four Seasons composer", "Four Seasons history origin"]);
     expect(planSubQueries("Who invented the telephone?", "full")).toEqual(["telephone inventor", "telephone history origin", "telephone credited to", "telephone inventor biography"]);
     expect(planSubQueries("How many moons does Mars have?", "summary")).toEqual(["moons Mars number figures", "moons Mars statistics"]);
+    expect(planSubQueries("How long do elephants live?", "summary")).toEqual(["elephants live number figures", "elephants live statistics"]);
+    expect(planSubQueries("Is it true that goldfish have a three-second memory?", "summary")).toEqual(["goldfish three-second memory evidence", "goldfish three-second memory myth or fact"]);
+    expect(planSubQueries("What happens when you swallow gum?", "summary")).toEqual(["swallow gum effects", "swallow gum risks"]);
     const questions = [
       "What causes earthquakes?", "Why is the sky blue?", "How do bees make honey?", "How to brew green tea properly?", "What is photosynthesis?",
       "Is coffee or tea higher in caffeine?", "Where do monarch butterflies migrate?", "a b c", "causes causes", "What is a definition?",

@@ -38,7 +38,7 @@ function facets(question: string): { add: string[]; strip: RegExp | null } {
   const q = question.toLowerCase().trim();
   if (/^(why|what (causes|caused|makes|made|led))\b/.test(q)) return { add: ["causes", "reasons explained", "main factors", "evidence"], strip: /^(causes?|caused|makes?|made|led|lead)$/i };
   if (/^how (to|do i|can i|should)\b/.test(q)) return { add: ["steps guide", "tips mistakes", "best practices", "beginners"], strip: null };
-  if (ASKS_AMOUNT.test(q)) return { add: ["number figures", "statistics", "estimate range", "measured"], strip: /^(many|much)$/i };
+  if (ASKS_AMOUNT.test(q)) return { add: ["number figures", "statistics", "estimate range", "measured"], strip: /^how long (do|does|did|will|can|could|should|would)\b/.test(q) ? /^(many|much|long)$/i : /^(many|much)$/i };
   if (/^how (does|do|did|is|are)\b/.test(q)) return { add: ["mechanism", "process explained", "science behind", "examples"], strip: /^(work|works)$/i };
   if (/^(when|what year|in what year)\b/.test(q)) return { add: ["date", "timeline", "events leading up", "history"], strip: null };
   // "Who composed X" asks for the maker of X, not for a life: search X with the maker's title ("X composer").
@@ -46,6 +46,9 @@ function facets(question: string): { add: string[]; strip: RegExp | null } {
   if (act && MAKER[act]) return { add: [MAKER[act], "history origin", "credited to", `${MAKER[act]} biography`], strip: new RegExp(`^(first|${act})$`, "i") };
   if (/^(who)\b/.test(q)) return { add: ["biography", "known for", "life achievements", "contributions"], strip: null };
   if (/^(where)\b/.test(q)) return { add: ["location", "route map", "range region", "places"], strip: null };
+  if (/^what (happens|happened|will happen)\b/.test(q)) return { add: ["effects", "what happens", "risks", "explained"], strip: null };
+  // A yes-no question asks whether a claim holds: search for the evidence on it, not the claim's words alone.
+  if (/^(is|are|was|were|do|does|did|can|could|should|will|has|have)\b/.test(q)) return { add: ["evidence", "myth or fact", "research", "explained"], strip: /^(true|really|actually|myth)$/i };
   if (/^(what is|what are|what does|define)\b/.test(q)) return { add: ["definition", "meaning explained", "examples", "how it works"], strip: /^(mean|means|meaning|definition)$/i };
   return { add: ["overview", "explained", "analysis", "facts"], strip: null };
 }

@@ -23,6 +23,12 @@ const FORM_PHRASES = [
   /\b(work|works)\s*[?.!]*\s*$/i,
   /\b(mean|means)\s*[?.!]*\s*$/i,
   /\b(meaning|definition)\s+of\b/i,
+  // A yes-no question's hedges: "is it true that goldfish…", "do goldfish really…".
+  /^(is|are|was|were)\s+it\s+(true|a myth|a fact|right|correct)\s+that\b/i,
+  /\b(really|actually|truly)\b/i,
+  // An amount's question words: "how many bones", "how long do elephants live" (not "how long is the Nile": its length).
+  /^how\s+(many|much)\b/i,
+  /^how\s+long(?=\s+(do|does|did|will|can|could|should|would)\b)/i,
 ];
 
 /** The question's content stems without its form words (all of them when nothing else is left). */
