@@ -73,6 +73,14 @@ describe("answer form", () => {
     expect(formWeight("R4, the ring road bridge, is the third longest.", "which", subject, topic)).toBe(ANOTHER);
     expect(formWeight("However, the figures depend on how a bridge is measured, and the longest may change.", "which", subject, topic)).toBe(1);
     expect(formWeight("Bridges are built from steel and concrete.", "which", subject, topic)).toBe(FORMLESS);
+    // "When": the sources agree on 1799; a sentence dated only by other years is another event's.
+    const stone = new Set(stems("When was the Rosetta Stone found?"));
+    const agreedOn = new Map([["1799", 1], ["slab", 0.8], ["1801", 0.3]]);
+    expect(formWeight("The Rosetta Stone was found in July 1799 by soldiers digging near Rashid.", "when", stone, agreedOn)).toBe(1);
+    expect(formWeight("The stone was handed to the British in 1801 under a treaty.", "when", stone, agreedOn)).toBe(FORMLESS);
+    expect(formWeight("Found in 1799, it was handed over in 1801.", "when", stone, agreedOn)).toBe(1);
+    // With no year agreed on, any year is the form.
+    expect(formWeight("The stone was handed to the British in 1801 under a treaty.", "when", stone, new Map([["slab", 0.8]]))).toBe(1);
     // Without the sources' vocabulary a rank is a rank.
     expect(formWeight("The Crimean Bridge is the second longest in Europe.", "which", subject)).toBe(1);
   });

@@ -145,7 +145,23 @@ const AGREED = 0.75;
 /** What a sentence's score is multiplied by for its form (1 with it, FORMLESS without); `topic` is the relevant sources' shared vocabulary. */
 export function formWeight(sentence: string, shape: AnswerShape, subject: Subject, topic?: ReadonlyMap<string, number>): number {
   const agreed = topic && { has: (t: string) => (topic.get(t) ?? 0) >= AGREED };
+  // Another event's date has a date's form but is no answer: it weighs as a sentence without the form.
+  if (shape === "when" && topic && otherEventsDate(sentence, topic)) return FORMLESS;
   if (hasAnswerForm(sentence, shape, subject, agreed)) return 1;
   // A rank said of another entity is background in the answer's own form: it weighs less than no form.
   return shape === "which" && agreed && rankOfAnother(sentence, subject, agreed) ? ANOTHER : FORMLESS;
+}
+
+const YEAR = /\b(1[0-9]{3}|20[0-9]{2})\b/g;
+
+/**
+ * "When": a sentence whose every year is one the relevant sources do not share, while they agree on
+ * another, dates another event (the stone handed over in 1801, its script read in 1822, beside pages
+ * that agree on 1799).
+ */
+function otherEventsDate(sentence: string, topic: ReadonlyMap<string, number>): boolean {
+  const years = sentence.match(YEAR);
+  if (!years) return false;
+  const agreedYear = [...topic].some(([t, w]) => w >= AGREED && /^(1[0-9]{3}|20[0-9]{2})$/.test(t));
+  return agreedYear && years.every((y) => (topic.get(y) ?? 0) < AGREED);
 }
