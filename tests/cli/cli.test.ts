@@ -125,6 +125,21 @@ describe("quarry CLI", () => {
     }
   }, 60_000);
 
+  it("a bad --port or an empty --host is a bad argument naming the flag (exit 2), not QUARRY_PORT", () => {
+    const cases: Array<[string[], string]> = [
+      [["serve", "--port", "abc"], 'quarry: --port "abc" is not a port number (0-65535)\n'],
+      [["serve", "--port", "70000"], 'quarry: --port "70000" is not a port number (0-65535)\n'],
+      [["serve", "--port", ""], 'quarry: --port "" is not a port number (0-65535)\n'],
+      [["serve", "--host", " "], "quarry: --host needs an address, e.g. 127.0.0.1 or 0.0.0.0\n"],
+    ];
+    for (const [args, stderr] of cases) {
+      const r = cli(args, { ...env, QUARRY_PORT: "0" });
+      expect(r.stderr, args.join(" ")).toBe(stderr);
+      expect(r.status, args.join(" ")).toBe(2);
+      expect(r.stdout).toBe("");
+    }
+  }, 120_000);
+
   it("bad configuration stops with a message naming the variable", () => {
     const r = cli(["keys", "list", "--account", "acme"], { ...env, QUARRY_PLANS: "{broken" });
     expect(r.status).toBe(1);
