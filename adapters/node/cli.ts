@@ -47,7 +47,7 @@ const ACCEPTS: Record<string, { options: string[]; args: string[] }> = {
   mcp: { options: [], args: [] },
   "keys create": { options: ["account", "scopes", "name", "plan", "json"], args: [] },
   "keys list": { options: ["account", "json"], args: [] },
-  "keys revoke": { options: ["name", "json"], args: ["KEY_ID"] },
+  "keys revoke": { options: ["json"], args: ["KEY_ID"] },
   "accounts set-plan": { options: ["json"], args: ["NAME", "PLAN"] },
   usage: { options: ["account", "json"], args: [] },
 };
@@ -184,7 +184,7 @@ export async function main(argv: string[]): Promise<number> {
     });
   }
   if (cmd === "keys" && sub === "revoke") {
-    const id = rest[0] ?? values.name;
+    const id = rest[0];
     if (!id) fail("usage: quarry keys revoke KEY_ID");
     return withPorts(async (ports) => {
       // The CLI acts for no account, so the core's "in this account" wording would name one never given.

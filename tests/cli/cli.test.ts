@@ -63,6 +63,8 @@ describe("quarry CLI", () => {
       [["accounts", "set-plan", "extras", "pro", "now"], 'quarry: accounts set-plan takes only NAME PLAN, not "now"; see quarry help\n'],
       [["serve", "--json"], "quarry: serve does not take --json; see quarry help\n"],
       [["demo", "now"], 'quarry: demo takes no arguments, not "now"; see quarry help\n'],
+      // --name is a key's label everywhere else: revoke used to read it as the KEY_ID.
+      [["keys", "revoke", "--name", made.id], "quarry: keys revoke does not take --name; see quarry help\n"],
     ];
     for (const [args, stderr] of cases) {
       const r = cli(args, env);
