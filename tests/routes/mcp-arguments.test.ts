@@ -4,7 +4,8 @@
  * left the path `/v1/crawl`, answered "GET is not allowed on /v1/crawl", and an unknown argument
  * was dropped, where every body tool refuses one. A tools/call whose params.name is missing or
  * whose arguments are not an object was answered -32603 (Internal error) with the schema
- * library's dump as its message, instead of -32602 (Invalid params).
+ * library's dump as its message, instead of -32602 (Invalid params). And research's `stream`,
+ * which its tool leaves out, went through: the tool answered `null` as a success, metered.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeApp, type TestApp } from "../helpers/app.ts";
@@ -14,7 +15,7 @@ let key: string;
 
 beforeAll(async () => {
   t = await makeApp();
-  key = (await t.key("acme", ["scrape"])).secret;
+  key = (await t.key("acme", ["scrape", "research"])).secret;
 });
 afterAll(async () => {
   await t?.close();
@@ -45,6 +46,14 @@ describe("job tools check their arguments as body tools do", () => {
   it("an argument the tool does not take is an unknown field, not dropped", async () => {
     const { body } = await call(4, "crawl_status", { id: "crawl_01M8AZS4HGB76DCGEWRZFYZCSA", bogus: 1 });
     expect(body.result.structuredContent.error).toMatchObject({ code: "invalid_request", message: "bogus: unknown field" });
+  });
+
+  it("a field the tool leaves out of its schema is unknown: research's stream answered the tool result null", async () => {
+    const { body } = await call(6, "research", { query: "how do LSM trees compact", stream: true });
+    expect(body.result.isError).toBe(true);
+    expect(body.result.structuredContent.error).toMatchObject({ code: "invalid_request", message: "stream: unknown field" });
+    const used = await (await t.request("/v1/usage", { key })).json();
+    expect(used.endpoints.research).toBe(0);
   });
 
   it("well-formed arguments still reach the native route (an unknown job is its 404)", async () => {

@@ -34,6 +34,8 @@ const SPECS: ToolSpec[] = [
 export interface Tool {
   name: string;
   query: string[];
+  /** Request fields of the route this tool does not offer: an argument by that name is refused. */
+  omitted: string[];
   description: string;
   inputSchema: { type: "object"; properties: Record<string, Record<string, unknown>>; required?: string[]; [k: string]: unknown };
   route: RouteDef;
@@ -69,6 +71,7 @@ export function toolsFrom(routes: RouteDef[]): Tool[] {
       // The route's query parameters (a job's `skip`) are tool arguments too.
       inputSchema: inputSchema(route, spec.omit ?? [], route.query ?? {}),
       query: Object.keys(route.query ?? {}),
+      omitted: spec.omit ?? [],
       route,
     }];
   });
@@ -105,6 +108,8 @@ export function nativeRequest(tool: Tool, args: Record<string, unknown>): Native
     delete body[name];
   }
   if (!tool.route.body) for (const name of Object.keys(body)) problems.push({ field: name, message: "unknown field" });
+  // research's `stream` would answer an event stream, which a tool result cannot carry.
+  else for (const name of tool.omitted) if (name in body) problems.push({ field: name, message: "unknown field" });
   if (problems.length) return { problems };
   return { path: search.size ? `${path}?${search}` : path, body: tool.route.body ? body : undefined };
 }
