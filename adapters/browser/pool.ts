@@ -263,7 +263,12 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
     }
   }
 
-  async function renderIn(context: BrowserContext, req: RenderRequest, deadline: number): Promise<RenderedPage> {
+  /** What a render is waiting on, for the deadline's message: the page was fetched long before. */
+  type Stage = { waiting: string | null };
+  const timedOut = (req: RenderRequest, stage: Stage) =>
+    new FetchTimeout(req.url, req.timeoutMs, stage.waiting ? `${stage.waiting} on ${req.url} within ${req.timeoutMs} ms (timeout_ms).` : undefined);
+
+  async function renderIn(context: BrowserContext, req: RenderRequest, deadline: number, stage: Stage): Promise<RenderedPage> {
     const page = await context.newPage();
     if (!req.screenshot) await skipUnseen(context, page);
     const traffic = new Traffic(page);
@@ -291,11 +296,18 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
       await settle(page, traffic, SETTLE_MS, deadline);
       if (typeof req.waitFor === "number") await page.waitForTimeout(Math.min(req.waitFor, left()));
       else if (req.waitFor) {
-        await page.waitForSelector(req.waitFor, { timeout: left() }).catch(() => {
-          throw new ApiError("action_failed", `wait_for: "${req.waitFor}" did not appear before the deadline.`);
+        stage.waiting = `wait_for: "${req.waitFor}" did not appear`;
+        await page.waitForSelector(req.waitFor, { timeout: left() }).catch((err: unknown) => {
+          const why = err instanceof Error ? err.message.split("\n")[0]! : String(err);
+          if (/Timeout/i.test(why)) throw timedOut(req, stage);
+          throw new ApiError("action_failed", `wait_for: "${req.waitFor}" failed: ${why}`);
         });
       }
-      for (const [i, action] of (req.actions ?? []).entries()) await runAction(page, traffic, action, i, deadline);
+      for (const [i, action] of (req.actions ?? []).entries()) {
+        stage.waiting = `action ${i} (${action.type}${action.selector ? ` ${action.selector}` : ""}) had not finished`;
+        await runAction(page, traffic, action, i, deadline);
+      }
+      stage.waiting = null;
       // Read in the page's own world: page.content() first injects Playwright's utility script,
       // which cost 0.1 to 1.8 s per page here; this is one call.
       // The page's scripts can tamper with what they see there, but only to spoil their own text.
@@ -320,7 +332,8 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
       if (!verdict.ok) throw new EgressRefused("Quarry does not fetch private or non-public addresses.", "non_public_address", verdict.why);
       // One signal for the deadline and the caller's (a cancelled job): either closes the page.
       const timer = new AbortController();
-      const timeout = setTimeout(() => timer.abort(new FetchTimeout(req.url, req.timeoutMs)), req.timeoutMs);
+      const stage: Stage = { waiting: null };
+      const timeout = setTimeout(() => timer.abort(timedOut(req, stage)), req.timeoutMs);
       const cancel = () => timer.abort(req.signal!.reason ?? new DOMException("The render was cancelled.", "AbortError"));
       if (req.signal?.aborted) cancel();
       else req.signal?.addEventListener("abort", cancel, { once: true });
@@ -346,7 +359,7 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
           if (timer.signal.aborted) throw timer.signal.reason;
           context = openContext();
           const ctx = await context;
-          return await renderIn(ctx, req, deadline).catch((err) => {
+          return await renderIn(ctx, req, deadline, stage).catch((err) => {
             if (err instanceof ApiError || timer.signal.aborted) throw err;
             // Playwright's own errors: the browser died under the page, or something unforeseen.
             const why = err instanceof Error ? err.message.split("\n")[0]! : String(err);

@@ -47,7 +47,7 @@ const ACCEPTS: Record<string, { options: string[]; args: string[] }> = {
   mcp: { options: [], args: [] },
   "keys create": { options: ["account", "scopes", "name", "plan", "json"], args: [] },
   "keys list": { options: ["account", "json"], args: [] },
-  "keys revoke": { options: ["name", "json"], args: ["KEY_ID"] },
+  "keys revoke": { options: ["json"], args: ["KEY_ID"] },
   "accounts set-plan": { options: ["json"], args: ["NAME", "PLAN"] },
   usage: { options: ["account", "json"], args: [] },
 };
@@ -138,9 +138,17 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (cmd === "serve") {
     // Flags win over the environment (and .env), as an operator typing them expects.
+    // They are checked here, so a mistake names the flag typed (exit 2), not QUARRY_PORT, and an
+    // empty one is refused rather than read as unset (which would serve on the default).
     const env = { ...process.env };
-    if (values.host !== undefined) env.QUARRY_HOST = values.host;
-    if (values.port !== undefined) env.QUARRY_PORT = values.port;
+    if (values.host !== undefined) {
+      if (!values.host.trim()) fail("--host needs an address, e.g. 127.0.0.1 or 0.0.0.0");
+      env.QUARRY_HOST = values.host;
+    }
+    if (values.port !== undefined) {
+      if (!/^\d{1,5}$/.test(values.port.trim()) || Number(values.port) > 65535) fail(`--port "${values.port}" is not a port number (0-65535)`);
+      env.QUARRY_PORT = values.port;
+    }
     await startNodeServer(env);
     return -1; // keep running
   }
@@ -183,7 +191,7 @@ export async function main(argv: string[]): Promise<number> {
     });
   }
   if (cmd === "keys" && sub === "revoke") {
-    const id = rest[0] ?? values.name;
+    const id = rest[0];
     if (!id) fail("usage: quarry keys revoke KEY_ID");
     return withPorts(async (ports) => {
       // The CLI acts for no account, so the core's "in this account" wording would name one never given.

@@ -30,6 +30,8 @@ export interface Dialect {
   status(code: string, quarryStatus: number): number;
   /** The original service's error body. */
   body(error: NativeError): Record<string, unknown>;
+  /** The error in this service's words, where they differ from the native route's (how its key is sent). */
+  reword?(error: NativeError, request: Request): NativeError;
 }
 
 /** A JSON body of at most 64 KiB; a missing Content-Type is taken for JSON (some clients send none). */
@@ -79,7 +81,8 @@ function failure(c: Context<AppEnv>, dialect: Dialect, status: number, error: Na
     const value = headers?.get(name);
     if (value) c.header(name, value);
   }
-  return c.json(dialect.body(error), dialect.status(error.code, status) as 400);
+  const said = dialect.reword ? dialect.reword(error, c.req.raw) : error;
+  return c.json(dialect.body(said), dialect.status(said.code, status) as 400);
 }
 
 /** Seconds with two decimals, as Tavily's `response_time`. */

@@ -29,5 +29,18 @@ function toFieldIssue(issue: v.BaseIssue<unknown>): FieldIssue {
   if (issue.input === undefined && issue.path?.length && issue.message.startsWith("Invalid key")) {
     return { field, message: `${field} is required` };
   }
+  // A type check without words of its own says it in valibot's ("Invalid type: Expected Object but received 5").
+  const expected = field ? /^Invalid type: Expected (.+) but received /.exec(issue.message) : null;
+  const kinds = expected ? kindWords(expected[1]!) : null;
+  if (kinds) return { field, message: `${field} must be ${kinds}` };
   return { field, message: issue.message };
+}
+
+const KIND_WORDS: Record<string, string> = { string: "a string", number: "a number", boolean: "true or false", Object: "an object", Array: "an array", null: "null" };
+
+/** `(string | Object)` as "a string or an object"; null for a type these words do not cover. */
+function kindWords(expected: string): string | null {
+  const kinds = expected.replace(/^\((.*)\)$/, "$1").split(" | ").filter((k) => k !== "undefined");
+  const words = kinds.map((k) => KIND_WORDS[k]);
+  return words.length && words.every(Boolean) ? words.join(" or ") : null;
 }

@@ -21,7 +21,7 @@ import type { JobQueue, JobStore } from "./ports.ts";
 import { TERMINAL, type JobRecord, type JobTask, type PageResult, type SkippedUrl, type StoppedReason } from "./model.ts";
 import type { Gate, RobotsCache } from "./politeness.ts";
 import type { Heartbeat } from "./leases.ts";
-import { pageLinks } from "./site-files.ts";
+import { pageLinks, robotsReason } from "./site-files.ts";
 import { frontierKey, outOfScope, type ScopeRules, type TrapGuard } from "./url-rules.ts";
 import type { Webhooks } from "./webhooks.ts";
 
@@ -90,7 +90,7 @@ async function work(ctx: WorkContext, task: JobTask, held: { units: number; beat
   const target = new URL(task.url);
   const robots = spec.respectRobots ? await ctx.robots.get(target.origin) : null;
   if (robots && !robots.allowed(task.url)) {
-    return record(ctx, job, task, failedPage(task.url, 0, "robots_disallowed"), [], null, task.depth === 0 && job.kind === "crawl" ? "site_refused" : null);
+    return record(ctx, job, task, failedPage(task.url, 0, robotsReason(robots)), [], null, task.depth === 0 && job.kind === "crawl" ? "site_refused" : null);
   }
   const delay = robots?.crawlDelay();
   const ac = new AbortController();
@@ -252,7 +252,7 @@ async function discover(ctx: WorkContext, job: JobRecord, links: string[], from:
       if (!robots) robotsBy.set(origin, (robots = await ctx.robots.get(origin)));
     }
     if (robots && !robots.allowed(url)) {
-      skipped.push({ url, reason: "robots_disallowed" });
+      skipped.push({ url, reason: robotsReason(robots) });
       continue;
     }
     const trap = traps.check(url, from.url);

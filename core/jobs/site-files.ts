@@ -14,12 +14,22 @@ const MAX_SITEMAPS = 50;
 
 export interface Robots {
   allowed(url: string): boolean;
+  /**
+   * Set when everything is disallowed because robots.txt could not be read (5xx, network): the
+   * pages it keeps out are reported `robots_unreachable`, not `robots_disallowed`, since the site
+   * disallowed nothing (it was down, or refused the connection).
+   */
+  unreachable?: true;
   /** Seconds between requests the site asks for, if any. */
   crawlDelay(): number | undefined;
   sitemaps(): string[];
 }
 
 const allowAll: Robots = { allowed: () => true, crawlDelay: () => undefined, sitemaps: () => [] };
+const disallowAll: Robots = { allowed: () => false, crawlDelay: () => undefined, sitemaps: () => [], unreachable: true };
+
+/** The failure or skip reason of a URL these rules keep out. */
+export const robotsReason = (robots: Robots) => (robots.unreachable ? "robots_unreachable" : "robots_disallowed");
 
 /**
  * robots.txt of the origin. A missing file (4xx) allows everything, as RFC 9309 §2.3.1.3 says;
@@ -31,10 +41,10 @@ export async function fetchRobots(pages: PagePort, origin: string, timeoutMs = 1
   try {
     const page = await pages.fetchPage(url, { timeoutMs, maxBytes: 512 * 1024 });
     if (page.status >= 400 && page.status < 500) return allowAll;
-    if (page.status >= 500) return { allowed: () => false, crawlDelay: () => undefined, sitemaps: () => [] };
+    if (page.status >= 500) return disallowAll;
     text = new TextDecoder().decode(page.body);
   } catch {
-    return { allowed: () => false, crawlDelay: () => undefined, sitemaps: () => [] };
+    return disallowAll;
   }
   const robots = robotsParser(url, text);
   return {

@@ -33,8 +33,9 @@ export class EgressRefused extends PageFetchError {
 
 export class FetchTimeout extends PageFetchError {
   readonly failure = "timeout";
-  constructor(readonly url: string, readonly timeoutMs: number) {
-    super("timeout", `Fetching ${url} took longer than ${timeoutMs} ms.`);
+  /** `message` says what the time went on when it was not the fetch (a rendered page's wait_for). */
+  constructor(readonly url: string, readonly timeoutMs: number, message?: string) {
+    super("timeout", message ?? `Fetching ${url} took longer than ${timeoutMs} ms.`);
     this.name = "FetchTimeout";
   }
 }

@@ -63,6 +63,8 @@ describe("quarry CLI", () => {
       [["accounts", "set-plan", "extras", "pro", "now"], 'quarry: accounts set-plan takes only NAME PLAN, not "now"; see quarry help\n'],
       [["serve", "--json"], "quarry: serve does not take --json; see quarry help\n"],
       [["demo", "now"], 'quarry: demo takes no arguments, not "now"; see quarry help\n'],
+      // --name is a key's label everywhere else: revoke used to read it as the KEY_ID.
+      [["keys", "revoke", "--name", made.id], "quarry: keys revoke does not take --name; see quarry help\n"],
     ];
     for (const [args, stderr] of cases) {
       const r = cli(args, env);
@@ -124,6 +126,21 @@ describe("quarry CLI", () => {
       await new Promise((r) => (proc.exitCode !== null ? r(null) : proc.once("exit", r)));
     }
   }, 60_000);
+
+  it("a bad --port or an empty --host is a bad argument naming the flag (exit 2), not QUARRY_PORT", () => {
+    const cases: Array<[string[], string]> = [
+      [["serve", "--port", "abc"], 'quarry: --port "abc" is not a port number (0-65535)\n'],
+      [["serve", "--port", "70000"], 'quarry: --port "70000" is not a port number (0-65535)\n'],
+      [["serve", "--port", ""], 'quarry: --port "" is not a port number (0-65535)\n'],
+      [["serve", "--host", " "], "quarry: --host needs an address, e.g. 127.0.0.1 or 0.0.0.0\n"],
+    ];
+    for (const [args, stderr] of cases) {
+      const r = cli(args, { ...env, QUARRY_PORT: "0" });
+      expect(r.stderr, args.join(" ")).toBe(stderr);
+      expect(r.status, args.join(" ")).toBe(2);
+      expect(r.stdout).toBe("");
+    }
+  }, 120_000);
 
   it("bad configuration stops with a message naming the variable", () => {
     const r = cli(["keys", "list", "--account", "acme"], { ...env, QUARRY_PLANS: "{broken" });

@@ -154,6 +154,9 @@ describe("signals reach the server through the package scripts", () => {
     proc.kill("SIGTERM");
     await exited(proc, 15_000);
     await waitFor(() => out().includes("quarry stopped"), 15_000, "the server to log its stop");
+    // The stopping line names the signal (Node logged "stop" whatever it was).
+    const stopping = out().split("\n").find((l) => l.includes("quarry stopping"));
+    expect(JSON.parse(stopping!).signal).toBe("SIGTERM");
     expect(await answers(url)).toBe(false);
   }, 90_000);
 });

@@ -112,6 +112,14 @@ describe.skipIf(!BROWSERS.length).each(BROWSERS)("scrape with a browser (%s)", (
     expect(bad.body.error.message).toMatch(/^Action 1 \(click #missing\) failed/);
   }, 60_000);
 
+  it("a wait_for selector that never appears says so at the deadline, not that the fetch was slow", async () => {
+    // The page itself answers at once: "Fetching … took longer than 2000 ms" named the wrong thing.
+    const res = await scrape({ url: `${site.url}/click`, wait_for: "#never-there", timeout_ms: 2000 });
+    expect(res.status).toBe(504);
+    expect(res.body.error.code).toBe("timeout");
+    expect(res.body.error.message).toBe(`wait_for: "#never-there" did not appear on ${site.url}/click within 2000 ms (timeout_ms).`);
+  }, 60_000);
+
   it("scrolls an infinite list and waits for what it loads", async () => {
     const res = await scrape({ url: `${site.url}/scroll`, actions: [{ type: "scroll" }, { type: "wait", ms: 300 }, { type: "scroll" }, { type: "wait", ms: 300 }, { type: "scroll" }, { type: "wait", ms: 300 }], only_main_content: false });
     expect(res.status).toBe(200);

@@ -36,3 +36,21 @@ describe("shared request fields", () => {
     expect(validate(ScrapeBody, { url: "not a url" }).ok).toBe(false);
   });
 });
+
+describe("type checks without words of their own", () => {
+  it("say what the field must be in plain words, not valibot's 'Invalid type: Expected …'", async () => {
+    const v = await import("valibot");
+    const schema = v.strictObject({
+      opts: v.optional(v.nullable(v.looseObject({ a: v.optional(v.string()) }))),
+      paths: v.optional(v.array(v.string())),
+      formats: v.optional(v.array(v.union([v.string(), v.looseObject({ type: v.string() })]))),
+      flag: v.optional(v.boolean()),
+    });
+    expect(validate(schema, { opts: "x" })).toEqual({ ok: false, issues: [{ field: "opts", message: "opts must be an object" }] });
+    expect(validate(schema, { paths: [5] })).toEqual({ ok: false, issues: [{ field: "paths.0", message: "paths.0 must be a string" }] });
+    expect(validate(schema, { formats: [5] })).toEqual({ ok: false, issues: [{ field: "formats.0", message: "formats.0 must be a string or an object" }] });
+    expect(validate(schema, { flag: "yes" })).toEqual({ ok: false, issues: [{ field: "flag", message: "flag must be true or false" }] });
+    // A literal or picklist keeps valibot's words, which name the values.
+    expect(validate(v.object({ k: v.literal("x") }), { k: "y" })).toMatchObject({ ok: false, issues: [{ field: "k", message: expect.stringContaining('"x"') }] });
+  });
+});

@@ -30,18 +30,28 @@ function pageOptions(opts: FirecrawlScrapeOptions | null | undefined, ignored: S
   return native;
 }
 
+const EVENTS = ["started", "page", "completed", "failed"];
+
+function badWebhook(field: string, message: string): ApiError {
+  return new ApiError("invalid_request", `${field}: ${message}`, { details: [{ field, message }] });
+}
+
 /**
  * Firecrawl's webhook → Quarry's: `url` and `events`; a `secret` (Quarry's, not Firecrawl's)
- * signs the deliveries with X-Quarry-Signature. Anything else is named as not applied.
+ * signs the deliveries with X-Quarry-Signature. Anything else is named as not applied. A webhook
+ * that is neither a URL nor an object with one is a 400: dropping it would start a job whose
+ * caller waits for deliveries that never come.
  */
 function webhook(value: unknown, ignored: Set<string>): Record<string, unknown> | undefined {
+  if (value === undefined || value === null) return undefined;
   if (typeof value === "string") return { url: value };
-  if (!value || typeof value !== "object") return undefined;
+  if (typeof value !== "object" || Array.isArray(value)) throw badWebhook("webhook", "webhook must be a URL or an object {url, events?}");
   const w = value as { url?: unknown; events?: unknown; headers?: unknown; metadata?: unknown; secret?: unknown };
-  if (typeof w.url !== "string") return undefined;
+  if (typeof w.url !== "string") throw badWebhook("webhook.url", w.url === undefined ? "webhook.url is required" : "webhook.url must be a string");
   if (w.headers || w.metadata) ignored.add("webhook.headers/metadata");
   for (const k of Object.keys(w)) if (!["url", "events", "headers", "metadata", "secret"].includes(k)) ignored.add(`webhook.${k}`);
-  const events = Array.isArray(w.events) ? w.events.filter((e) => ["started", "page", "completed", "failed"].includes(String(e))) : undefined;
+  const events = Array.isArray(w.events) ? w.events.filter((e) => EVENTS.includes(String(e))) : undefined;
+  if (Array.isArray(w.events)) for (const e of w.events) if (!EVENTS.includes(String(e))) ignored.add(`webhook.events.${String(e).slice(0, 40)}`);
   return { url: w.url, ...(typeof w.secret === "string" ? { secret: w.secret } : {}), ...(events?.length ? { events } : {}) };
 }
 

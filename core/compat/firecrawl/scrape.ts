@@ -4,6 +4,7 @@
  * are accepted and named in the document's `warning` and in `quarry.ignored`.
  */
 import * as v from "valibot";
+import { ApiError } from "../../errors.ts";
 
 /** Keys that say who sent the request, not what to do: accepted, never "ignored". */
 export const CLIENT_FIELDS = ["origin", "integration"];
@@ -64,6 +65,14 @@ export function toNativeScrape(url: string, opts: FirecrawlScrapeOptions, known:
   if (typeof opts.waitFor === "number" && opts.waitFor > 0) {
     if (canRender) native.wait_for = clamp(opts.waitFor, 0, 30_000);
     else ignored.add("waitFor (no browser on this server)");
+  }
+  if (typeof native.wait_for === "number") {
+    // Without a timeout the page keeps the native default (15 s) after the wait; with one, the wait must fit in it.
+    if (native.timeout_ms === undefined) native.timeout_ms = Math.min(60_000, native.wait_for + 15_000);
+    else if (native.wait_for >= (native.timeout_ms as number)) {
+      const message = `waitFor (${opts.waitFor} ms) must be shorter than timeout (${opts.timeout} ms), which also covers loading the page`;
+      throw new ApiError("invalid_request", `waitFor: ${message}.`, { details: [{ field: "waitFor", message }] });
+    }
   }
   if (opts.actions?.length && !canRender) ignored.add("actions (no browser on this server)");
   else if (opts.actions?.length) {

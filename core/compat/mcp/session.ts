@@ -9,9 +9,9 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Context } from "hono";
 import { echoed } from "../../errors.ts";
-import { readAllCapped } from "../../net/read-capped.ts";
 import type { AppEnv } from "../../gateway/context.ts";
 import type { Dispatch, NativeError } from "../dispatch.ts";
+import { earlyAnswer } from "./early.ts";
 import { nativeRequest, type Tool } from "./tools.ts";
 
 export const SERVER_INFO = { name: "quarry", title: "Quarry" };
@@ -40,7 +40,12 @@ export function unknownToolMessage(name: string): string {
 }
 
 export async function callTool(dispatch: Dispatch, c: Context<AppEnv>, tool: Tool, args: Record<string, unknown>): Promise<CallToolResult> {
-  const { path, body } = nativeRequest(tool, args);
+  const call = nativeRequest(tool, args);
+  if ("problems" in call) {
+    const first = call.problems[0]!;
+    return toolResult(false, { code: "invalid_request", message: `${first.field}: ${first.message}`, request_id: c.get("requestId") ?? "", details: call.problems });
+  }
+  const { path, body } = call;
   const answer = await dispatch(c, { method: tool.route.method, path, body, authorization: c.req.header("authorization") });
   return answer.ok ? toolResult(true, answer.body) : toolResult(false, answer.error);
 }
@@ -86,10 +91,8 @@ export class McpEndpoint {
 
   /** Handles one Streamable HTTP POST. The SDK loads on the first one, not at start-up. */
   async handle(c: Context<AppEnv>): Promise<Response> {
-    if (await isEmptyBatch(c.req.raw, this.maxBodyBytes)) {
-      // JSON-RPC 2.0: "an empty Array" is an Invalid Request, answered with one error; the SDK would take it for a batch of notifications (202).
-      return Response.json({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid Request: an empty batch holds no message." } }, { status: 400 });
-    }
+    const early = await earlyAnswer(c.req.raw, this.maxBodyBytes);
+    if (early) return early;
     const sdk = await (this.sdk ??= loadSdk());
     const entry = this.idle.pop() ?? this.build(sdk);
     entry.current.c = c;
@@ -102,17 +105,5 @@ export class McpEndpoint {
       entry.current.c = null;
       if (this.idle.length < this.maxIdle) this.idle.push(entry);
     }
-  }
-}
-
-/** Whether the body is the JSON `[]` (read from a copy, at most `maxBytes`; the transport reads the request itself). */
-async function isEmptyBatch(req: Request, maxBytes: number): Promise<boolean> {
-  if (!req.body || Number(req.headers.get("content-length") ?? 0) > maxBytes) return false;
-  try {
-    const raw = await readAllCapped(req.clone().body!, maxBytes, () => new Error("too large"));
-    const data: unknown = JSON.parse(new TextDecoder().decode(raw));
-    return Array.isArray(data) && data.length === 0;
-  } catch {
-    return false; // not JSON, or too large: the transport's own answer
   }
 }

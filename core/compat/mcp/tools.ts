@@ -34,6 +34,8 @@ const SPECS: ToolSpec[] = [
 export interface Tool {
   name: string;
   query: string[];
+  /** Request fields of the route this tool does not offer: an argument by that name is refused. */
+  omitted: string[];
   description: string;
   inputSchema: { type: "object"; properties: Record<string, Record<string, unknown>>; required?: string[]; [k: string]: unknown };
   route: RouteDef;
@@ -69,17 +71,35 @@ export function toolsFrom(routes: RouteDef[]): Tool[] {
       // The route's query parameters (a job's `skip`) are tool arguments too.
       inputSchema: inputSchema(route, spec.omit ?? [], route.query ?? {}),
       query: Object.keys(route.query ?? {}),
+      omitted: spec.omit ?? [],
       route,
     }];
   });
 }
 
-/** A tool call as the native request it stands for: path parameters filled in, the rest the body. */
-export function nativeRequest(tool: Tool, args: Record<string, unknown>): { path: string; body: Record<string, unknown> | undefined } {
+/** A field a tool call got wrong, worded as the native validation words it. */
+export interface ArgumentProblem {
+  field: string;
+  message: string;
+}
+
+export type NativeCallOf = { path: string; body: Record<string, unknown> | undefined } | { problems: ArgumentProblem[] };
+
+/**
+ * A tool call as the native request it stands for: path parameters filled in, the rest the body.
+ * A tool without a body (a job's status or cancel) has no body schema to refuse what it does not
+ * take, and a missing id would leave a path naming another route (`GET /v1/crawl` is a 405): so
+ * its arguments are checked here, in the words the native validation uses.
+ */
+export function nativeRequest(tool: Tool, args: Record<string, unknown>): NativeCallOf {
   const body = { ...args };
+  const problems: ArgumentProblem[] = [];
   const path = tool.route.path.replace(/:([a-z_]+)/g, (_m, name: string) => {
     const value = body[name];
     delete body[name];
+    if (value === undefined) problems.push({ field: name, message: `${name} is required` });
+    else if (typeof value !== "string") problems.push({ field: name, message: `${name} must be a string` });
+    else if (value === "") problems.push({ field: name, message: `${name} must not be empty` });
     return encodeURIComponent(typeof value === "string" ? value : "");
   });
   const search = new URLSearchParams();
@@ -87,5 +107,9 @@ export function nativeRequest(tool: Tool, args: Record<string, unknown>): { path
     if (body[name] !== undefined) search.set(name, String(body[name]));
     delete body[name];
   }
+  if (!tool.route.body) for (const name of Object.keys(body)) problems.push({ field: name, message: "unknown field" });
+  // research's `stream` would answer an event stream, which a tool result cannot carry.
+  else for (const name of tool.omitted) if (name in body) problems.push({ field: name, message: "unknown field" });
+  if (problems.length) return { problems };
   return { path: search.size ? `${path}?${search}` : path, body: tool.route.body ? body : undefined };
 }

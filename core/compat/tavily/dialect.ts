@@ -13,7 +13,22 @@ const STATUS: Record<string, number> = {
   quota_exceeded: 432,
 };
 
+/**
+ * Tavily's clients may send the key as the body's `api_key` (tavily-python's older versions do):
+ * the gateway's words name only the Authorization header, which such a client never sent.
+ */
+const KEY_WORDS: Record<string, string> = {
+  missing_auth: "Missing API key; send 'Authorization: Bearer <API key>' or the key as the body's api_key.",
+  invalid_auth: "Malformed api_key; expected 'qry_' followed by 64 lowercase hex characters.",
+};
+
 export const tavilyDialect: Dialect = {
   status: (code, quarryStatus) => STATUS[code] ?? quarryStatus,
   body: (error) => ({ detail: { ...error, error: error.message } }),
+  reword(error, request) {
+    // Only a POST has a body to carry the key; without a header, the key the gateway saw was api_key.
+    if (request.method !== "POST" || request.headers.get("authorization")?.trim()) return error;
+    if (error.code === "missing_auth" || error.code === "invalid_auth") return { ...error, message: KEY_WORDS[error.code]! };
+    return error;
+  },
 };

@@ -72,7 +72,7 @@ export function tavilyResearch(dispatch: Dispatch, cache: CachePort, logger: Log
     };
     await cache.set(key(task.request_id), task, TTL_SECONDS);
     const finish = async () => {
-      const done: ResearchTask = { ...task, completed_at: new Date(now()).toISOString(), response_time: secondsSince(started, now()) };
+      const done: ResearchTask = { ...task };
       try {
         const all = events(await answer.response.text());
         const result = all.find((e) => e.event === "result");
@@ -88,6 +88,9 @@ export function tavilyResearch(dispatch: Dispatch, cache: CachePort, logger: Log
         Object.assign(done, { status: "failed", error: "The research failed; the details are logged under this request id." });
         logger.error({ req_id: c.get("requestId"), err: String(err) }, "tavily research task");
       }
+      // Stamped once the stream has ended: before it, completed_at was the task's creation time.
+      const ended = now();
+      Object.assign(done, { completed_at: new Date(ended).toISOString(), response_time: secondsSince(started, ended) });
       await cache.set(key(task.request_id), done, TTL_SECONDS).catch((err) => logger.error({ err: String(err) }, "could not store a research task"));
     };
     void finish();

@@ -17,8 +17,10 @@ export function tavilyUsage(dispatch: Dispatch) {
     const groups = {
       search_usage: usage.endpoints.search ?? 0,
       extract_usage: usage.endpoints.scrape ?? 0,
+      // Natively a map is one unit of the `crawl` group, as each crawled page is: crawl_usage counts
+      // both, and no separate map count exists to report (there is no `map` group).
       crawl_usage: usage.endpoints.crawl ?? 0,
-      map_usage: usage.endpoints.map ?? 0,
+      map_usage: 0,
       research_usage: usage.endpoints.research ?? 0,
     };
     return c.json({

@@ -11,7 +11,7 @@ import type { Plan } from "../../limits/plans.ts";
 import { checkUrl } from "../../net/url-policy.ts";
 import type { Services } from "../../services.ts";
 import { needsBrowser } from "../scrape/read-page.ts";
-import { NEEDS_BROWSER } from "../scrape/schema.ts";
+import { NEEDS_BROWSER, waitOutlastsTimeout } from "../scrape/schema.ts";
 import type { BatchRequest, CrawlRequest } from "./schema.ts";
 
 export const PAGE_SLICE = 100;
@@ -59,6 +59,8 @@ function hook(w: CrawlRequest["webhook"]): JobSpec["webhook"] {
 /** The job's render fields; actions, wait_for and screenshots with `render: "never"` are a 400, as on scrape. */
 function rendering(body: CrawlRequest | BatchRequest): Pick<JobSpec, "render" | "waitFor" | "actions"> {
   if (body.render === "never" && needsBrowser(body)) throw new ApiError("invalid_request", NEEDS_BROWSER);
+  const outlasts = waitOutlastsTimeout(body);
+  if (outlasts) throw outlasts;
   return { render: body.render, waitFor: body.wait_for ?? null, actions: body.actions?.length ? body.actions : null };
 }
 

@@ -1,5 +1,6 @@
 /** POST /v1/scrape request and response (api.md §6). */
 import * as v from "valibot";
+import { ApiError } from "../../errors.ts";
 import { Count, wholeNumber } from "../fields.ts";
 
 export const SCRAPE_FORMATS = ["markdown", "text", "html", "links", "screenshot"] as const;
@@ -25,6 +26,16 @@ export const RenderFields = {
 
 /** Actions, wait_for and screenshots with `render: "never"`: a 400 that says why. */
 export const NEEDS_BROWSER = "actions, wait_for and the screenshot format need a browser: use render auto or always.";
+
+/**
+ * A wait_for in milliseconds that timeout_ms leaves no time for: such a request could only end in
+ * a timeout (after waiting all of it), so it is a 400 at once. Shared by scrape, crawl and batch.
+ */
+export function waitOutlastsTimeout(req: { wait_for?: string | number; timeout_ms: number }): ApiError | null {
+  if (typeof req.wait_for !== "number" || req.wait_for < req.timeout_ms) return null;
+  const message = `wait_for (${req.wait_for} ms) must be shorter than timeout_ms (${req.timeout_ms} ms), which also covers loading the page: raise timeout_ms (up to 60000) or wait less.`;
+  return new ApiError("invalid_request", `wait_for: ${message}`, { details: [{ field: "wait_for", message }] });
+}
 
 export const ScrapeBody = v.strictObject({
   url: v.pipe(

@@ -9,7 +9,7 @@ import type { PageMetadata } from "../../extract/types.ts";
 import type { Ports } from "../../ports.ts";
 import { needsBrowser, readPage, type Read, type ReadRequest } from "./read-page.ts";
 import { toBase64 } from "./render.ts";
-import { NEEDS_BROWSER, type ScrapeRequest } from "./schema.ts";
+import { NEEDS_BROWSER, waitOutlastsTimeout, type ScrapeRequest } from "./schema.ts";
 
 const CACHE_TTL_SECONDS = 15 * 60;
 
@@ -48,6 +48,8 @@ export async function scrape(ports: Ports, req: ScrapeRequest): Promise<ScrapeRe
   if (req.render === "never" && browserOnly) {
     throw new ApiError("invalid_request", NEEDS_BROWSER);
   }
+  const outlasts = waitOutlastsTimeout(req);
+  if (outlasts) throw outlasts;
   const t0 = performance.now();
   const cacheable = !req.actions?.length && !req.formats.includes("screenshot");
   const key = cacheKey(req);
