@@ -9,6 +9,7 @@ import type { RuntimeParts } from "../shared/bootstrap.ts";
 import { webSpawner } from "../extract/spawn.ts";
 import { cachedStatements } from "../shared/statement-cache.ts";
 import { abandon, announce, listenFailure, prepare, shutdown, StartupError } from "../shared/start.ts";
+import { loadEnvFile } from "../shared/env-file.ts";
 
 declare const Deno: {
   env: { toObject(): Record<string, string> };
@@ -27,6 +28,7 @@ const runtime: RuntimeParts = {
   remoteAddress: (_req, info) => (info as { remoteAddr?: { hostname: string } } | undefined)?.remoteAddr?.hostname,
 };
 
+loadEnvFile();
 try {
   const p = await prepare(Deno.env.toObject(), runtime);
   let server: ReturnType<typeof Deno.serve>;

@@ -3,7 +3,7 @@
  * `--json` prints exactly one JSON object on stdout; human text otherwise. Errors go to
  * stderr with exit code 1 (2 for a usage mistake).
  */
-import { existsSync } from "node:fs";
+import { loadEnvFile } from "../shared/env-file.ts";
 import { parseArgs } from "node:util";
 import { ApiError } from "../../core/errors.ts";
 import { isScope, SCOPES } from "../../core/keys/scopes.ts";
@@ -245,7 +245,8 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 export async function run(argv: string[]): Promise<void> {
-  if (existsSync(".env") && typeof process.loadEnvFile === "function") process.loadEnvFile(".env");
+  const unread = loadEnvFile();
+  if (unread) process.stderr.write(`quarry: ${unread}\n`);
   try {
     const code = await main(argv);
     if (code >= 0) process.exitCode = code;

@@ -151,6 +151,8 @@ describe("signals reach the server through the package scripts", () => {
     await waitFor(() => /"url":"(http:[^"]+)"/.test(out()), 40_000, `${cmd} to listen:\n${out()}`);
     const url = /"url":"(http:[^"]+)"/.exec(out())![1];
     expect(await answers(url)).toBe(true);
+    // No .env here: nothing warns about one (deno.json's task had `--env-file`, which warned on every start without a file).
+    expect(out()).not.toMatch(/Warning|env-file/);
     proc.kill("SIGTERM");
     await exited(proc, 15_000);
     await waitFor(() => out().includes("quarry stopped"), 15_000, "the server to log its stop");
