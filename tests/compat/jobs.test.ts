@@ -270,7 +270,7 @@ describe("Tavily client: map and crawl", () => {
 });
 
 describe("MCP: the site-level tools", () => {
-  it("map, crawl, crawl_status with skip, batch_scrape", async () => {
+  it("map, crawl, crawl_status with skip, batch_scrape and batch_scrape_cancel", async () => {
     const client = new Client({ name: "jobs-test", version: "1.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${h.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${h.keys.full}` } } }));
     const map = (await client.callTool({ name: "map", arguments: { url: root, limit: 20 } })) as CallToolResult;
@@ -293,6 +293,14 @@ describe("MCP: the site-level tools", () => {
     expect(skipped.data.length).toBe(2);
     const batch = (await client.callTool({ name: "batch_scrape", arguments: { urls: [`${h.site.url}${page(1)}`] } })) as CallToolResult;
     expect((batch.structuredContent as { id: string }).id).toMatch(/^batch_/);
+    // A batch too long to finish at once is stopped by batch_scrape_cancel, and its status says so.
+    const long = (await client.callTool({ name: "batch_scrape", arguments: { urls: Array.from({ length: 100 }, (_, i) => `${h.site.url}${page(i + 1)}`) } })) as CallToolResult;
+    const longId = (long.structuredContent as { id: string }).id;
+    const cancelled = (await client.callTool({ name: "batch_scrape_cancel", arguments: { id: longId } })) as CallToolResult;
+    expect(cancelled.isError, JSON.stringify(cancelled.content)).toBeFalsy();
+    expect((cancelled.structuredContent as { status: string }).status).toBe("cancelled");
+    const after = ((await client.callTool({ name: "batch_scrape_status", arguments: { id: longId } })) as CallToolResult).structuredContent as typeof status;
+    expect(after.status).toBe("cancelled");
     await client.close();
   }, 60_000);
 });

@@ -207,7 +207,7 @@ const COMPAT: Array<{ method: string; path: string; shape: Shape; fields: string
 ];
 
 const mcpMessage = fc.oneof(
-  fc.record({ jsonrpc: fc.constant("2.0"), id: fc.integer(), method: fc.constant("tools/call"), params: fc.record({ name: fc.constantFrom("search", "scrape", "research", "video_search", "social_research", "map", "crawl", "crawl_status", "crawl_cancel", "batch_scrape", "nope"), arguments: fc.dictionary(fc.constantFrom("query", "url", "urls", "id", "skip", "tier", "max_results", "formats", "stream", "limit"), fieldValue, { maxKeys: 3 }) }) }),
+  fc.record({ jsonrpc: fc.constant("2.0"), id: fc.integer(), method: fc.constant("tools/call"), params: fc.record({ name: fc.constantFrom("search", "scrape", "research", "video_search", "social_research", "map", "crawl", "crawl_status", "crawl_cancel", "batch_scrape", "batch_scrape_cancel", "nope"), arguments: fc.dictionary(fc.constantFrom("query", "url", "urls", "id", "skip", "tier", "max_results", "formats", "stream", "limit"), fieldValue, { maxKeys: 3 }) }) }),
   fc.record({ jsonrpc: fc.constant("2.0"), id: fc.integer(), method: fc.constantFrom("initialize", "tools/list", "ping", "resources/list", "nope"), params: fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 2 }) }),
 );
 

@@ -30,7 +30,7 @@ const call = (id: number, name: string, args: unknown) => rpc({ jsonrpc: "2.0", 
 
 describe("job tools check their arguments as body tools do", () => {
   it("a missing id is named as missing, not a method the caller never chose", async () => {
-    for (const tool of ["crawl_status", "crawl_cancel", "batch_scrape_status"]) {
+    for (const tool of ["crawl_status", "crawl_cancel", "batch_scrape_status", "batch_scrape_cancel"]) {
       const { body } = await call(1, tool, {});
       expect(body.result.isError, tool).toBe(true);
       expect(body.result.structuredContent.error).toMatchObject({ code: "invalid_request", message: "id: id is required", details: [{ field: "id", message: "id is required" }] });
