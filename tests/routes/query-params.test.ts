@@ -45,6 +45,10 @@ describe("unknown query parameters", () => {
     expect(res.status).toBe(404);
     const bad = await t.request("/v1/crawl/crawl_01J00000000000000000000000?skip=-1", { key });
     expect((await bad.json()).error.details).toEqual([{ field: "skip", message: "skip must be a whole number" }]);
+    // Given twice, it has no one meaning: a 400 naming it, not whichever comes first.
+    const twice = await t.request("/v1/crawl/crawl_01J00000000000000000000000?skip=10&skip=20", { key });
+    expect(twice.status).toBe(400);
+    expect((await twice.json()).error.details).toEqual([{ field: "skip", message: "given more than once" }]);
     const doc = await (await t.request("/openapi.json")).json();
     expect(doc.paths["/v1/crawl/{id}"].get.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual(["path:id", "query:skip"]);
   });
