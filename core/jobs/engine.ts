@@ -134,7 +134,7 @@ export class JobEngine implements WorkContext {
         // Entries claimed by an instance that died (its lease ran out) go back to the queue.
         const lost = await this.store.requeueExpired(now, 1000);
         if (lost.length) {
-          this.ports.logger.warn({ tasks: lost.length }, "job pages of a stopped instance handed back to the queue");
+          this.ports.logger.warn({ tasks: lost.length }, "job pages whose claim ran out (an instance stopped, or their task failed) handed back to the queue");
           await this.queue.push(lost);
         }
         await this.webhooks.poll();
