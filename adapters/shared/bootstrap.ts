@@ -158,18 +158,33 @@ async function sqliteStores(config: Config, runtime: RuntimeParts, clock: Clock)
   );
   const kv: Storage = createStorage({ driver: dbDriver({ database: sqlite.db, tableName: KV_TABLE }) });
   // One server owns the file (server-lock.ts): entries a killed process left claimed are pending again.
-  const jobStore = new SqlJobStore(sqliteDriver(sqlite.sync));
+  const sql = sqliteDriver(sqlite.sync);
+  const jobStore = new SqlJobStore(sql);
   await jobStore.init(true);
   // Changes whenever another connection (the CLI, another process) commits to the file.
   const dataVersion = sqlite.sync.prepare("PRAGMA data_version");
   return {
-    keys: new KvKeyStore(kv, () => Number(dataVersion.get()?.data_version)),
+    keys: new KvKeyStore(kv, () => Number(dataVersion.get()?.data_version), sqliteProbe(sql, clock)),
     counters: new SqliteCounters(sqlite.sync),
     cache: new LruCache(() => clock.now(), config.cache),
     sources: new KvSources(kv, () => clock.now()),
     jobs: { store: jobStore },
     describe: `SQLite at ${sqlite.path}`,
     close: () => sqlite.close(),
+  };
+}
+
+/**
+ * /health's check of the SQLite file: one row written, in its turn with the job store's
+ * transactions. A file that can be read but not written (a full disk, a read-only mount, a lock
+ * held elsewhere) answers every metered request with 503, so /health must not call it ok.
+ */
+function sqliteProbe(sql: ReturnType<typeof sqliteDriver>, clock: Clock): () => Promise<void> {
+  let made = false;
+  return async () => {
+    if (!made) await sql.exec("CREATE TABLE IF NOT EXISTS quarry_probe (id INTEGER PRIMARY KEY, at INTEGER NOT NULL)");
+    made = true;
+    await sql.query("INSERT INTO quarry_probe (id, at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at", [clock.now()]);
   };
 }
 
