@@ -114,7 +114,13 @@ async function postgresStores(config: Config, logger: Logger, clock: Clock): Pro
   ]);
   const pgh = await openPostgres(config.databaseUrl!, logger);
   const kv = createStorage({ driver: dbDriver({ database: pgh.db, tableName: KV_TABLE }) });
-  const redis = config.redisUrl ? await openRedis(config.redisUrl, logger) : null;
+  // A Redis that refuses the URL stops start-up: the pool must not keep the process alive then.
+  const redis = config.redisUrl
+    ? await openRedis(config.redisUrl, logger).catch(async (err) => {
+        await pgh.close();
+        throw err;
+      })
+    : null;
   const cache = redis ? new RedisCache(redis, { maxEntryBytes: config.cache.maxEntryBytes }) : null;
   const [{ SqlJobStore: PgJobStore }, { pgDriver }, { PgBossQueue }] = await Promise.all([
     import("../jobs/sql-store.ts"),
@@ -262,7 +268,7 @@ async function openStores(config: Config, runtime: RuntimeParts, logger: Logger,
   try {
     return config.databaseUrl ? await postgresStores(config, logger, clock) : await sqliteStores(config, runtime, clock);
   } catch (err) {
-    if (err instanceof DataDirError) throw err;
+    if (err instanceof DataDirError || err instanceof ConfigError) throw err;
     const where = config.databaseUrl
       ? `the PostgreSQL database at QUARRY_DATABASE_URL (${redactUrl(config.databaseUrl)})`
       : `the SQLite database in QUARRY_DATA_DIR (${config.dataDir})`;
