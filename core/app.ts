@@ -145,8 +145,10 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
   app.onError(errorResponse);
 
   // Job workers start with the app: unfinished jobs in the store resume here.
-  services.jobs?.start().catch((err) => logger.error({ err: err instanceof Error ? err.message : String(err) }, "job workers could not start"));
-  return { app, routes, drain: () => lastUsed.drain(), stop: async () => void (await services.jobs?.stop()) };
+  // Not when start-up is abandoned (a port in use) and stop() ends them before they started.
+  let stopped = false;
+  services.jobs?.start().catch((err) => stopped || logger.error({ err: err instanceof Error ? err.message : String(err) }, "job workers could not start"));
+  return { app, routes, drain: () => lastUsed.drain(), stop: async () => void ((stopped = true), await services.jobs?.stop()) };
 }
 
 export function createApp(ports: Ports, config: Config, options: AppOptions = {}): Hono<AppEnv> {

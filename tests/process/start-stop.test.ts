@@ -157,3 +157,27 @@ describe("signals reach the server through the package scripts", () => {
     expect(await answers(url)).toBe(false);
   }, 90_000);
 });
+
+describe("a taken port with PostgreSQL", () => {
+  it("prints the one line too: the job workers the abandoned start had begun do not log an error", async () => {
+    const { tempDatabase } = await import("../helpers/pg.ts");
+    const db = await tempDatabase("takenport");
+    const held = await holdPort();
+    try {
+      const [cmd, args] = serverArgs("node");
+      const proc = spawn(cmd, args, { cwd: ROOT, env: { ...baseEnv(), QUARRY_DATABASE_URL: db.url, QUARRY_PORT: String(held.port) }, stdio: ["ignore", "pipe", "pipe"] });
+      let stderr = "";
+      let stdout = "";
+      proc.stderr!.on("data", (d) => (stderr += d));
+      proc.stdout!.on("data", (d) => (stdout += d));
+      const code = await exited(proc, 30_000);
+      if (code === "timeout") proc.kill("SIGKILL");
+      expect(code).toBe(1);
+      expect(stderr.split("\n").filter((l) => l.trim())).toEqual([`quarry: cannot listen on 127.0.0.1:${held.port}: the address is already in use (is another server running? set QUARRY_PORT or --port)`]);
+      expect(stdout.split("\n").filter((l) => /"level":"(warn|error)"|"level":(40|50)/.test(l))).toEqual([]);
+    } finally {
+      held.server.close();
+      await db.drop();
+    }
+  }, 40_000);
+});
