@@ -53,6 +53,8 @@ export interface Quarry {
   drain(): Promise<void>;
   /** Stops the job workers (what they had not finished resumes on the next start). */
   stop(): Promise<void>;
+  /** The server is stopping: ends what would hold it open, the job event streams (call before waiting for requests). */
+  closing(): void;
 }
 
 export function createQuarry(given: Ports, config: Config, options: AppOptions = {}): Quarry {
@@ -148,7 +150,11 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
   // Not when start-up is abandoned (a port in use) and stop() ends them before they started.
   let stopped = false;
   services.jobs?.start().catch((err) => stopped || logger.error({ err: err instanceof Error ? err.message : String(err) }, "job workers could not start"));
-  return { app, routes, drain: () => lastUsed.drain(), stop: async () => void ((stopped = true), await services.jobs?.stop()) };
+  return {
+    app, routes, drain: () => lastUsed.drain(),
+    stop: async () => void ((stopped = true), await services.jobs?.stop()),
+    closing: () => services.jobs?.changes.close(),
+  };
 }
 
 export function createApp(ports: Ports, config: Config, options: AppOptions = {}): Hono<AppEnv> {

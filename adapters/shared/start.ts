@@ -146,6 +146,7 @@ export async function announce(p: Prepared, url: string, runtimeName: string): P
 /** Runs `stopServer` (which must stop accepting and resolve once in-flight requests are done), then flushes. */
 export async function shutdown(p: Prepared, stopServer: () => Promise<void>, signal: string): Promise<void> {
   p.logger.info({ signal }, "quarry stopping: finishing in-flight requests");
+  p.quarry.closing();
   const timer = setTimeout(() => {
     p.logger.warn({}, "in-flight requests did not finish within 10 s; stopping anyway");
   }, 10_000);
