@@ -13,7 +13,7 @@ import { KvSources } from "../storage/kv-sources.ts";
 import { LruCache, type CacheLimits } from "../storage/lru-cache.ts";
 import { MemoryCounters } from "../storage/memory-counters.ts";
 import { SqliteCounters } from "../storage/sqlite-counters.ts";
-import { openSqlite, type SqliteConnectorFactory } from "./sqlite.ts";
+import { openSqlite, sqliteProbe, type SqliteConnectorFactory } from "./sqlite.ts";
 import { DataDirError } from "./data-dir.ts";
 // Each from its own module, not fetch/mod.ts: that one also exports the ofetch client, which loads
 // only with the first upstream request (api-fetch.ts).
@@ -170,27 +170,13 @@ async function sqliteStores(config: Config, runtime: RuntimeParts, clock: Clock)
   // Changes whenever another connection (the CLI, another process) commits to the file.
   const dataVersion = sqlite.sync.prepare("PRAGMA data_version");
   return {
-    keys: new KvKeyStore(kv, () => Number(dataVersion.get()?.data_version), sqliteProbe(sql, clock)),
+    keys: new KvKeyStore(kv, () => Number(dataVersion.get()?.data_version), sqliteProbe(sqlite, sql, clock)),
     counters: new SqliteCounters(sqlite.sync),
     cache: new LruCache(() => clock.now(), config.cache),
     sources: new KvSources(kv, () => clock.now()),
     jobs: { store: jobStore },
     describe: `SQLite at ${sqlite.path}`,
     close: () => sqlite.close(),
-  };
-}
-
-/**
- * /health's check of the SQLite file: one row written, in its turn with the job store's
- * transactions. A file that can be read but not written (a full disk, a read-only mount, a lock
- * held elsewhere) answers every metered request with 503, so /health must not call it ok.
- */
-function sqliteProbe(sql: ReturnType<typeof sqliteDriver>, clock: Clock): () => Promise<void> {
-  let made = false;
-  return async () => {
-    if (!made) await sql.exec("CREATE TABLE IF NOT EXISTS quarry_probe (id INTEGER PRIMARY KEY, at INTEGER NOT NULL)");
-    made = true;
-    await sql.query("INSERT INTO quarry_probe (id, at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at", [clock.now()]);
   };
 }
 

@@ -167,6 +167,32 @@ describe("GET /health on SQLite", () => {
   }, 30_000);
 });
 
+describe("GET /health on SQLite, the data directory removed", () => {
+  it("is unavailable: writes would go on into a file no restart opens again", async () => {
+    const { createQuarry } = await import("../../core/app.ts");
+    const { parseConfig } = await import("../../core/config.ts");
+    const { buildPorts } = await import("../../adapters/shared/bootstrap.ts");
+    const { nodeRuntime } = await import("../../adapters/node/server.ts");
+    const { MemoryLogger } = await import("../helpers/app.ts");
+    const { tempDir } = await import("../helpers/temp.ts");
+    const { rmSync } = await import("node:fs");
+    const dir = tempDir("quarry-health-");
+    const config = parseConfig({ QUARRY_IP_RATE: "off", QUARRY_DATA_DIR: dir }, "test");
+    const built = await buildPorts(config, nodeRuntime, new MemoryLogger());
+    const quarry = createQuarry(built.ports, config);
+    try {
+      expect((await quarry.app.request("/health")).status).toBe(200);
+      rmSync(dir, { recursive: true, force: true });
+      const res = await quarry.app.request("/health");
+      expect(res.status).toBe(503);
+      expect((await res.json()).services.database).toMatchObject({ status: "unreachable", error: expect.stringMatching(/removed or replaced/) });
+    } finally {
+      await quarry.stop();
+      await built.close();
+    }
+  });
+});
+
 describe("GET /openapi.json", () => {
   it("documents every route with its request schema, success and every error", async () => {
     const t = await makeApp({ options: { operations: echoOperation } });
