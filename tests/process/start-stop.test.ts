@@ -183,3 +183,37 @@ describe("a taken port with PostgreSQL", () => {
     }
   }, 40_000);
 });
+
+describe("a request still running after the 10 s grace", () => {
+  it("is named in the stop's warning (it gets no log line of its own), and the server still exits 0", async () => {
+    const { createServer: httpServer } = await import("node:http");
+    const { createKeyCli } = await import("../helpers/server.ts");
+    const hang = httpServer(() => {}); // accepts, never answers
+    await new Promise<void>((r) => hang.listen(0, "127.0.0.1", r));
+    const port = (hang.address() as { port: number }).port;
+    try {
+      const env = { QUARRY_DATA_DIR: tempDataDir(), QUARRY_EGRESS_ALLOW: "127.0.0.1/32" };
+      const { key } = createKeyCli(env, "acme", "scrape");
+      const server = await startServer("node", env);
+      const pending = fetch(`${server.url}/v1/scrape`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ url: `http://127.0.0.1:${port}/never`, timeout_ms: 60_000 }),
+      }).catch(() => null);
+      await new Promise((r) => setTimeout(r, 500));
+      const t0 = Date.now();
+      expect(await server.stop("SIGTERM")).toBe(0);
+      expect(Date.now() - t0).toBeLessThan(14_000);
+      await pending;
+      const warning = server.output().split("\n").find((l) => l.includes("did not finish within 10 s"));
+      expect(warning).toBeDefined();
+      const fields = JSON.parse(warning!);
+      expect(fields.requests).toBe(1);
+      expect(fields.cut[0]).toMatchObject({ method: "POST", path: "/v1/scrape", req_id: expect.stringMatching(/^req_/) });
+      expect(fields.cut[0].running_ms).toBeGreaterThanOrEqual(10_000);
+    } finally {
+      hang.closeAllConnections();
+      hang.close();
+    }
+  }, 40_000);
+});
