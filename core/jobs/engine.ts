@@ -94,7 +94,6 @@ export class JobEngine implements WorkContext {
     if ((await this.watch()) || this.shared) this.schedule();
   }
 
-  /** A failed task is logged and tried again (retries.ts); the error goes on to the queue. */
   private async run(task: JobTask): Promise<void> {
     if (this.stopped) return;
     await runTask(this, task).then(() => this.retries.succeeded(task), (err) => {
@@ -149,8 +148,9 @@ export class JobEngine implements WorkContext {
         this.nextPurge = now + 60_000;
         await this.store.purge(now);
       }
+      this.retries.watchWorked();
     } catch (err) {
-      if (!this.stopped) this.ports.logger.warn({ err: err instanceof Error ? err.message : String(err) }, "job watchdog failed; retrying"); // stopping closes the store under it
+      if (!this.stopped) this.retries.watchFailed(err); // stopping closes the store under it
     }
     return active;
   }

@@ -6,7 +6,8 @@
  * out, and the watchdog hands it to the queue again.
  *
  * The log gets the first failure with its reason, then at most one line every 30 s saying how
- * many more failed, not one line per page per attempt.
+ * many more failed, not one line per page per attempt; a watchdog that cannot reach the store
+ * says so once, and once more when it can again.
  */
 import type { JobTask } from "./model.ts";
 import type { Logger } from "../ports.ts";
@@ -22,6 +23,7 @@ export class TaskRetries {
   private loggedAt = -Infinity;
   private unlogged = 0;
   private stopped = false;
+  private watchDown = false;
 
   constructor(
     private readonly logger: Logger,
@@ -50,6 +52,17 @@ export class TaskRetries {
   /** A task ran to its end (recorded, or nothing left to do): its failures are forgotten. */
   succeeded(task: JobTask): void {
     if (this.attempts.size) this.attempts.delete(`${task.jobId} ${task.url}`);
+  }
+
+  /** A watchdog round failed (the store down): said once, not every 2 s until the store answers. */
+  watchFailed(err: unknown): void {
+    if (!this.watchDown) this.logger.warn({ err: err instanceof Error ? err.message : String(err) }, "job watchdog failed; retrying each round until the store answers");
+    this.watchDown = true;
+  }
+
+  watchWorked(): void {
+    if (this.watchDown) this.logger.info({}, "job watchdog working again");
+    this.watchDown = false;
   }
 
   stop(): void {

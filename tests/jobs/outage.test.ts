@@ -51,6 +51,8 @@ function setup(shared: boolean) {
   const store = new MemoryJobStore();
   const finish = store.finish.bind(store);
   store.finish = (...a) => (down.store ? Promise.reject(new StorageError("SQLite: database or disk is full")) : finish(...a));
+  const active = store.active.bind(store);
+  store.active = () => (down.store ? Promise.reject(new StorageError("SQLite: database or disk is full")) : active());
   const clock = new FakeClock();
   clock.now = () => Date.now();
   const logger = new MemoryLogger();
@@ -106,6 +108,11 @@ describe.each([
     const failures = logger.lines.filter((l) => String(l.msg).startsWith("job task failed"));
     expect(failures.length).toBeGreaterThan(0);
     expect(failures.length).toBeLessThanOrEqual(2);
+    // The watchdog (every 100 ms here) says it cannot reach the store once, and once that it can.
+    if (part === "store") {
+      expect(logger.lines.filter((l) => String(l.msg).startsWith("job watchdog failed"))).toHaveLength(1);
+      expect(logger.lines.filter((l) => l.msg === "job watchdog working again")).toHaveLength(1);
+    }
     await engine.stop();
   }, 60_000);
 });
