@@ -57,8 +57,7 @@ export async function startNodeServer(env: Env = process.env): Promise<{ url: st
   const port = typeof addr === "object" && addr ? addr.port : p.config.port;
   const url = `http://${p.config.host.includes(":") ? `[${p.config.host}]` : p.config.host}:${port}`;
   let stopping: Promise<void> | null = null;
-  /** `reason`: the signal that stopped the server, as Deno and Bun log it; "stop" when called. */
-  const stop = (reason = "stop") =>
+  const stop = () =>
     (stopping ??= shutdown(
       p,
       () =>
@@ -67,11 +66,11 @@ export async function startNodeServer(env: Env = process.env): Promise<{ url: st
           // Idle keep-alive sockets would hold close() open; busy ones finish their request first.
           server.closeIdleConnections();
         }),
-      reason,
+      "stop",
     ));
   for (const sig of ["SIGINT", "SIGTERM"] as const) {
     process.once(sig, () => {
-      stop(sig).then(() => process.exit(0));
+      stop().then(() => process.exit(0));
     });
   }
   // Announced only once a signal can stop us: whoever waits for this line may signal at once.
