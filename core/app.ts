@@ -11,7 +11,7 @@ import { PageFetchError } from "./net/fetch-errors.ts";
 import type { AppDeps, AppEnv } from "./gateway/context.ts";
 import { admit, guard, jsonBody } from "./gateway/guard.ts";
 import { corsGate } from "./gateway/cors.ts";
-import { gatewayHeaders } from "./gateway/headers.ts";
+import { gatewayHeaders, type InFlight } from "./gateway/headers.ts";
 import { ipLimit } from "./gateway/ip-limit.ts";
 import { knownQuery } from "./gateway/query.ts";
 import { Authenticator } from "./keys/authenticate.ts";
@@ -53,6 +53,10 @@ export interface Quarry {
   drain(): Promise<void>;
   /** Stops the job workers (what they had not finished resumes on the next start). */
   stop(): Promise<void>;
+  /** The server is stopping: ends what would hold it open, the job event streams (call before waiting for requests). */
+  closing(): void;
+  /** The requests being answered now (their response not yet begun), oldest first. */
+  inFlight(): Array<{ req_id: string; method: string; path: string; running_ms: number }>;
 }
 
 export function createQuarry(given: Ports, config: Config, options: AppOptions = {}): Quarry {
@@ -66,7 +70,8 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
   // Not strict: `/v1/usage/` is `/v1/usage`, rather than a 405 that names the method it was sent with.
   const app = new Hono<AppEnv>({ strict: false });
 
-  app.use("*", gatewayHeaders(clock, logger, config.plans, ports.metrics));
+  const inFlight = new Map<string, InFlight>();
+  app.use("*", gatewayHeaders(clock, logger, config.plans, ports.metrics, inFlight));
   if (config.corsOrigins.length) app.use("*", corsGate(config.corsOrigins)); // preflights end here, uncounted
   if (config.ipRate) app.use("*", ipLimit(config.ipRate, clock, ports, config.trustProxy));
 
@@ -145,8 +150,15 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
   app.onError(errorResponse);
 
   // Job workers start with the app: unfinished jobs in the store resume here.
-  services.jobs?.start().catch((err) => logger.error({ err: err instanceof Error ? err.message : String(err) }, "job workers could not start"));
-  return { app, routes, drain: () => lastUsed.drain(), stop: async () => void (await services.jobs?.stop()) };
+  // Not when start-up is abandoned (a port in use) and stop() ends them before they started.
+  let stopped = false;
+  services.jobs?.start().catch((err) => stopped || logger.error({ err: err instanceof Error ? err.message : String(err) }, "job workers could not start"));
+  return {
+    app, routes, drain: () => lastUsed.drain(),
+    stop: async () => void ((stopped = true), await services.jobs?.stop()),
+    closing: () => services.jobs?.changes.close(),
+    inFlight: () => [...inFlight.values()].map((r) => ({ req_id: r.req_id, method: r.method, path: r.path, running_ms: clock.now() - r.started })),
+  };
 }
 
 export function createApp(ports: Ports, config: Config, options: AppOptions = {}): Hono<AppEnv> {

@@ -14,9 +14,32 @@
  * the store's claim is conditional, so a live worker's task that pg-boss expires costs one no-op.
  */
 import PgBoss from "pg-boss";
+// pg-boss has no exports map: its Manager is reachable by path (the version is pinned to 10.x).
+// @ts-expect-error: pg-boss ships no types for its internal modules
+import Manager from "pg-boss/src/manager.js";
 import type { JobQueue } from "../../core/ports.ts";
 import type { JobTask } from "../../core/jobs/model.ts";
 import type { Logger } from "../../core/ports.ts";
+
+/**
+ * pg-boss 10 marks a worked task completed or failed without awaiting the write (Manager#watch).
+ * With PostgreSQL down at that moment the write rejects unobserved, and Node ends the process on
+ * an unhandled rejection: a crawl running when the database went away took the server with it.
+ * Each such write gets a handler here (callers that await it still see the error); the task
+ * stays active in pg-boss, expires after QUARRY_JOB_RECOVERY and is handed out again, and the
+ * store's conditional claim makes a task already recorded a no-op.
+ */
+let lostWrites: (err: unknown) => void = () => {};
+for (const name of ["complete", "fail"] as const) {
+  const proto = (Manager as unknown as { prototype: Record<string, (...a: unknown[]) => Promise<unknown>> }).prototype;
+  const write = proto[name];
+  if (typeof write !== "function") continue;
+  proto[name] = function (this: unknown, ...args: unknown[]) {
+    const done = write.apply(this, args);
+    done.catch((err) => lostWrites(err));
+    return done;
+  };
+}
 
 export const QUEUE_NAME = "quarry-crawl";
 export type RawSql = (text: string, values: unknown[]) => Promise<{ rows: unknown[] }>;
@@ -52,6 +75,7 @@ export class PgBossQueue implements JobQueue {
       migrate: true,
     });
     this.boss.on("error", (err: Error) => this.logger.warn({ err: err.message }, "job queue (pg-boss) error"));
+    lostWrites = (err) => this.logger.warn({ err: err instanceof Error ? err.message : String(err) }, "job queue (pg-boss) could not record a task's end; it is handed out again when it expires");
   }
 
   /** Starts pg-boss and creates the queue once; every instance may call it. */

@@ -3,6 +3,7 @@
  * PostgreSQL (a pg pool). Statements use `?` placeholders; the PostgreSQL driver numbers them.
  */
 import type pg from "pg";
+import { StorageError } from "../../core/errors.ts";
 import type { SyncSqlite, SyncStatement } from "../storage/sqlite-counters.ts";
 
 export type Row = Record<string, unknown>;
@@ -16,6 +17,30 @@ export interface SqlDriver {
   /** Runs `fn` in one transaction; its queries see and make one consistent change. */
   tx<T>(fn: (q: Query, raw?: RawSql) => Promise<T>): Promise<T>;
   exec(sql: string): Promise<void>;
+}
+
+/**
+ * A database call that failed, as the StorageError the gateway answers with 503 (a full disk, a
+ * dropped connection); errors the caller's own code throws inside a transaction pass as they are.
+ */
+function storage<T>(name: string, call: () => T): T {
+  try {
+    return call();
+  } catch (err) {
+    throw asStorageError(name, err);
+  }
+}
+
+async function storageAsync<T>(name: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    throw asStorageError(name, err);
+  }
+}
+
+function asStorageError(name: string, err: unknown): StorageError {
+  return err instanceof StorageError ? err : new StorageError(`${name}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
 }
 
 const RETURNS_ROWS = /^\s*(SELECT|WITH)\b|\bRETURNING\b/i;
@@ -35,12 +60,13 @@ export function sqliteDriver(db: SyncSqlite): SqlDriver {
     }
     return s;
   };
-  const run = (sql: string, params: unknown[] = []): Row[] => {
-    const { statement, returnsRows } = prepared(sql);
-    if (returnsRows) return statement.all(...params);
-    statement.run(...params);
-    return [];
-  };
+  const run = (sql: string, params: unknown[] = []): Row[] =>
+    storage("SQLite", () => {
+      const { statement, returnsRows } = prepared(sql);
+      if (returnsRows) return statement.all(...params);
+      statement.run(...params);
+      return [];
+    });
   let turn: Promise<unknown> = Promise.resolve();
   const exclusive = <T>(fn: () => Promise<T>): Promise<T> => {
     const next = turn.then(fn, fn);
@@ -52,10 +78,10 @@ export function sqliteDriver(db: SyncSqlite): SqlDriver {
     query: (sql, params) => exclusive(async () => run(sql, params)),
     tx: (fn) =>
       exclusive(async () => {
-        db.exec("BEGIN IMMEDIATE");
+        storage("SQLite", () => db.exec("BEGIN IMMEDIATE"));
         try {
           const out = await fn(async (sql, params) => run(sql, params));
-          db.exec("COMMIT");
+          storage("SQLite", () => db.exec("COMMIT"));
           return out;
         } catch (err) {
           try {
@@ -66,7 +92,7 @@ export function sqliteDriver(db: SyncSqlite): SqlDriver {
           throw err;
         }
       }),
-    exec: (sql) => exclusive(async () => void db.exec(sql)),
+    exec: (sql) => exclusive(async () => void storage("SQLite", () => db.exec(sql))),
   };
 }
 
@@ -76,15 +102,19 @@ function numbered(sql: string): string {
 }
 
 export function pgDriver(pool: pg.Pool): SqlDriver {
+  const pgCall = <T>(call: () => Promise<T>) => storageAsync("PostgreSQL", call);
   return {
     dialect: "pg",
-    query: async (sql, params = []) => (await pool.query(numbered(sql), params)).rows,
+    query: async (sql, params = []) => (await pgCall(() => pool.query(numbered(sql), params))).rows,
     tx: async (fn) => {
-      const client = await pool.connect();
+      const client = await pgCall(() => pool.connect());
       try {
-        await client.query("BEGIN");
-        const out = await fn(async (sql, params = []) => (await client.query(numbered(sql), params)).rows, (text, values) => client.query(text, values));
-        await client.query("COMMIT");
+        await pgCall(() => client.query("BEGIN"));
+        const out = await fn(
+          async (sql, params = []) => (await pgCall(() => client.query(numbered(sql), params))).rows,
+          (text, values) => pgCall(() => client.query(text, values)),
+        );
+        await pgCall(() => client.query("COMMIT"));
         return out;
       } catch (err) {
         await client.query("ROLLBACK").catch(() => {});
@@ -93,6 +123,6 @@ export function pgDriver(pool: pg.Pool): SqlDriver {
         client.release();
       }
     },
-    exec: async (sql) => void (await pool.query(sql)),
+    exec: async (sql) => void (await pgCall(() => pool.query(sql))),
   };
 }

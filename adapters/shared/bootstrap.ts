@@ -13,7 +13,7 @@ import { KvSources } from "../storage/kv-sources.ts";
 import { LruCache, type CacheLimits } from "../storage/lru-cache.ts";
 import { MemoryCounters } from "../storage/memory-counters.ts";
 import { SqliteCounters } from "../storage/sqlite-counters.ts";
-import { openSqlite, type SqliteConnectorFactory } from "./sqlite.ts";
+import { openSqlite, sqliteProbe, type SqliteConnectorFactory } from "./sqlite.ts";
 import { DataDirError } from "./data-dir.ts";
 // Each from its own module, not fetch/mod.ts: that one also exports the ofetch client, which loads
 // only with the first upstream request (api-fetch.ts).
@@ -114,7 +114,13 @@ async function postgresStores(config: Config, logger: Logger, clock: Clock): Pro
   ]);
   const pgh = await openPostgres(config.databaseUrl!, logger);
   const kv = createStorage({ driver: dbDriver({ database: pgh.db, tableName: KV_TABLE }) });
-  const redis = config.redisUrl ? await openRedis(config.redisUrl, logger) : null;
+  // A Redis that refuses the URL stops start-up: the pool must not keep the process alive then.
+  const redis = config.redisUrl
+    ? await openRedis(config.redisUrl, logger).catch(async (err) => {
+        await pgh.close();
+        throw err;
+      })
+    : null;
   const cache = redis ? new RedisCache(redis, { maxEntryBytes: config.cache.maxEntryBytes }) : null;
   const [{ SqlJobStore: PgJobStore }, { pgDriver }, { PgBossQueue }] = await Promise.all([
     import("../jobs/sql-store.ts"),
@@ -158,12 +164,13 @@ async function sqliteStores(config: Config, runtime: RuntimeParts, clock: Clock)
   );
   const kv: Storage = createStorage({ driver: dbDriver({ database: sqlite.db, tableName: KV_TABLE }) });
   // One server owns the file (server-lock.ts): entries a killed process left claimed are pending again.
-  const jobStore = new SqlJobStore(sqliteDriver(sqlite.sync));
+  const sql = sqliteDriver(sqlite.sync);
+  const jobStore = new SqlJobStore(sql);
   await jobStore.init(true);
   // Changes whenever another connection (the CLI, another process) commits to the file.
   const dataVersion = sqlite.sync.prepare("PRAGMA data_version");
   return {
-    keys: new KvKeyStore(kv, () => Number(dataVersion.get()?.data_version)),
+    keys: new KvKeyStore(kv, () => Number(dataVersion.get()?.data_version), sqliteProbe(sqlite, sql, clock)),
     counters: new SqliteCounters(sqlite.sync),
     cache: new LruCache(() => clock.now(), config.cache),
     sources: new KvSources(kv, () => clock.now()),
@@ -247,7 +254,7 @@ async function openStores(config: Config, runtime: RuntimeParts, logger: Logger,
   try {
     return config.databaseUrl ? await postgresStores(config, logger, clock) : await sqliteStores(config, runtime, clock);
   } catch (err) {
-    if (err instanceof DataDirError) throw err;
+    if (err instanceof DataDirError || err instanceof ConfigError) throw err;
     const where = config.databaseUrl
       ? `the PostgreSQL database at QUARRY_DATABASE_URL (${redactUrl(config.databaseUrl)})`
       : `the SQLite database in QUARRY_DATA_DIR (${config.dataDir})`;

@@ -146,8 +146,11 @@ export async function announce(p: Prepared, url: string, runtimeName: string): P
 /** Runs `stopServer` (which must stop accepting and resolve once in-flight requests are done), then flushes. */
 export async function shutdown(p: Prepared, stopServer: () => Promise<void>, signal: string): Promise<void> {
   p.logger.info({ signal }, "quarry stopping: finishing in-flight requests");
+  p.quarry.closing();
   const timer = setTimeout(() => {
-    p.logger.warn({}, "in-flight requests did not finish within 10 s; stopping anyway");
+    // Named here, since a request cut off never gets its own log line.
+    const cut = p.quarry.inFlight();
+    p.logger.warn({ requests: cut.length, cut: cut.slice(0, 20) }, "in-flight requests did not finish within 10 s; stopping anyway");
   }, 10_000);
   await Promise.race([stopServer(), new Promise((r) => setTimeout(r, 10_000))]);
   clearTimeout(timer);

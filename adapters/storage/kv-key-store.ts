@@ -37,6 +37,8 @@ export class KvKeyStore implements KeyStore {
   constructor(
     private readonly kv: Storage,
     private readonly externalMark?: () => number | string | Promise<number | string>,
+    /** What `ping` runs instead of a read: SQLite's is a write (a file that reads but cannot be written is down too). */
+    private readonly probe?: () => Promise<void>,
   ) {}
 
   async changeMark(): Promise<string> {
@@ -121,7 +123,8 @@ export class KvKeyStore implements KeyStore {
 
   ping() {
     return wrap("ping", async () => {
-      await this.kv.hasItem("ping");
+      if (this.probe) await this.probe();
+      else await this.kv.hasItem("ping");
     });
   }
 }

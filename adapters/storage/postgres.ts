@@ -60,12 +60,20 @@ export async function openPostgres(url: string, logger: Logger, opts: { max?: nu
     query_timeout: 10_000,
     idleTimeoutMillis: 30_000,
   });
-  // An idle client losing its connection (a database restart) must not crash the process.
-  pool.on("error", (err) => logger.warn({ err: err.message }, "PostgreSQL connection lost; the pool reconnects"));
-  // A client checked out (or being closed) when the server ends its connection emits "error" on
-  // itself, not on the pool: without a listener that would be an uncaught exception. The query
-  // in flight still fails on its own and is mapped to 503; the pool replaces the client.
-  pool.on("connect", (client) => client.on("error", (err) => logger.warn({ err: err.message }, "PostgreSQL connection lost")));
+  // An idle client losing its connection (a database restart) must not crash the process: the
+  // pool re-emits its error here, and the client's own listener below has logged it already.
+  pool.on("error", () => {});
+  // Every client, idle or checked out (that one emits "error" only on itself, not on the pool:
+  // without a listener an uncaught exception), logs its lost connection once: a checked-out one
+  // reports the server's reason, then "Connection terminated unexpectedly". The query in flight
+  // still fails on its own and is mapped to 503; the pool replaces the client.
+  pool.on("connect", (client) => {
+    let logged = false;
+    client.on("error", (err) => {
+      if (!logged) logger.warn({ err: err.message }, "PostgreSQL connection lost; the pool reconnects");
+      logged = true;
+    });
+  });
   await migrate(pool);
   return {
     pool,

@@ -10,7 +10,15 @@ import type { Clock, Logger, Metrics } from "../ports.ts";
 import type { AppEnv } from "./context.ts";
 import { parentOf } from "./internal.ts";
 
-export function gatewayHeaders(clock: Clock, logger: Logger, plans: PlanTable, metrics?: Metrics): MiddlewareHandler<AppEnv> {
+/** A request being answered, for a stopping server to name the ones it cuts off. */
+export interface InFlight {
+  req_id: string;
+  method: string;
+  path: string;
+  started: number;
+}
+
+export function gatewayHeaders(clock: Clock, logger: Logger, plans: PlanTable, metrics?: Metrics, inFlight?: Map<string, InFlight>): MiddlewareHandler<AppEnv> {
   const anonymousQuota = plans[LOWEST_PLAN]?.quota ?? null;
   return async (c, next) => {
     const started = clock.now();
@@ -20,7 +28,12 @@ export function gatewayHeaders(clock: Clock, logger: Logger, plans: PlanTable, m
     c.set("requestId", id);
     c.set("startedAt", started);
     const t0 = performance.now();
-    await next();
+    if (!parent) inFlight?.set(id, { req_id: id, method: c.req.method, path: c.req.path, started });
+    try {
+      await next();
+    } finally {
+      if (!parent) inFlight?.delete(id);
+    }
     // Without a valid key the headers describe the lowest plan's full allowance (api.md §3).
     const limits = c.get("limits") ?? { quota: anonymousQuota, used: 0, resetAt: periodResetAt(started) };
     const h = c.res.headers;

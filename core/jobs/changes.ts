@@ -6,6 +6,7 @@
  */
 export class JobChanges {
   private readonly waiting = new Map<string, Set<() => void>>();
+  private ending = false;
 
   /**
    * Resolves at the job's next change in this process, or after `ms`, whichever comes first. Take
@@ -30,6 +31,20 @@ export class JobChanges {
   /** The job changed (it ended): its followers look now. */
   changed(id: string): void {
     for (const wake of [...(this.waiting.get(id) ?? [])]) wake();
+  }
+
+  /**
+   * The server is stopping: every follower looks now and then ends, so a client following a job
+   * does not hold the stop for its whole grace period (it reconnects with Last-Event-ID).
+   */
+  close(): void {
+    this.ending = true;
+    for (const id of [...this.waiting.keys()]) this.changed(id);
+  }
+
+  /** True once close() was called: followers end after what they show now. */
+  get closing(): boolean {
+    return this.ending;
   }
 
   /** Followers waiting now (for tests and leak checks). */

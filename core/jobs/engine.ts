@@ -16,6 +16,7 @@ import { LeaseKeeper, type Heartbeat } from "./leases.ts";
 import { LocalQueue } from "./local-queue.ts";
 import type { JobKind, JobRecord, JobSpec, JobStatus, JobTask, SkippedUrl, StoppedReason } from "./model.ts";
 import { runTask, type WorkContext } from "./page-work.ts";
+import { TaskRetries } from "./retries.ts";
 import { HostGate, RobotsCache, SharedHostGate, type Gate } from "./politeness.ts";
 import type { JobQueue, JobStore } from "./ports.ts";
 import { frontierKey, scopeRules, TrapGuard, type ScopeRules } from "./url-rules.ts";
@@ -44,6 +45,7 @@ export class JobEngine implements WorkContext {
   readonly leaseMs: number;
   readonly changes = new JobChanges(); // wakes a job's SSE streams in this process when it ends
   private readonly leases: LeaseKeeper;
+  private readonly retries: TaskRetries;
   readonly refusals = new Map<string, number>();
   private readonly traps = new Map<string, TrapGuard>();
   private readonly rules = new Map<string, ScopeRules>();
@@ -73,6 +75,7 @@ export class JobEngine implements WorkContext {
     this.webhooks = new Webhooks(this.store, ports.pages, ports.logger, now, { leaseMs: this.shared ? this.leaseMs : 60_000, ...options.webhooks });
     this.allow = parseAllowList(config.egressAllow);
     this.leases = new LeaseKeeper(this.store, this.leaseMs, now, this.shared);
+    this.retries = new TaskRetries(ports.logger, now, this.shared ? null : (task) => void this.queue.push([task]));
     this.planOfAccount = options.accountPlans ?? accountPlans(config.plans, (message, fields) => ports.logger.warn(fields, message));
   }
 
@@ -93,13 +96,10 @@ export class JobEngine implements WorkContext {
 
   private async run(task: JobTask): Promise<void> {
     if (this.stopped) return;
-    try {
-      await runTask(this, task);
-    } catch (err) {
-      // The entry stays claimed; its lease runs out and the watchdog or a restart picks it up.
-      this.ports.logger.error({ job_id: task.jobId, url: task.url, err: err instanceof Error ? err.message : String(err) }, "job task failed");
+    await runTask(this, task).then(() => this.retries.succeeded(task), (err) => {
+      this.retries.failed(task, err);
       throw err;
-    }
+    });
   }
 
   /**
@@ -120,7 +120,7 @@ export class JobEngine implements WorkContext {
     this.timer = timer;
   }
 
-  private get shared(): boolean { return this.ports.jobs?.queue !== undefined; }
+  get shared(): boolean { return this.ports.jobs?.queue !== undefined; }
 
   /** One watchdog round; true when jobs are still active. */
   private async watch(): Promise<boolean> {
@@ -133,7 +133,7 @@ export class JobEngine implements WorkContext {
         // Entries claimed by an instance that died (its lease ran out) go back to the queue.
         const lost = await this.store.requeueExpired(now, 1000);
         if (lost.length) {
-          this.ports.logger.warn({ tasks: lost.length }, "job pages of a stopped instance handed back to the queue");
+          this.ports.logger.warn({ tasks: lost.length }, "job pages whose claim ran out (an instance stopped, or their task failed) handed back to the queue");
           await this.queue.push(lost);
         }
         await this.webhooks.poll();
@@ -148,8 +148,9 @@ export class JobEngine implements WorkContext {
         this.nextPurge = now + 60_000;
         await this.store.purge(now);
       }
+      this.retries.watchWorked();
     } catch (err) {
-      if (!this.stopped) this.ports.logger.warn({ err: err instanceof Error ? err.message : String(err) }, "job watchdog failed; retrying"); // stopping closes the store under it
+      if (!this.stopped) this.retries.watchFailed(err); // stopping closes the store under it
     }
     return active;
   }
@@ -159,6 +160,7 @@ export class JobEngine implements WorkContext {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.leases.stop();
+    this.retries.stop();
     for (const set of this.running.values()) for (const ac of set) ac.abort(new Error("shutting down"));
     await this.queue.stop();
     await Promise.allSettled([...this.settlements]);

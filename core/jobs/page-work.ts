@@ -35,6 +35,8 @@ export interface WorkContext {
   webhooks: Webhooks;
   allow: AllowList;
   leaseMs: number;
+  /** Several instances share the queue: a failed task's entry keeps its claim until the lease runs out. */
+  readonly shared: boolean;
   /** Keeps a claimed entry's lease (running out at `lease`) alive while its task runs. */
   heartbeat(task: JobTask, lease: number): Heartbeat;
   planOf(job: JobRecord): Promise<Plan>;
@@ -69,22 +71,31 @@ function failureOf(err: unknown): string {
 }
 
 export async function runTask(ctx: WorkContext, task: JobTask): Promise<void> {
-  const held: { units: number; beat?: Heartbeat } = { units: 0 };
+  const held: Held = { units: 0, claimed: false };
   try {
     await work(ctx, task, held);
+  } catch (err) {
+    // Failed after its claim (the store or the counters down): one process gives the entry back
+    // for the engine to try again; with a shared queue it stays claimed until its lease runs
+    // out and the watchdog hands it to the queue again, however long the outage lasted.
+    if (held.claimed && !ctx.shared) await ctx.store.release(task).catch(() => {});
+    throw err;
   } finally {
     held.beat?.stop();
     if (held.units) ctx.hold(task.jobId, -held.units);
   }
 }
 
-async function work(ctx: WorkContext, task: JobTask, held: { units: number; beat?: Heartbeat }): Promise<void> {
+type Held = { units: number; beat?: Heartbeat; claimed: boolean };
+
+async function work(ctx: WorkContext, task: JobTask, held: Held): Promise<void> {
   const { store, ports } = ctx;
   const job = await ctx.job(task.jobId);
   if (!job || TERMINAL.has(job.status)) return;
   const now = ports.clock.now();
   if (now >= job.deadlineAt) return ctx.stopJob(job.id, "deadline");
   if (!(await store.claim(task, now, ctx.leaseMs))) return;
+  held.claimed = true;
   const beat = (held.beat = ctx.heartbeat(task, now + ctx.leaseMs));
   const spec = job.spec;
   const target = new URL(task.url);
@@ -161,8 +172,8 @@ async function work(ctx: WorkContext, task: JobTask, held: { units: number; beat
       ports.logger.warn({ job_id: job.id, url: task.url }, "job page left to another worker: its claim ran out before the fetch");
       return;
     }
+    if (!ac.signal.aborted) throw err; // runTask decides what becomes of the entry
     await store.release(task).catch(() => {});
-    if (!ac.signal.aborted) throw err;
     return;
   }
   release();

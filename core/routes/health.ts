@@ -30,7 +30,7 @@ export const HealthRecord = v.object({
   uptime_secs: Count,
   timestamp: IsoTimestamp,
   services: v.object({
-    database: v.object({ ...Service.entries, latency_ms: Count }),
+    database: v.object({ ...Service.entries, latency_ms: Count, error: v.optional(v.pipe(v.string(), v.description("why the database is down (unreachable)"))) }),
     cache: v.object({ ...Service.entries, entries: Count, size_mb: v.number() }),
     metasearch: v.looseObject({ ...Service.entries }),
     intelligence: v.object({ ...Service.entries, sources_tracked: Count }),
@@ -54,6 +54,14 @@ export function healthRoutes({ ports, config }: AppDeps, probes: HealthProbes, s
     }
   }
 
+  // The database's last state seen here, so a change is logged once, with its reason.
+  let dbDown: string | null = null;
+  function noteDatabase(error: string | null): void {
+    if (error && !dbDown) ports.logger.error({ err: error }, "database unavailable: /health answers 503 until it is back");
+    else if (!error && dbDown) ports.logger.info({}, "database available again");
+    dbDown = error;
+  }
+
   async function handler(c: Context<AppEnv>) {
     const now = ports.clock.now();
     const [db, cache, sources, metasearch] = await Promise.all([
@@ -63,9 +71,10 @@ export function healthRoutes({ ports, config }: AppDeps, probes: HealthProbes, s
       probes.metasearch ? timed(probes.metasearch) : Promise.resolve(null),
     ]);
     const backends = probes.backends?.() ?? {};
+    noteDatabase(db.ok ? null : db.error);
     const failing = Object.entries(backends).filter(([, b]) => !HEALTHY_BACKEND.has(b.status)).map(([id]) => id);
     const services = {
-      database: db.ok ? { status: "ok", latency_ms: db.ms } : { status: "unreachable", latency_ms: db.ms },
+      database: db.ok ? { status: "ok", latency_ms: db.ms } : { status: "unreachable", latency_ms: db.ms, error: db.error },
       cache: cache.ok
         ? { status: "ok", entries: cache.value.entries, size_mb: Math.round((cache.value.bytes / 1048576) * 1000) / 1000 }
         : { status: "unreachable", entries: 0, size_mb: 0 },

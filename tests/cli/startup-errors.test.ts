@@ -6,6 +6,7 @@ import { spawn } from "node:child_process";
 import { symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { tempDatabase } from "../helpers/pg.ts";
 import { command, tempDataDir, type Runtime } from "../helpers/server.ts";
 import { onCleanup } from "../helpers/temp.ts";
 
@@ -57,6 +58,19 @@ describe("start-up on a data directory or database that cannot be used", () => {
       const r = await start("node", { QUARRY_DATA_DIR: tempDataDir(), QUARRY_CHROMIUM_PATH: path });
       expect(r.code, path).toBe(1);
       expect(lines(r.stderr), path).toEqual([`quarry: invalid configuration: QUARRY_CHROMIUM_PATH: "${path}" is not an executable file (unset it to use the usual places)`]);
+    }
+  }, 60_000);
+
+  it("a QUARRY_REDIS_URL that Redis refuses (a database number it does not have) stops start-up naming it, not a server on database 0", async () => {
+    const db = await tempDatabase("redisurl");
+    try {
+      const base = process.env.QUARRY_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+      const r = await start("node", { QUARRY_DATABASE_URL: db.url, QUARRY_REDIS_URL: `${base.replace(/\/\d*$/, "")}/9999` });
+      expect(r.code).toBe(1);
+      expect(lines(r.stderr)).toEqual(["quarry: invalid configuration: QUARRY_REDIS_URL: Redis refused it: ERR DB index is out of range"]);
+      expect(r.ms).toBeLessThan(15_000); // nothing (the PostgreSQL pool) keeps the process alive
+    } finally {
+      await db.drop();
     }
   }, 60_000);
 

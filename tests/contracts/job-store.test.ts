@@ -9,6 +9,7 @@ import { pgDriver, sqliteDriver } from "../../adapters/jobs/sql-drivers.ts";
 import type { SyncSqlite } from "../../adapters/storage/sqlite-counters.ts";
 import { tempDatabase } from "../helpers/pg.ts";
 import { tempDir } from "../helpers/temp.ts";
+import { StorageError } from "../../core/errors.ts";
 import { jobRecord, jobStoreContract } from "./job-store-contract.ts";
 
 describe("MemoryJobStore", () => jobStoreContract(async () => new MemoryJobStore()));
@@ -66,5 +67,40 @@ describe("SqlJobStore on PostgreSQL", () => {
     const s = new SqlJobStore(pgDriver(pool));
     await s.init(false);
     return s;
+  });
+});
+
+describe("SqlJobStore when the database fails", () => {
+  // A full disk, a file that cannot be written or a dropped connection must reach the gateway as a
+  // StorageError (503 service_unavailable), not as the driver's own error (500 internal_error).
+  it("SQLite that refuses writes: StorageError naming SQLite", async () => {
+    const db = new Database(join(tempDir("quarry-jobs-"), "jobs.db"));
+    try {
+      const s = new SqlJobStore(sqliteDriver(db as unknown as SyncSqlite));
+      await s.init(true);
+      db.pragma("query_only = ON"); // every write now fails as on a read-only file
+      const job = jobRecord();
+      const err = await s.create(job, [{ jobId: job.id, url: "http://x.test/", depth: 0 }], []).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(StorageError);
+      expect((err as Error).message).toMatch(/^SQLite: .*readonly/i);
+      expect(await s.get(job.id)).toBeNull(); // reads still work
+    } finally {
+      db.close();
+    }
+  });
+
+  it("PostgreSQL that cannot be reached: StorageError naming PostgreSQL, for queries and transactions", async () => {
+    const pool = new pg.Pool({ connectionString: "postgres://postgres@127.0.0.1:1/none", connectionTimeoutMillis: 2000 });
+    try {
+      const s = new SqlJobStore(pgDriver(pool));
+      const job = jobRecord();
+      for (const call of [() => s.get(job.id), () => s.create(job, [], [])]) {
+        const err = await call().catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(StorageError);
+        expect((err as Error).message).toMatch(/^PostgreSQL: /);
+      }
+    } finally {
+      await pool.end();
+    }
   });
 });

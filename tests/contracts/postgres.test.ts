@@ -31,6 +31,29 @@ sourcesContract("PostgreSQL (unstorage db0 driver over a pool)", async (now) =>
 countersContract("PostgreSQL (quarry_admit)", async () => new PgCounters(h.pool, { databaseClock: false }), { shared: true });
 
 describe("PostgreSQL specifics", () => {
+  it("a connection the server ends is logged once (idle or checked out), and the pool goes on", async () => {
+    const logger = new MemoryLogger();
+    const own = await openPostgres(db.url, logger);
+    try {
+      // Four connections of this pool: three idle, one checked out at the time.
+      const clients = await Promise.all([1, 2, 3, 4].map(() => own.pool.connect()));
+      const pids = await Promise.all(clients.map(async (c) => (await c.query("SELECT pg_backend_pid() AS pid")).rows[0].pid as number));
+      const held = clients.pop()!;
+      for (const c of clients) c.release();
+      const admin = new pg.Client({ connectionString: db.url });
+      await admin.connect();
+      await admin.query("SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid", [pids]);
+      await admin.end();
+      await new Promise((r) => setTimeout(r, 300));
+      held.release(true);
+      const lost = logger.lines.filter((l) => String(l.msg).startsWith("PostgreSQL connection lost"));
+      expect(lost.map((l) => l.err), JSON.stringify(lost)).toHaveLength(pids.length);
+      expect((await own.pool.query("SELECT 1 AS one")).rows[0].one).toBe(1);
+    } finally {
+      await own.close();
+    }
+  });
+
   it("migrations are safe when several instances start at once", async () => {
     const pools = Array.from({ length: 5 }, () => new pg.Pool({ connectionString: db.url, max: 2 }));
     await Promise.all(pools.map((p) => migrate(p)));

@@ -162,3 +162,61 @@ describe("signals reach the server through the package scripts", () => {
     expect(await answers(url)).toBe(false);
   }, 90_000);
 });
+
+describe("a taken port with PostgreSQL", () => {
+  it("prints the one line too: the job workers the abandoned start had begun do not log an error", async () => {
+    const { tempDatabase } = await import("../helpers/pg.ts");
+    const db = await tempDatabase("takenport");
+    const held = await holdPort();
+    try {
+      const [cmd, args] = serverArgs("node");
+      const proc = spawn(cmd, args, { cwd: ROOT, env: { ...baseEnv(), QUARRY_DATABASE_URL: db.url, QUARRY_PORT: String(held.port) }, stdio: ["ignore", "pipe", "pipe"] });
+      let stderr = "";
+      let stdout = "";
+      proc.stderr!.on("data", (d) => (stderr += d));
+      proc.stdout!.on("data", (d) => (stdout += d));
+      const code = await exited(proc, 30_000);
+      if (code === "timeout") proc.kill("SIGKILL");
+      expect(code).toBe(1);
+      expect(stderr.split("\n").filter((l) => l.trim())).toEqual([`quarry: cannot listen on 127.0.0.1:${held.port}: the address is already in use (is another server running? set QUARRY_PORT or --port)`]);
+      expect(stdout.split("\n").filter((l) => /"level":"(warn|error)"|"level":(40|50)/.test(l))).toEqual([]);
+    } finally {
+      held.server.close();
+      await db.drop();
+    }
+  }, 40_000);
+});
+
+describe("a request still running after the 10 s grace", () => {
+  it("is named in the stop's warning (it gets no log line of its own), and the server still exits 0", async () => {
+    const { createServer: httpServer } = await import("node:http");
+    const { createKeyCli } = await import("../helpers/server.ts");
+    const hang = httpServer(() => {}); // accepts, never answers
+    await new Promise<void>((r) => hang.listen(0, "127.0.0.1", r));
+    const port = (hang.address() as { port: number }).port;
+    try {
+      const env = { QUARRY_DATA_DIR: tempDataDir(), QUARRY_EGRESS_ALLOW: "127.0.0.1/32" };
+      const { key } = createKeyCli(env, "acme", "scrape");
+      const server = await startServer("node", env);
+      const pending = fetch(`${server.url}/v1/scrape`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ url: `http://127.0.0.1:${port}/never`, timeout_ms: 60_000 }),
+      }).catch(() => null);
+      await new Promise((r) => setTimeout(r, 500));
+      const t0 = Date.now();
+      expect(await server.stop("SIGTERM")).toBe(0);
+      expect(Date.now() - t0).toBeLessThan(14_000);
+      await pending;
+      const warning = server.output().split("\n").find((l) => l.includes("did not finish within 10 s"));
+      expect(warning).toBeDefined();
+      const fields = JSON.parse(warning!);
+      expect(fields.requests).toBe(1);
+      expect(fields.cut[0]).toMatchObject({ method: "POST", path: "/v1/scrape", req_id: expect.stringMatching(/^req_/) });
+      expect(fields.cut[0].running_ms).toBeGreaterThanOrEqual(10_000);
+    } finally {
+      hang.closeAllConnections();
+      hang.close();
+    }
+  }, 40_000);
+});

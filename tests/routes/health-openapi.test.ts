@@ -125,6 +125,74 @@ describe("GET /health", () => {
   });
 });
 
+describe("GET /health on SQLite", () => {
+  it("calls a file that can be read but not written down (503, with the reason), logs it once, and recovers by itself", async () => {
+    const { createQuarry } = await import("../../core/app.ts");
+    const { parseConfig } = await import("../../core/config.ts");
+    const { buildPorts } = await import("../../adapters/shared/bootstrap.ts");
+    const { nodeRuntime } = await import("../../adapters/node/server.ts");
+    const { MemoryLogger } = await import("../helpers/app.ts");
+    const { tempDir } = await import("../helpers/temp.ts");
+    const Database = (await import("better-sqlite3")).default;
+    const dir = tempDir("quarry-health-");
+    const logger = new MemoryLogger();
+    const config = parseConfig({ QUARRY_IP_RATE: "off", QUARRY_DATA_DIR: dir }, "test");
+    const built = await buildPorts(config, nodeRuntime, logger);
+    const quarry = createQuarry(built.ports, config);
+    // Another connection holds the write lock (a stuck tool, as a full disk or a read-only
+    // mount would refuse writes): reads still work, so a read-only check would say ok.
+    const other = new Database(`${dir}/quarry.db`);
+    try {
+      expect((await quarry.app.request("/health")).status).toBe(200);
+      other.exec("BEGIN EXCLUSIVE");
+      for (let i = 0; i < 2; i++) {
+        const res = await quarry.app.request("/health");
+        expect(res.status).toBe(503);
+        const body = await res.json();
+        expect(body.status).toBe("unavailable");
+        expect(body.services.database).toMatchObject({ status: "unreachable", error: expect.stringMatching(/locked/) });
+        expect(v.safeParse(HealthRecord, body).success).toBe(true);
+      }
+      expect(logger.lines.filter((l) => String(l.msg).startsWith("database unavailable"))).toHaveLength(1);
+      other.exec("ROLLBACK");
+      const back = await quarry.app.request("/health");
+      expect(back.status).toBe(200);
+      expect((await back.json()).services.database).toEqual({ status: "ok", latency_ms: expect.any(Number) });
+      expect(logger.lines.filter((l) => l.msg === "database available again")).toHaveLength(1);
+    } finally {
+      other.close();
+      await quarry.stop();
+      await built.close();
+    }
+  }, 30_000);
+});
+
+describe("GET /health on SQLite, the data directory removed", () => {
+  it("is unavailable: writes would go on into a file no restart opens again", async () => {
+    const { createQuarry } = await import("../../core/app.ts");
+    const { parseConfig } = await import("../../core/config.ts");
+    const { buildPorts } = await import("../../adapters/shared/bootstrap.ts");
+    const { nodeRuntime } = await import("../../adapters/node/server.ts");
+    const { MemoryLogger } = await import("../helpers/app.ts");
+    const { tempDir } = await import("../helpers/temp.ts");
+    const { rmSync } = await import("node:fs");
+    const dir = tempDir("quarry-health-");
+    const config = parseConfig({ QUARRY_IP_RATE: "off", QUARRY_DATA_DIR: dir }, "test");
+    const built = await buildPorts(config, nodeRuntime, new MemoryLogger());
+    const quarry = createQuarry(built.ports, config);
+    try {
+      expect((await quarry.app.request("/health")).status).toBe(200);
+      rmSync(dir, { recursive: true, force: true });
+      const res = await quarry.app.request("/health");
+      expect(res.status).toBe(503);
+      expect((await res.json()).services.database).toMatchObject({ status: "unreachable", error: expect.stringMatching(/removed or replaced/) });
+    } finally {
+      await quarry.stop();
+      await built.close();
+    }
+  });
+});
+
 describe("GET /openapi.json", () => {
   it("documents every route with its request schema, success and every error", async () => {
     const t = await makeApp({ options: { operations: echoOperation } });

@@ -4,7 +4,9 @@
  * status a `status` event; the stream ends after the status event of a finished job. It reads
  * the store, so it shows the work of every instance, and a client that reconnects with
  * `Last-Event-ID` (the page's sequence number) continues where it left off. A job that ends in
- * this process wakes its streams, so the end reaches the client as soon as it is stored.
+ * this process wakes its streams, so the end reaches the client as soon as it is stored. A
+ * server that is stopping ends its streams after what they show then, instead of holding its
+ * stop open for them.
  */
 import type { Context } from "hono";
 import { streamSSE, type SSEStreamingApi } from "hono/streaming";
@@ -57,6 +59,7 @@ export async function jobEvents(c: Context<AppEnv>, services: Services, caller: 
         shown = text;
       }
       if (TERMINAL.has(job.status) && job.completed + job.failed <= seq) break;
+      if (changes.closing) break; // the server is stopping: the client reconnects to a live one
       await woken;
     }
   }

@@ -1,0 +1,76 @@
+/**
+ * SIGTERM to a real `quarry serve` in the middle of a crawl that a client follows over SSE: the
+ * server stops soon (the stream does not hold the stop for its whole 10 s grace), exits 0, the
+ * stream ends cleanly, and after a restart the job finishes with every page once.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createKeyCli, startServer, tempDataDir, type Server } from "../helpers/server.ts";
+import { sitePagePaths, startTestSite, type TestSite } from "../helpers/test-site.ts";
+
+let site: TestSite;
+let server: Server | null = null;
+
+beforeAll(async () => {
+  site = await startTestSite({ crawlDelay: 0.15 });
+});
+afterAll(async () => {
+  await server?.stop("SIGKILL");
+  await site?.close();
+});
+
+type Job = Record<string, any>;
+const json = async (url: string, key: string, init: RequestInit = {}): Promise<Job> =>
+  (await fetch(url, { ...init, headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...init.headers } })).json();
+
+async function waitFor(url: string, key: string, done: (j: Job) => boolean, ms: number): Promise<Job> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const j = await json(url, key);
+    if (done(j) || Date.now() > until) return j;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe("SIGTERM during a crawl followed over SSE", () => {
+  it("stops soon and cleanly, ends the stream, and the job resumes after a restart with every page once", async () => {
+    const env = { QUARRY_DATA_DIR: tempDataDir(), QUARRY_EGRESS_ALLOW: "127.0.0.1/32", QUARRY_PLANS: '{"free":{"quota":1000,"per_minute":100000}}' };
+    const { key } = createKeyCli(env, "acme", "scrape");
+    server = await startServer("node", env);
+    const started = await json(`${server.url}/v1/crawl`, key, { method: "POST", body: JSON.stringify({ url: `${site.ipUrl}/`, max_depth: 10, limit: 300, timeout_ms: 2000 }) });
+    const statusUrl = `${server.url}/v1/crawl/${started.id}`;
+    const stream = await fetch(`${statusUrl}/events`, { headers: { authorization: `Bearer ${key}` } });
+    expect(stream.status).toBe(200);
+    const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let events = "";
+    const streamEnd = (async () => {
+      for (;;) {
+        const { done, value } = await reader.read().catch(() => ({ done: true, value: "(reset)" }));
+        if (done) return value ?? "done";
+        events += value;
+      }
+    })();
+    await waitFor(statusUrl, key, (j) => j.completed >= 8, 60_000);
+    const t0 = Date.now();
+    const code = await server.stop("SIGTERM");
+    const ms = Date.now() - t0;
+    expect(code).toBe(0);
+    // The stream ended with the server's stop (not cut by it 10 s later), after page events.
+    expect(await streamEnd).toBe("done");
+    expect(ms).toBeLessThan(6000);
+    expect(events).toMatch(/event: page/);
+    expect(server.output()).not.toMatch(/did not finish within 10 s/);
+
+    server = await startServer("node", env);
+    const after = await waitFor(`${server.url}/v1/crawl/${started.id}`, key, (j) => ["completed", "failed", "cancelled"].includes(j.status), 90_000);
+    expect(after.status).toBe("completed");
+    const pages: Job[] = [...after.data];
+    for (let next = after.next; next; ) {
+      const more = await json(next.replace(/^https?:\/\/[^/]+/, server.url), key);
+      pages.push(...more.data);
+      next = more.next;
+    }
+    const paths = pages.map((p) => new URL(p.url).pathname + new URL(p.url).search);
+    for (const p of sitePagePaths()) expect(paths.filter((x) => x === p), p).toHaveLength(1);
+    expect(new Set(paths).size).toBe(paths.length);
+  }, 180_000);
+});
