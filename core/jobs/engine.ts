@@ -27,8 +27,7 @@ export interface EngineOptions {
   /** One process: how long a claimed frontier entry stays claimed (longer than any page fetch). Shared queue: QUARRY_JOB_RECOVERY, renewed. */
   leaseMs?: number;
   watchdogMs?: number;
-  /** The server's, shared with the gateway so an undefined plan is logged once (default: the engine's own). */
-  accountPlans?: AccountPlans;
+  accountPlans?: AccountPlans; // the server's, shared with the gateway: an undefined plan is logged once
 }
 
 export type Caller = { account: string; keyId: string };

@@ -30,7 +30,7 @@ export const HealthRecord = v.object({
   uptime_secs: Count,
   timestamp: IsoTimestamp,
   services: v.object({
-    database: v.object({ ...Service.entries, latency_ms: Count, error: v.optional(v.pipe(v.string(), v.description("why the database is down (unreachable)"))) }),
+    database: v.object({ ...Service.entries, latency_ms: Count, error: v.optional(v.pipe(v.string(), v.description("why the database is down (unreachable): its kind, without addresses or paths"))) }),
     cache: v.object({ ...Service.entries, entries: Count, size_mb: v.number() }),
     metasearch: v.looseObject({ ...Service.entries }),
     intelligence: v.object({ ...Service.entries, sources_tracked: Count }),
@@ -62,6 +62,14 @@ export function healthRoutes({ ports, config }: AppDeps, probes: HealthProbes, s
     dbDown = error;
   }
 
+  /** What /health, which anyone may read, says of a database error: its kind, never an address or a path (the log has those). */
+  function publicReason(error: string): string {
+    if (/removed or replaced/i.test(error)) return "the database file was removed or replaced while the server had it open; restart the server";
+    if (/locked|busy/i.test(error)) return "the database is locked by another process";
+    if (/full|ENOSPC|read-?only|EROFS|EACCES|EPERM|permission|CANTOPEN/i.test(error)) return "the database cannot be written (disk full, read-only or not permitted)";
+    return "the database does not answer";
+  }
+
   async function handler(c: Context<AppEnv>) {
     const now = ports.clock.now();
     const [db, cache, sources, metasearch] = await Promise.all([
@@ -74,7 +82,7 @@ export function healthRoutes({ ports, config }: AppDeps, probes: HealthProbes, s
     noteDatabase(db.ok ? null : db.error);
     const failing = Object.entries(backends).filter(([, b]) => !HEALTHY_BACKEND.has(b.status)).map(([id]) => id);
     const services = {
-      database: db.ok ? { status: "ok", latency_ms: db.ms } : { status: "unreachable", latency_ms: db.ms, error: db.error },
+      database: db.ok ? { status: "ok", latency_ms: db.ms } : { status: "unreachable", latency_ms: db.ms, error: publicReason(db.error) },
       cache: cache.ok
         ? { status: "ok", entries: cache.value.entries, size_mb: Math.round((cache.value.bytes / 1048576) * 1000) / 1000 }
         : { status: "unreachable", entries: 0, size_mb: 0 },

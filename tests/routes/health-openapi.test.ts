@@ -113,6 +113,9 @@ describe("GET /health", () => {
     const hb = await health.json();
     expect(hb.status).toBe("unavailable");
     expect(hb.services.database.status).toBe("unreachable");
+    // Anyone may read /health: it says what kind of failure, never the database's address.
+    expect(hb.services.database.error).toBe("the database does not answer");
+    expect(JSON.stringify(hb)).not.toContain("5432");
     const refused = await call();
     expect(refused.status).toBe(503);
     const rb = await refused.json();
