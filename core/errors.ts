@@ -83,7 +83,7 @@ export function errorBody(err: ApiError, requestId: string) {
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   if (err instanceof StorageError) {
-    return new ApiError("service_unavailable", "The database is unreachable; try again shortly.");
+    return new ApiError("service_unavailable", "Storage is unavailable (the database, Redis or the disk); try again shortly.");
   }
   return new ApiError("internal_error", "Internal error; the details are logged under this request id.");
 }

@@ -83,7 +83,7 @@ function operationOf(r: RouteDef): Record<string, unknown> {
     };
   }
   if (r.path === "/health") {
-    responses["503"] = { description: "Unavailable: the database is unreachable", headers: headersFor(503), content: { "application/json": { schema: schemaOf(r.response) } } };
+    responses["503"] = { description: "Unavailable: storage (the database, Redis or the disk) cannot be used", headers: headersFor(503), content: { "application/json": { schema: schemaOf(r.response) } } };
   }
   return {
     operationId: r.operationId ?? derivedOperationId(r),

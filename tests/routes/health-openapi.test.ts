@@ -121,6 +121,8 @@ describe("GET /health", () => {
     const rb = await refused.json();
     expect(rb.error.code).toBe("service_unavailable");
     expect(rb.error.message).not.toContain("ECONNREFUSED");
+    // It names storage, not only "the database": Redis or a full disk refuse the same way.
+    expect(rb.error.message).toBe("Storage is unavailable (the database, Redis or the disk); try again shortly.");
     expect(refused.headers.get("x-request-id")).toBe(rb.error.request_id);
     state.down = false;
     expect((await app.request("/health")).status).toBe(200);
