@@ -6,7 +6,7 @@
  */
 import { Hono, type Context, type MiddlewareHandler } from "hono";
 import type { Config } from "./config.ts";
-import { ApiError, echoed, errorBody, REFUSALS, toApiError } from "./errors.ts";
+import { ApiError, echoed, errorBody, REFUSALS, StorageError, toApiError } from "./errors.ts";
 import { PageFetchError } from "./net/fetch-errors.ts";
 import type { AppDeps, AppEnv } from "./gateway/context.ts";
 import { admit, guard, jsonBody } from "./gateway/guard.ts";
@@ -129,7 +129,9 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
       ports.metrics?.refusal(apiErr.code === "rate_limited" && !c.get("auth") ? "ip_rate_limited" : apiErr.code);
     }
     if (apiErr.status >= 500) {
-      logger.error({ req_id: requestId, err: err instanceof Error ? { message: err.message, stack: err.stack, cause: String(err.cause ?? "") } : String(err) }, apiErr.code);
+      // A storage outage fails every request the same way: its message says it, a stack per request does not.
+      const stack = err instanceof StorageError ? undefined : (err as Error).stack;
+      logger.error({ req_id: requestId, err: err instanceof Error ? { message: err.message, stack, cause: String(err.cause ?? "") } : String(err) }, apiErr.code);
     } else if (err instanceof PageFetchError) {
       // Why a fetch was refused (a resolved address, say) is for the operator only.
       logger.debug({ req_id: requestId, reason: err.internal }, apiErr.code);

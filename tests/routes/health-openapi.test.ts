@@ -123,6 +123,10 @@ describe("GET /health", () => {
     expect(rb.error.message).not.toContain("ECONNREFUSED");
     // It names storage, not only "the database": Redis or a full disk refuse the same way.
     expect(rb.error.message).toBe("Storage is unavailable (the database, Redis or the disk); try again shortly.");
+    // The log keeps the reason with the request id, without a stack trace per refused request.
+    const logged = t.logger.lines.find((l) => l.req_id === rb.error.request_id)!;
+    expect((logged.err as { message: string }).message).toContain("ECONNREFUSED");
+    expect((logged.err as { stack?: string }).stack).toBeUndefined();
     expect(refused.headers.get("x-request-id")).toBe(rb.error.request_id);
     state.down = false;
     expect((await app.request("/health")).status).toBe(200);
