@@ -158,7 +158,10 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
   return {
     app, routes, drain: () => lastUsed.drain(),
     stop: async () => void ((stopped = true), await services.jobs?.stop()),
-    closing: () => services.jobs?.changes.close(),
+    closing: () => {
+      services.jobs?.changes.close();
+      services.jobs?.pause();
+    },
     inFlight: () => [...inFlight.values()].map((r) => ({ req_id: r.req_id, method: r.method, path: r.path, running_ms: clock.now() - r.started })),
   };
 }

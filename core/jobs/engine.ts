@@ -16,6 +16,7 @@ import { LeaseKeeper, type Heartbeat } from "./leases.ts";
 import { LocalQueue } from "./local-queue.ts";
 import type { JobKind, JobRecord, JobSpec, JobStatus, JobTask, SkippedUrl, StoppedReason } from "./model.ts";
 import { runTask, type WorkContext } from "./page-work.ts";
+import { RunningTasks } from "./running.ts";
 import { TaskRetries } from "./retries.ts";
 import { HostGate, RobotsCache, SharedHostGate, type Gate } from "./politeness.ts";
 import type { JobQueue, JobStore } from "./ports.ts";
@@ -50,7 +51,7 @@ export class JobEngine implements WorkContext {
   private readonly rules = new Map<string, ScopeRules>();
   private readonly plans = new Map<string, { plan: Plan; at: number }>();
   private readonly planOfAccount: AccountPlans;
-  private readonly running = new Map<string, Set<AbortController>>();
+  private readonly running = new RunningTasks();
   private timer: ReturnType<typeof setTimeout> | null = null;
   private started = false;
   private stopped = false;
@@ -81,6 +82,16 @@ export class JobEngine implements WorkContext {
   /** Keeps a claimed entry's lease alive while its task runs (shared queue only). */
   heartbeat(task: JobTask, lease: number): Heartbeat {
     return this.leases.heartbeat(task, lease);
+  }
+
+  /**
+   * Server stopping (one process): no new page starts while its requests drain, and pages waiting for
+   * their host's Crawl-delay give up their turn; the store resumes them at the next start.
+   */
+  pause(): void {
+    if (this.shared || this.stopped) return;
+    void this.queue.stop();
+    this.running.abort("shutting down");
   }
 
   /** Starts the workers (resuming unfinished jobs) and the watchdog; idempotent. */
@@ -160,7 +171,7 @@ export class JobEngine implements WorkContext {
     if (this.timer) clearTimeout(this.timer);
     this.leases.stop();
     this.retries.stop();
-    for (const set of this.running.values()) for (const ac of set) ac.abort(new Error("shutting down"));
+    this.running.abort("shutting down");
     await this.queue.stop();
     await Promise.allSettled([...this.settlements]);
     await this.webhooks.stop();
@@ -214,7 +225,7 @@ export class JobEngine implements WorkContext {
     if (!job || !ACTIVE.includes(job.status)) return;
     const status: JobStatus = reason === "cancelled" ? "cancelled" : reason === "site_refused" && job.completed === 0 ? "failed" : "completed";
     await this.end(job, status, reason);
-    for (const ac of this.running.get(id) ?? []) ac.abort(new Error(`job ${reason}`));
+    this.running.abort(`job ${reason}`, id);
   }
 
   private async end(job: JobRecord, status: JobStatus, reason: string | null): Promise<void> {
@@ -258,17 +269,9 @@ export class JobEngine implements WorkContext {
     return plan;
   }
 
-  rulesOf(job: JobRecord): ScopeRules {
-    let r = this.rules.get(job.id);
-    if (!r) this.rules.set(job.id, (r = scopeRules(job.spec)));
-    return r;
-  }
+  rulesOf = (job: JobRecord): ScopeRules => this.rules.get(job.id) ?? this.rules.set(job.id, scopeRules(job.spec)).get(job.id)!;
 
-  trapsOf(jobId: string): TrapGuard {
-    let g = this.traps.get(jobId);
-    if (!g) this.traps.set(jobId, (g = new TrapGuard()));
-    return g;
-  }
+  trapsOf = (jobId: string): TrapGuard => this.traps.get(jobId) ?? this.traps.set(jobId, new TrapGuard()).get(jobId)!;
 
   private readonly held = new Map<string, number>();
   private readonly settlements = new Set<Promise<void>>();
@@ -286,13 +289,5 @@ export class JobEngine implements WorkContext {
     else this.held.delete(jobId);
   }
 
-  track(jobId: string, ac: AbortController): () => void {
-    let set = this.running.get(jobId);
-    if (!set) this.running.set(jobId, (set = new Set()));
-    set.add(ac);
-    return () => {
-      set.delete(ac);
-      if (set.size === 0) this.running.delete(jobId);
-    };
-  }
+  track = (jobId: string, ac: AbortController): (() => void) => this.running.track(jobId, ac);
 }

@@ -73,4 +73,27 @@ describe("SIGTERM during a crawl followed over SSE", () => {
     for (const p of sitePagePaths()) expect(paths.filter((x) => x === p), p).toHaveLength(1);
     expect(new Set(paths).size).toBe(paths.length);
   }, 180_000);
+
+  it("starts no new page of a crawl while its requests drain", async () => {
+    const env = { QUARRY_DATA_DIR: tempDataDir(), QUARRY_EGRESS_ALLOW: "127.0.0.1/32", QUARRY_PLANS: '{"free":{"quota":1000,"per_minute":100000}}' };
+    const { key } = createKeyCli(env, "acme", "scrape");
+    server = await startServer("node", env);
+    const started = await json(`${server.url}/v1/crawl`, key, { method: "POST", body: JSON.stringify({ url: `${site.ipUrl}/`, max_depth: 10, limit: 300, timeout_ms: 2000 }) });
+    await waitFor(`${server.url}/v1/crawl/${started.id}`, key, (j) => j.completed >= 3, 60_000);
+    // A scrape of a page that never answers holds the drain for its 3 s.
+    const held = fetch(`${server.url}/v1/scrape`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ url: `${site.ipUrl}/slow?held`, timeout_ms: 3000 }) }).catch(() => null);
+    const slowSeen = Date.now() + 5000;
+    while (!site.hits.some((h) => h.path === "/slow?held") && Date.now() < slowSeen) await new Promise((r) => setTimeout(r, 20));
+    const stopAt = Date.now();
+    const code = await server.stop("SIGTERM");
+    const stoppedAt = Date.now();
+    await held;
+    server = null;
+    expect(code).toBe(0);
+    expect(stoppedAt - stopAt).toBeGreaterThan(2000); // the scrape did hold the drain
+    // The crawl (a page every 150 ms) would have fetched a dozen pages in that time; at most the
+    // one it was starting as the signal arrived may begin.
+    const during = site.hits.filter((h) => h.path !== "/slow?held" && h.start > stopAt + 20);
+    expect(during.length, during.map((h) => h.path).join(" ")).toBeLessThanOrEqual(1);
+  }, 120_000);
 });
