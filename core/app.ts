@@ -53,7 +53,7 @@ export interface Quarry {
   drain(): Promise<void>;
   /** Stops the job workers (what they had not finished resumes on the next start). */
   stop(): Promise<void>;
-  /** The server is stopping: ends what would hold it open, the job event streams (call before waiting for requests). */
+  /** The server is stopping: ends the job event streams, which would hold it open, and starts no new job page (call before waiting for requests). */
   closing(): void;
   /** The requests being answered now (their response not yet begun), oldest first. */
   inFlight(): Array<{ req_id: string; method: string; path: string; running_ms: number }>;

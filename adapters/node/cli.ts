@@ -174,9 +174,11 @@ export async function main(argv: string[]): Promise<number> {
       }
       const acct = await ensureAccount(ports.keys, account, values.plan, plans, now);
       const created = await createKey(ports.keys, { account: acct.name, name, scopes }, now);
+      const resolved = resolvePlan(plans, acct.plan);
+      const shown = planLabel(acct.plan, resolved);
       // --json prints the POST /v1/keys body alone; an undefined plan is said on stderr instead.
-      if (json && resolvePlan(plans, acct.plan).fellBack) process.stderr.write(`quarry: account ${acct.name} is on plan ${shownPlan(plans, acct.plan)}\n`);
-      out(json, created, `Created ${created.id} (${created.name}) for account ${acct.name} on plan ${shownPlan(plans, acct.plan)}, scopes ${created.scopes.join(",")}.\n\n  ${created.key}\n\nThis secret is shown once; store it now.`);
+      if (json && resolved.fellBack) process.stderr.write(`quarry: account ${acct.name} is on plan ${shown}\n`);
+      out(json, created, `Created ${created.id} (${created.name}) for account ${acct.name} on plan ${shown}, scopes ${created.scopes.join(",")}.\n\n  ${created.key}\n\nThis secret is shown once; store it now.`);
       return 0;
     });
   }

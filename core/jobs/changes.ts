@@ -6,7 +6,8 @@
  */
 export class JobChanges {
   private readonly waiting = new Map<string, Set<() => void>>();
-  private ending = false;
+  /** True once close() was called: followers end after what they show now. */
+  closing = false;
 
   /**
    * Resolves at the job's next change in this process, or after `ms`, whichever comes first. Take
@@ -38,13 +39,8 @@ export class JobChanges {
    * does not hold the stop for its whole grace period (it reconnects with Last-Event-ID).
    */
   close(): void {
-    this.ending = true;
+    this.closing = true;
     for (const id of [...this.waiting.keys()]) this.changed(id);
-  }
-
-  /** True once close() was called: followers end after what they show now. */
-  get closing(): boolean {
-    return this.ending;
   }
 
   /** Followers waiting now (for tests and leak checks). */

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKeyCli, startServer, tempDataDir, type Server } from "../helpers/server.ts";
+import { allPages, json, waitFor } from "../helpers/job-http.ts";
 import { sitePagePaths, startTestSite, type TestSite } from "../helpers/test-site.ts";
 
 let site: TestSite;
@@ -17,19 +18,6 @@ afterAll(async () => {
   await server?.stop("SIGKILL");
   await site?.close();
 });
-
-type Job = Record<string, any>;
-const json = async (url: string, key: string, init: RequestInit = {}): Promise<Job> =>
-  (await fetch(url, { ...init, headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...init.headers } })).json();
-
-async function waitFor(url: string, key: string, done: (j: Job) => boolean, ms: number): Promise<Job> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const j = await json(url, key);
-    if (done(j) || Date.now() > until) return j;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe("SIGTERM during a crawl followed over SSE", () => {
   it("stops soon and cleanly, ends the stream, and the job resumes after a restart with every page once", async () => {
@@ -63,12 +51,7 @@ describe("SIGTERM during a crawl followed over SSE", () => {
     server = await startServer("node", env);
     const after = await waitFor(`${server.url}/v1/crawl/${started.id}`, key, (j) => ["completed", "failed", "cancelled"].includes(j.status), 90_000);
     expect(after.status).toBe("completed");
-    const pages: Job[] = [...after.data];
-    for (let next = after.next; next; ) {
-      const more = await json(next.replace(/^https?:\/\/[^/]+/, server.url), key);
-      pages.push(...more.data);
-      next = more.next;
-    }
+    const pages = await allPages(after, server.url, key);
     const paths = pages.map((p) => new URL(p.url).pathname + new URL(p.url).search);
     for (const p of sitePagePaths()) expect(paths.filter((x) => x === p), p).toHaveLength(1);
     expect(new Set(paths).size).toBe(paths.length);

@@ -28,6 +28,19 @@ function exited(proc: ChildProcess, ms: number): Promise<number | null | "timeou
   });
 }
 
+/** Runs a server expected to stop by itself (within 30 s, else it is killed); its exit code and output. */
+async function runToExit(runtime: Runtime, env: Record<string, string>): Promise<{ code: number | null | "timeout"; stdout: string; stderr: string }> {
+  const [cmd, args] = serverArgs(runtime);
+  const proc = spawn(cmd, args, { cwd: ROOT, env: { ...baseEnv(), ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let stderr = "";
+  let stdout = "";
+  proc.stderr!.on("data", (d) => (stderr += d));
+  proc.stdout!.on("data", (d) => (stdout += d));
+  const code = await exited(proc, 30_000);
+  if (code === "timeout") proc.kill("SIGKILL");
+  return { code, stdout, stderr };
+}
+
 function collect(proc: ChildProcess): () => string {
   let out = "";
   proc.stdout?.on("data", (d) => (out += d));
@@ -72,14 +85,7 @@ describe.each(RUNTIMES)("start and stop on %s", (runtime) => {
   it("a taken port prints one clear line and exits non-zero", async () => {
     const held = await holdPort();
     try {
-      const [cmd, args] = serverArgs(runtime);
-      const proc = spawn(cmd, args, { cwd: ROOT, env: { ...baseEnv(), QUARRY_PORT: String(held.port) }, stdio: ["ignore", "pipe", "pipe"] });
-      let stderr = "";
-      let stdout = "";
-      proc.stderr!.on("data", (d) => (stderr += d));
-      proc.stdout!.on("data", (d) => (stdout += d));
-      const code = await exited(proc, 30_000);
-      if (code === "timeout") proc.kill("SIGKILL");
+      const { code, stdout, stderr } = await runToExit(runtime, { QUARRY_PORT: String(held.port) });
       expect(code).toBe(1);
       const lines = stderr.split("\n").filter((l) => l.trim() && !/^npm warn/i.test(l));
       expect(lines).toEqual([`quarry: cannot listen on 127.0.0.1:${held.port}: the address is already in use (is another server running? set QUARRY_PORT or --port)`]);
@@ -169,14 +175,7 @@ describe("a taken port with PostgreSQL", () => {
     const db = await tempDatabase("takenport");
     const held = await holdPort();
     try {
-      const [cmd, args] = serverArgs("node");
-      const proc = spawn(cmd, args, { cwd: ROOT, env: { ...baseEnv(), QUARRY_DATABASE_URL: db.url, QUARRY_PORT: String(held.port) }, stdio: ["ignore", "pipe", "pipe"] });
-      let stderr = "";
-      let stdout = "";
-      proc.stderr!.on("data", (d) => (stderr += d));
-      proc.stdout!.on("data", (d) => (stdout += d));
-      const code = await exited(proc, 30_000);
-      if (code === "timeout") proc.kill("SIGKILL");
+      const { code, stdout, stderr } = await runToExit("node", { QUARRY_DATABASE_URL: db.url, QUARRY_PORT: String(held.port) });
       expect(code).toBe(1);
       expect(stderr.split("\n").filter((l) => l.trim())).toEqual([`quarry: cannot listen on 127.0.0.1:${held.port}: the address is already in use (is another server running? set QUARRY_PORT or --port)`]);
       expect(stdout.split("\n").filter((l) => /"level":"(warn|error)"|"level":(40|50)/.test(l))).toEqual([]);

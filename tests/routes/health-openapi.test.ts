@@ -134,20 +134,25 @@ describe("GET /health", () => {
   });
 });
 
+/** A Quarry over a fresh SQLite data directory, as `quarry serve` builds it, with its log kept. */
+async function sqliteQuarry() {
+  const { createQuarry } = await import("../../core/app.ts");
+  const { parseConfig } = await import("../../core/config.ts");
+  const { buildPorts } = await import("../../adapters/shared/bootstrap.ts");
+  const { nodeRuntime } = await import("../../adapters/node/server.ts");
+  const { MemoryLogger } = await import("../helpers/app.ts");
+  const { tempDir } = await import("../helpers/temp.ts");
+  const dir = tempDir("quarry-health-");
+  const logger = new MemoryLogger();
+  const config = parseConfig({ QUARRY_IP_RATE: "off", QUARRY_DATA_DIR: dir }, "test");
+  const built = await buildPorts(config, nodeRuntime, logger);
+  return { dir, logger, built, quarry: createQuarry(built.ports, config) };
+}
+
 describe("GET /health on SQLite", () => {
   it("calls a file that can be read but not written down (503, with the reason), logs it once, and recovers by itself", async () => {
-    const { createQuarry } = await import("../../core/app.ts");
-    const { parseConfig } = await import("../../core/config.ts");
-    const { buildPorts } = await import("../../adapters/shared/bootstrap.ts");
-    const { nodeRuntime } = await import("../../adapters/node/server.ts");
-    const { MemoryLogger } = await import("../helpers/app.ts");
-    const { tempDir } = await import("../helpers/temp.ts");
     const Database = (await import("better-sqlite3")).default;
-    const dir = tempDir("quarry-health-");
-    const logger = new MemoryLogger();
-    const config = parseConfig({ QUARRY_IP_RATE: "off", QUARRY_DATA_DIR: dir }, "test");
-    const built = await buildPorts(config, nodeRuntime, logger);
-    const quarry = createQuarry(built.ports, config);
+    const { dir, logger, quarry, built } = await sqliteQuarry();
     // Another connection holds the write lock (a stuck tool, as a full disk or a read-only
     // mount would refuse writes): reads still work, so a read-only check would say ok.
     const other = new Database(`${dir}/quarry.db`);
@@ -178,17 +183,8 @@ describe("GET /health on SQLite", () => {
 
 describe("GET /health on SQLite, the data directory removed", () => {
   it("is unavailable: writes would go on into a file no restart opens again", async () => {
-    const { createQuarry } = await import("../../core/app.ts");
-    const { parseConfig } = await import("../../core/config.ts");
-    const { buildPorts } = await import("../../adapters/shared/bootstrap.ts");
-    const { nodeRuntime } = await import("../../adapters/node/server.ts");
-    const { MemoryLogger } = await import("../helpers/app.ts");
-    const { tempDir } = await import("../helpers/temp.ts");
     const { rmSync } = await import("node:fs");
-    const dir = tempDir("quarry-health-");
-    const config = parseConfig({ QUARRY_IP_RATE: "off", QUARRY_DATA_DIR: dir }, "test");
-    const built = await buildPorts(config, nodeRuntime, new MemoryLogger());
-    const quarry = createQuarry(built.ports, config);
+    const { dir, quarry, built } = await sqliteQuarry();
     try {
       expect((await quarry.app.request("/health")).status).toBe(200);
       rmSync(dir, { recursive: true, force: true });
