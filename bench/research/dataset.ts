@@ -19,7 +19,7 @@ export interface BenchPage {
 
 export interface BenchQuestion {
   id: string;
-  split: "dev" | "holdout" | "holdout2" | "holdout3" | "holdout4" | "holdout5" | "holdout6" | "holdout7" | "holdout8" | "holdout9" | "holdout10" | "holdout11";
+  split: "dev" | "holdout" | "holdout2" | "holdout3" | "holdout4" | "holdout5" | "holdout6" | "holdout7" | "holdout8" | "holdout9" | "holdout10" | "holdout11" | "holdout12";
   question: string;
   facts: RegExp[];
   pages: BenchPage[];
@@ -27,7 +27,7 @@ export interface BenchQuestion {
 
 interface RawQuestion {
   id: string;
-  split: "dev" | "holdout" | "holdout2" | "holdout3" | "holdout4" | "holdout5" | "holdout6" | "holdout7" | "holdout8" | "holdout9" | "holdout10" | "holdout11";
+  split: "dev" | "holdout" | "holdout2" | "holdout3" | "holdout4" | "holdout5" | "holdout6" | "holdout7" | "holdout8" | "holdout9" | "holdout10" | "holdout11" | "holdout12";
   question: string;
   facts: string[];
   pages: { on: boolean; broken?: boolean; title: string; s: string[] }[];

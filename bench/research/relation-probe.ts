@@ -7,7 +7,7 @@
  * directly, not through Quarry. The same idea as a ranking rule was measured and dropped; its code
  * is commit 035545d of branch res2 (switches RV_PAT, RV_REL, RV_FAM, RV_W, RV_BONUS).
  *
- *   npx tsx bench/research/relation-probe.ts [splits, comma-separated; default: every split but holdout11, the fresh one]
+ *   npx tsx bench/research/relation-probe.ts [splits, comma-separated; default: every split but holdout12, the fresh one]
  */
 import { loadQuestions } from "./dataset.ts";
 import { tokenize } from "../../core/ranking/lexical.ts";
@@ -54,7 +54,7 @@ function bySpread(question: string, terms: Set<string>, sentences: ReadonlySet<s
 }
 
 const all = loadQuestions();
-const splits = process.argv[2]?.split(",") ?? [...new Set(all.map((q) => q.split))].filter((s) => s !== "holdout11");
+const splits = process.argv[2]?.split(",") ?? [...new Set(all.map((q) => q.split))].filter((s) => s !== "holdout12");
 for (const mode of ["pattern", "spread"] as const) {
   for (const family of [false, true]) {
     const c = { questions: 0, answersHold: 0, answers: 0, backgroundHold: 0, background: 0 };

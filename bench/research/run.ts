@@ -1,6 +1,6 @@
 /**
  * Research quality bench: the real POST /v1/research, end to end, over the question set of
- * bench/research/set (152 questions in eleven splits, each with on-topic pages, off-topic pages that
+ * bench/research/set (180 questions in thirteen splits, each with on-topic pages, off-topic pages that
  * share the question's words and one result whose page answers 500).
  *
  * The pages are served on 127.0.0.1 (one local server per result slot, so each result is its
@@ -11,7 +11,7 @@
  *   started from), run from a `git archive` of that commit extracted to a temporary directory;
  * - current: this tree.
  *
- * Both are scored by bench/research/metric.ts on each split apart (dev, holdout, holdout2 … holdout11),
+ * Both are scored by bench/research/metric.ts on each split apart (dev, holdout, holdout2 … holdout12),
  * beside a length control (lengthControl below) that picks the longest sentences naming a question
  * word on the current version's first three pages.
  *
@@ -20,7 +20,7 @@
  * Quarry's embeddings client reaches it over HTTP. Its rows are "embeddings"; an answer that fell
  * back to the lexical ranking (meta.ranking) is counted and printed, never silently scored.
  *
- *   npx tsx bench/research/run.ts [--tier summary] [--split dev|holdout|…|holdout11|dev,holdout|all] [--verbose] [--no-baseline] [--embeddings]
+ *   npx tsx bench/research/run.ts [--tier summary] [--split dev|holdout|…|holdout12|dev,holdout|all] [--verbose] [--no-baseline] [--embeddings]
  */
 import { execSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -193,7 +193,7 @@ function line(name: string, sel: typeof rows, pick: "base" | "ours" | "emb" | "c
   return `| ${name} | ${sel.length} | ${precision.toFixed(3)} (${sum(s, "correct")}/${sum(s, "citations")}) | ${recall.toFixed(3)} (${sum(s, "factsFound")}/${sum(s, "facts")}) | ${(sum(s, "findings") / (sel.length || 1)).toFixed(1)} | ${top3.toFixed(2)} | ${Number.isNaN(ms) ? "" : Math.round(ms)} |`;
 }
 const table = ["| version, split | questions | citation precision | key-fact recall | findings / report | on-topic share of the top 3 sources | median ms |", "|---|---:|---:|---:|---:|---:|---:|"];
-for (const sp of ["dev", "holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6", "holdout7", "holdout8", "holdout9", "holdout10", "holdout11"]) {
+for (const sp of ["dev", "holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6", "holdout7", "holdout8", "holdout9", "holdout10", "holdout11", "holdout12"]) {
   const sel = rows.filter((r) => r.split === sp);
   if (!sel.length) continue;
   table.push(line(`baseline (main ${BASELINE.slice(0, 7)}), ${sp}`, sel, "base"), line(`current, ${sp}`, sel, "ours"));
