@@ -55,6 +55,12 @@ describe("answer form", () => {
     expect(hasAnswerForm("Hatshepsut was a pharaoh who ruled long before Ramesses.", "who-person", ramesses)).toBe(false);
     expect(hasAnswerForm("A toad's skin is dry and warty, whereas a frog's is smooth.", "compare")).toBe(true);
     expect(hasAnswerForm("Frogs appear in many children's stories.", "compare")).toBe(false);
+    // What both sides share is no difference: it weighs less than a sentence without the form, unless it also contrasts them.
+    const sides = new Set(stems("frog toad"));
+    expect(formWeight("Both frogs and toads lay their eggs in ponds and begin life as tadpoles.", "compare", sides)).toBe(ANOTHER);
+    expect(formWeight("Frogs and toads are the same kind of animal, an amphibian.", "compare", sides)).toBe(ANOTHER);
+    expect(formWeight("Both lay eggs in water, but a toad lays them in long strings rather than clumps.", "compare", sides)).toBe(1);
+    expect(ANOTHER).toBeLessThan(FORMLESS);
     expect(hasAnswerForm("Mars has two small moons, Phobos and Deimos.", "quantity")).toBe(true);
     expect(hasAnswerForm("A hard-boiled egg needs about 10 minutes in boiling water.", "quantity")).toBe(true);
     expect(hasAnswerForm("Phobos is slowly spiralling in towards the planet.", "quantity")).toBe(false);

@@ -64,7 +64,9 @@ const LIFE_AND_DEEDS =
 /** An amount: digits, a number word, a fraction or a multiple ("206 bones", "about three hours", "twice as fast"). */
 const AMOUNT =
   /\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundreds?|thousands?|millions?|billions?|dozens?|half|quarter|twice|double|triple|per ?cent|percent)\b/i;
-const CONTRAST = /\b(whereas|while|but|unlike|instead|than|both|differs?|difference|however|rather|only|not)\b/i;
+const CONTRAST = /\b(whereas|while|but|unlike|instead|than|differs?|difference|however|rather|only|not)\b/i;
+/** What two things share ("both form from dripping calcite"): no difference, unless the sentence also contrasts them. */
+const SHARED = /\b(both|same|alike|similar|similarly|either|each)\b/i;
 
 /** The question's subject stems (a set, or the question model's weighted terms). */
 type Subject = { has(stem: string): boolean };
@@ -136,7 +138,7 @@ export function hasAnswerForm(sentence: string, shape: AnswerShape, subject: Sub
  */
 export const FORMLESS = 0.65;
 
-/** Share of its score a sentence keeps when it ranks another entity than the sources agree on. */
+/** Share of its score a sentence keeps when it ranks another entity than the sources agree on, or says only what both sides of a comparison share. */
 export const ANOTHER = 0.4;
 
 /** Topic weight (relevance.ts) at which the relevant sources agree on a word: most of them use it. */
@@ -149,6 +151,8 @@ export function formWeight(sentence: string, shape: AnswerShape, subject: Subjec
   if (shape === "when" && topic && otherEventsDate(sentence, topic)) return FORMLESS;
   if (hasAnswerForm(sentence, shape, subject, agreed)) return 1;
   // A rank said of another entity is background in the answer's own form: it weighs less than no form.
+  // What both sides share is background in the answer's own terms: it weighs as another entity's rank does.
+  if (shape === "compare" && SHARED.test(sentence)) return ANOTHER;
   return shape === "which" && agreed && rankOfAnother(sentence, subject, agreed) ? ANOTHER : FORMLESS;
 }
 

@@ -71,7 +71,7 @@ const CUES: Record<QuestionKind, RegExp> = {
   who: /\b(was an?|is an?|invented|wrote|written|painted|founded|discovered|credited|born)\b/i,
   where: /\b(coast|region|mountains?|forests?|north|south|east|west|northern|southern|eastern|western|central|lies|located|native to|found in)\b/i,
   define: /\b(is an?|are|refers? to|means?|defined|known as|called|kind of|type of)\b/i,
-  compare: /\b(than|whereas|while|unlike|compared|both|more|less|higher|lower|twice|half)\b/i,
+  compare: /\b(than|whereas|while|unlike|compared|more|less|higher|lower|twice|half)\b/i,
   other: /$^/,
 };
 
