@@ -139,6 +139,11 @@ export interface Counters {
   usage(keyId: string, period: string): Promise<UsageCount>;
   /** Committed use per UTC day of admission, written with the month's count (the days add up to it). */
   daily(keyIds: string[], period: string): Promise<Record<string, DailyUsage>>;
+  /**
+   * Checks the store the counts live in, when it is not the key store's database (Redis): without
+   * it no request can be admitted, so /health is unavailable. Absent: the counts are in the database.
+   */
+  ping?(): Promise<void>;
 }
 
 /** The response cache. Values are JSON-serialisable. */

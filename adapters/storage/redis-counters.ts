@@ -105,6 +105,10 @@ export class RedisCounters implements Counters {
     private readonly opts: { redisClock: boolean } = { redisClock: true },
   ) {}
 
+  async ping(): Promise<void> {
+    await this.redis.ping();
+  }
+
   private keys(keyId: string, period: string): [string, string, string] {
     // One hash tag per key: all three land on one slot in a Redis Cluster.
     return [`quarry:{${keyId}}:w`, `quarry:{${keyId}}:u:${period}`, `quarry:{${keyId}}:r:${period}`];

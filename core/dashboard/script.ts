@@ -482,6 +482,7 @@ function describeService(name, s) {
   if (s.status === "disabled") return name === "metasearch" ? "Not configured (no SearXNG URL set)." : "Not configured.";
   const parts = [];
   if (name === "database" && s.latency_ms !== undefined) parts.push(s.latency_ms + " ms round trip");
+  if (name === "limits") parts.push("rate-limit windows and quota counts, in " + (s.store === "redis" ? "Redis (" + s.latency_ms + " ms)" : "the database"));
   if (name === "cache" && s.entries !== undefined) parts.push(num(s.entries) + " entries, " + s.size_mb + " MB");
   if (name === "intelligence" && s.sources_tracked !== undefined) parts.push(num(s.sources_tracked) + " sources tracked");
   if (s.url) parts.push(s.url);
@@ -497,7 +498,7 @@ async function loadHealth() {
     h("span", { class: "sr-only", text: " (status: " + status + ")" }));
   ui.healthMeta.textContent = "Version " + hl.version + " \u00b7 up " + duration(hl.uptime_secs) + " \u00b7 checked " + when(hl.timestamp);
   const services = hl.services || {};
-  ui.healthServices.replaceChildren(...["database", "cache", "metasearch", "intelligence"].filter((n) => services[n]).map((n) =>
+  ui.healthServices.replaceChildren(...["database", "limits", "cache", "metasearch", "intelligence"].filter((n) => services[n]).map((n) =>
     h("li", { class: "card service" }, h("h2", { text: n }), badge(String(services[n].status)),
       h("p", { class: "muted", text: describeService(n, services[n]) }))));
   // services.backends is always there (the top-level backends key is left out when degraded).

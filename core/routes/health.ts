@@ -31,6 +31,10 @@ export const HealthRecord = v.object({
   timestamp: IsoTimestamp,
   services: v.object({
     database: v.object({ ...Service.entries, latency_ms: Count, error: v.optional(v.pipe(v.string(), v.description("why the database is down (unreachable): its kind, without addresses or paths"))) }),
+    limits: v.pipe(
+      v.object({ ...Service.entries, store: v.picklist(["database", "redis"]), latency_ms: Count }),
+      v.description("where the per-minute windows and monthly quota counts live; when it is unreachable no request can be admitted, so the service is unavailable"),
+    ),
     cache: v.object({ ...Service.entries, entries: Count, size_mb: v.number() }),
     metasearch: v.looseObject({ ...Service.entries }),
     intelligence: v.object({ ...Service.entries, sources_tracked: Count }),
@@ -54,12 +58,13 @@ export function healthRoutes({ ports, config }: AppDeps, probes: HealthProbes, s
     }
   }
 
-  // The database's last state seen here, so a change is logged once, with its reason.
-  let dbDown: string | null = null;
-  function noteDatabase(error: string | null): void {
-    if (error && !dbDown) ports.logger.error({ err: error }, "database unavailable: /health answers 503 until it is back");
-    else if (!error && dbDown) ports.logger.info({}, "database available again");
-    dbDown = error;
+  // Each critical store's last state seen here, so a change is logged once, with its reason.
+  const down = new Map<string, string | null>();
+  function note(store: string, error: string | null): void {
+    const was = down.get(store) ?? null;
+    if (error && !was) ports.logger.error({ err: error }, `${store} unavailable: /health answers 503 until it is back`);
+    else if (!error && was) ports.logger.info({}, `${store} available again`);
+    down.set(store, error);
   }
 
   /** What /health, which anyone may read, says of a database error: its kind, never an address or a path (the log has those). */
@@ -72,17 +77,22 @@ export function healthRoutes({ ports, config }: AppDeps, probes: HealthProbes, s
 
   async function handler(c: Context<AppEnv>) {
     const now = ports.clock.now();
-    const [db, cache, sources, metasearch] = await Promise.all([
+    const counters = ports.counters;
+    const [db, limits, cache, sources, metasearch] = await Promise.all([
       timed(() => ports.keys.ping()),
+      counters.ping ? timed(() => counters.ping!()) : Promise.resolve(null),
       timed(() => ports.cache.stats()),
       timed(() => ports.sources.count()),
       probes.metasearch ? timed(probes.metasearch) : Promise.resolve(null),
     ]);
     const backends = probes.backends?.() ?? {};
-    noteDatabase(db.ok ? null : db.error);
+    note("database", db.ok ? null : db.error);
+    if (limits) note("Redis (rate limits and quotas)", limits.ok ? null : limits.error);
+    const limitsOk = limits ? limits.ok : db.ok;
     const failing = Object.entries(backends).filter(([, b]) => !HEALTHY_BACKEND.has(b.status)).map(([id]) => id);
     const services = {
       database: db.ok ? { status: "ok", latency_ms: db.ms } : { status: "unreachable", latency_ms: db.ms, error: publicReason(db.error) },
+      limits: { status: limitsOk ? "ok" : "unreachable", store: limits ? ("redis" as const) : ("database" as const), latency_ms: (limits ?? db).ms },
       cache: cache.ok
         ? { status: "ok", entries: cache.value.entries, size_mb: Math.round((cache.value.bytes / 1048576) * 1000) / 1000 }
         : { status: "unreachable", entries: 0, size_mb: 0 },
@@ -104,7 +114,7 @@ export function healthRoutes({ ports, config }: AppDeps, probes: HealthProbes, s
       !["ok", "disabled"].includes(String(services.metasearch.status)) ||
       services.browser.status === "unavailable" ||
       failing.length > 0;
-    const status = !db.ok ? "unavailable" : optionalDown ? "degraded" : "ok";
+    const status = !db.ok || !limitsOk ? "unavailable" : optionalDown ? "degraded" : "ok";
     const body = {
       status,
       version: config.version,
@@ -123,7 +133,7 @@ export function healthRoutes({ ports, config }: AppDeps, probes: HealthProbes, s
       method: "GET",
       path: "/health",
       operationId: "getHealth",
-      summary: "Service health: ok (200), degraded (200) or unavailable (503)",
+      summary: "Service health: ok (200), degraded (200) or unavailable (503: the database, or the Redis holding the limits, is down)",
       auth: false,
       scope: null,
       group: null,

@@ -290,7 +290,7 @@ describe.skipIf(!haveChromium)("dashboard in Chromium", () => {
     await expect.poll(() => page.locator("#health-banner").innerText()).toContain("All systems operational");
     const services = await page.locator("#health-services li").evaluateAll((lis) =>
       Object.fromEntries(lis.map((li) => [li.querySelector("h2")!.textContent, li.querySelector(".badge")!.textContent!.replace(/^\W+/, "")])));
-    expect(services).toEqual({ database: "ok", cache: "ok", metasearch: "disabled", intelligence: "ok" });
+    expect(services).toEqual({ database: "ok", limits: "ok", cache: "ok", metasearch: "disabled", intelligence: "ok" });
     expect(await page.locator("#health-meta").innerText()).toMatch(/^Version 0\.0\.0-test · up \d+/);
     // The backends table mirrors /health (which backends exist depends on the configuration).
     const health = await (await fetch(`${server.url}/health`)).json();

@@ -48,6 +48,8 @@ describe("GET /health", () => {
       timestamp: "2026-11-22T12:00:42Z",
       services: {
         database: { status: "ok" },
+        // Without Redis the counts live in the database, and follow its state.
+        limits: { status: "ok", store: "database" },
         cache: { status: "ok", entries: 0, size_mb: 0 },
         metasearch: { status: "disabled" },
         intelligence: { status: "ok", sources_tracked: 0 },
@@ -113,6 +115,7 @@ describe("GET /health", () => {
     const hb = await health.json();
     expect(hb.status).toBe("unavailable");
     expect(hb.services.database.status).toBe("unreachable");
+    expect(hb.services.limits).toMatchObject({ status: "unreachable", store: "database" });
     // Anyone may read /health: it says what kind of failure, never the database's address.
     expect(hb.services.database.error).toBe("the database does not answer");
     expect(JSON.stringify(hb)).not.toContain("5432");

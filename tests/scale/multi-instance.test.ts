@@ -205,9 +205,16 @@ describe.each(modes)("three instances on $name", ({ redis: withRedis }) => {
       expect(await waitFor(async () => (await call(1, "/v1/usage", admin.key)).status === 503)).toBe(true);
       const down = await call(2, "/v1/usage", admin.key);
       expect((await down.json()).error.code).toBe("service_unavailable");
-      expect((await healthOf(0)).status).toBe("degraded");
+      // No request can be admitted without the counts: /health says so, for a load balancer to act on.
+      const health = await fetch(`${servers[0].url}/health`);
+      expect(health.status).toBe(503);
+      const record = await health.json();
+      expect(record.status).toBe("unavailable");
+      expect(record.services.limits).toMatchObject({ status: "unreachable", store: "redis" });
+      expect(record.services.database.status).toBe("ok");
       await redis.up();
       expect(await waitFor(async () => (await call(1, "/v1/usage", admin.key)).status !== 503)).toBe(true);
+      expect(await waitFor(async () => (await fetch(`${servers[0].url}/health`)).status === 200)).toBe(true);
     }
     pg.down();
     expect(await waitFor(async () => (await fetch(`${servers[0].url}/health`)).status === 503)).toBe(true);
