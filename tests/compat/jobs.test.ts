@@ -142,6 +142,56 @@ describe("Firecrawl v2 client: map, crawl, batch", () => {
   }, 30_000);
 });
 
+describe("a URL with another scheme than http(s), through each service's client", () => {
+  const said = (field: string, scheme: string) => `${field}: Quarry fetches only http and https URLs; "${scheme}" is not allowed.`;
+
+  it("Firecrawl (v2 and v1) answers 400 naming the field, as Firecrawl does for an unsupported protocol, and counts nothing", async () => {
+    const before = await h.usage(h.keys.solo);
+    const client = v2(h.keys.solo);
+    for (const [call, field] of [
+      [client.scrape("ftp://example.org/file"), "url"],
+      [client.map("file:///etc/passwd"), "url"],
+      [client.startCrawl("javascript:alert(1)", { limit: 2 }), "url"],
+      [client.startBatchScrape([root, "data:text/html,hi"], { ignoreInvalidURLs: false }), "urls.1"],
+      [client.startCrawl(root, { limit: 2, webhook: "ftp://hooks.example/x" }), "webhook.url"],
+    ] as const) {
+      const err = await errorOf(call);
+      expect({ status: (err as SdkError).status, message: err.message }, field).toEqual({ status: 400, message: expect.stringMatching(new RegExp(`^${field.replace(".", "\\.")}: Quarry fetches only http and https URLs; "[a-z]+:" is not allowed\\.$`)) });
+    }
+    const v1 = new FirecrawlAppV1({ apiKey: h.keys.solo, apiUrl: `${h.url}/compat/firecrawl` });
+    const scrape = await errorOf(v1.scrapeUrl("ftp://example.org/file", {}));
+    expect((scrape as Error & { statusCode: number }).statusCode).toBe(400);
+    expect(scrape.message).toContain(said("url", "ftp:"));
+    // v1 refuses a batch with such an entry unless told to drop it.
+    const batch = await errorOf(v1.asyncBatchScrapeUrls([root, "ftp://example.org/file"], {}));
+    expect((batch as Error & { statusCode: number }).statusCode).toBe(400);
+    expect(batch.message).toContain(said("urls.1", "ftp:"));
+    const after = await h.usage(h.keys.solo);
+    expect(after.used).toBe(before.used);
+  }, 60_000);
+
+  it("Firecrawl v2 drops such a batch entry by default and lists it in invalidURLs, as Firecrawl's v2 does", async () => {
+    const res = await v2(h.keys.full).startBatchScrape([`${h.site.url}${page(3)}`, "ftp://example.org/file"], {});
+    expect(res.invalidURLs).toEqual(["ftp://example.org/file"]);
+    await v2(h.keys.full).cancelBatchScrape(res.id).catch(() => {});
+  }, 30_000);
+
+  it("Tavily map and crawl answer 400 in Tavily's shape, naming the field, and count nothing", async () => {
+    const before = await h.usage(h.keys.solo);
+    for (const path of ["/compat/tavily/map", "/compat/tavily/crawl"]) {
+      const res = await fetch(h.url + path, { method: "POST", headers: { authorization: `Bearer ${h.keys.solo}`, "content-type": "application/json" }, body: JSON.stringify({ url: "ftp://example.org/file" }) });
+      expect(res.status, path).toBe(400);
+      expect(((await res.json()) as { detail: { error: string } }).detail.error, path).toBe(said("url", "ftp:"));
+    }
+    const err = await errorOf(tvly(h.keys.solo).map("file:///etc/passwd"));
+    expect(err.message).toBe(said("url", "file:"));
+    // extract answers each URL it cannot read as a failed result, which names the URL itself.
+    const extract = await tvly(h.keys.solo).extract(["file:///etc/passwd"]);
+    expect(extract.failedResults).toEqual([{ url: "file:///etc/passwd", error: said("url", "file:").slice("url: ".length) }]);
+    expect((await h.usage(h.keys.solo)).used).toBe(before.used);
+  }, 30_000);
+});
+
 describe("Firecrawl v1 client: map and crawl", () => {
   it("mapUrl lists URLs; a crawl read with getAllData follows next to every page", async () => {
     const app = new FirecrawlAppV1({ apiKey: h.keys.full, apiUrl: `${h.url}/compat/firecrawl` });

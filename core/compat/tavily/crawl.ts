@@ -9,7 +9,7 @@ import * as v from "valibot";
 import { ApiError } from "../../errors.ts";
 import type { AppEnv } from "../../gateway/context.ts";
 import { authorizationOf, type Dispatch } from "../dispatch.ts";
-import { asIgnored, beforeClientTimeout, bodyOf, ignoredOptions, readBody, secondsSince } from "../http.ts";
+import { asIgnored, beforeClientTimeout, bodyOf, ignoredOptions, readBody, refuseSchemesAsInvalid, secondsSince } from "../http.ts";
 import { JOB_PATH, waitForJob, wholeJob } from "../native-jobs.ts";
 import { compilePathPattern, PATTERN_RULE, type PathPattern } from "../../jobs/path-patterns.ts";
 
@@ -54,6 +54,7 @@ export function tavilyMap(dispatch: Dispatch, now: () => number) {
   return async (c: Context<AppEnv>) => {
     const body = await readBody(c, SiteBody);
     const url = absolute(body.url);
+    refuseSchemesAsInvalid([{ field: "url", url }]);
     const native: Record<string, unknown> = { url };
     if (typeof body.limit === "number") native.limit = clamp(body.limit, 1, 5000);
     // The client gives up at `timeout` itself: the map's own bound ends a margin before it.
@@ -77,6 +78,7 @@ export function tavilyCrawl(dispatch: Dispatch, now: () => number) {
     const body = await readBody(c, SiteBody);
     checkedPathFilter(body); // the native crawl would name its own fields (include_paths) instead
     const url = absolute(body.url);
+    refuseSchemesAsInvalid([{ field: "url", url }]);
     const started = c.get("startedAt") ?? now();
     const native: Record<string, unknown> = {
       url,
