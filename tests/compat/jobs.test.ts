@@ -256,13 +256,13 @@ describe("Tavily client: a crawl that outlasts its timeout", () => {
       });
     }
     const t0 = Date.now();
-    const res = await tvly(h.keys.full).crawl(`${h.site.url}/slow/${slug(0)}`, { limit: 40, maxDepth: 10, timeout: 10 });
+    const res = await tvly(h.keys.full).crawl(`${h.site.url}/slow/${slug(0)}`, { limit: 40, maxDepth: 5, timeout: 10 });
     expect(Date.now() - t0).toBeLessThan(10_000);
     expect(res.results.length).toBeGreaterThan(0);
     expect(res.results[0].url).toBe(`${h.site.url}/slow/${slug(0)}`);
     // Under Tavily's 10 s too: the client waits only that long whatever the server would.
     const short = Date.now();
-    const quick = await tvly(h.keys.full).crawl(`${h.site.url}/slow/${slug(20)}`, { limit: 40, maxDepth: 10, timeout: 5 });
+    const quick = await tvly(h.keys.full).crawl(`${h.site.url}/slow/${slug(20)}`, { limit: 40, maxDepth: 5, timeout: 5 });
     expect(Date.now() - short).toBeLessThan(5000);
     expect(quick.results.map((r) => r.url)).toContain(`${h.site.url}/slow/${slug(20)}`);
   }, 60_000);
@@ -317,6 +317,54 @@ describe("Tavily client: map and crawl", () => {
     const refused = await errorOf(tvly(h.keys.narrow).crawl(root, { limit: 2 }));
     expect(refused.message).toContain('"scrape" scope');
   }, 90_000);
+});
+
+describe("Tavily client: map and crawl take Tavily's documented ranges", () => {
+  const tavilyPost = async (path: string, body: Record<string, unknown>) => {
+    const res = await fetch(`${h.url}/compat/tavily${path}`, { method: "POST", headers: { authorization: `Bearer ${h.keys.solo}`, "content-type": "application/json" }, body: JSON.stringify({ url: root, ...body }) });
+    return { status: res.status, body: (await res.json()) as { detail?: { error: string }; quarry?: { clamped: unknown[] } } };
+  };
+
+  it("a value outside them is a 400 in Tavily's shape naming the field, as Tavily answers it, and counts nothing", async () => {
+    const before = await h.usage(h.keys.solo);
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ max_depth: 0 }, "max_depth: max_depth must be at least 1"],
+      [{ max_depth: 6 }, "max_depth: max_depth must be at most 5"],
+      [{ max_depth: 2.5 }, "max_depth: max_depth must be a whole number between 1 and 5"],
+      [{ max_breadth: 0 }, "max_breadth: max_breadth must be at least 1"],
+      [{ max_breadth: 501 }, "max_breadth: max_breadth must be at most 500"],
+      [{ limit: 0 }, "limit: limit must be at least 1"],
+      [{ limit: 1.5 }, "limit: limit must be a whole number at least 1"],
+      [{ timeout: 0 }, "timeout: timeout must be more than 0 seconds"],
+      [{ timeout: 151 }, "timeout: timeout must be at most 150 seconds"],
+    ];
+    for (const path of ["/map", "/crawl"]) {
+      for (const [body, error] of cases) {
+        const res = await tavilyPost(path, body);
+        expect({ status: res.status, error: res.body.detail?.error }, `${path} ${JSON.stringify(body)}`).toEqual({ status: 400, error });
+      }
+    }
+    // Through the client: its own error, with the same words.
+    expect((await errorOf(tvly(h.keys.solo).crawl(root, { maxDepth: 6 }))).message).toBe("max_depth: max_depth must be at most 5");
+    expect((await h.usage(h.keys.solo)).used).toBe(before.used);
+  }, 60_000);
+
+  it("a value Tavily takes but Quarry cannot honour is applied at Quarry's maximum and said in quarry.clamped", async () => {
+    h.site.route("/lone/", send("text/html; charset=utf-8", "<html><head><title>Alone</title></head><body><article><h1>Alone</h1><p>A page with no links at all, long enough to be read as the main content of the page.</p></article></body></html>"));
+    const map = await tavilyPost("/map", { limit: 6000, timeout: 100 });
+    expect(map.status).toBe(200);
+    expect(map.body.quarry!.clamped).toEqual([
+      { option: "limit", requested: 6000, applied: 5000, reason: "Quarry's map lists at most 5000 URLs" },
+      { option: "timeout", requested: 100, applied: 60, reason: "Quarry's map reads for at most 60 s, and answers with what it found by then" },
+    ]);
+    const crawl = await tavilyPost("/crawl", { url: `${h.site.url}/lone/`, limit: 20000, max_depth: 5 });
+    expect(crawl.status).toBe(200);
+    expect(crawl.body.quarry!.clamped).toEqual([{ option: "limit", requested: 20000, applied: 10000, reason: "Quarry crawls at most 10000 pages a job" }]);
+    // In range: nothing clamped, and the client's answer is Tavily's shape either way.
+    expect((await tavilyPost("/map", { limit: 10, max_depth: 5, max_breadth: 500 })).body.quarry!.clamped).toEqual([]);
+    const viaClient = await tvly(h.keys.solo).map(root, { limit: 6000 });
+    expect(Object.keys(viaClient).sort()).toEqual(["baseUrl", "requestId", "responseTime", "results"]);
+  }, 60_000);
 });
 
 describe("MCP: the site-level tools", () => {
