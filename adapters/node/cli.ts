@@ -1,7 +1,9 @@
 /**
  * The `quarry` CLI (api.md §1): serve, keys create|list|revoke, accounts set-plan, usage.
  * `--json` prints exactly one JSON object on stdout; human text otherwise. Errors go to
- * stderr with exit code 1 (2 for a usage mistake).
+ * stderr. Exit codes follow one rule (README, "The CLI"): 2 when the command cannot be done as
+ * typed (a usage mistake, or a name that matches nothing: no such account, key or plan), 1
+ * when something other than what was typed failed (configuration, storage).
  */
 import { loadEnvFile } from "../shared/env-file.ts";
 import { parseArgs } from "node:util";
@@ -197,8 +199,9 @@ export async function main(argv: string[]): Promise<number> {
     if (!id) fail("usage: quarry keys revoke KEY_ID");
     return withPorts(async (ports) => {
       // The CLI acts for no account, so the core's "in this account" wording would name one never given.
+      // A key that does not exist (or no longer does) is a name that matches nothing, as an unknown account is.
       const res = await revokeKey(ports.keys, null, id, now).catch((err: unknown) => {
-        if (err instanceof ApiError && err.code === "not_found") throw new ApiError("not_found", `no active key "${id}"`);
+        if (err instanceof ApiError && err.code === "not_found") fail(`no active key "${id}"`);
         throw err;
       });
       out(json, res, `Revoked ${res.id} at ${res.revoked_at}.`);
@@ -257,8 +260,9 @@ export async function run(argv: string[]): Promise<void> {
       process.stderr.write(`quarry: ${usageMessage(err as Error)}\n`);
       process.exitCode = 2;
     } else if (err instanceof ApiError) {
+      // The core's refusals of what was typed are the same mistake as the CLI's own (exit 2).
       process.stderr.write(`quarry: ${err.message}\n`);
-      process.exitCode = 1;
+      process.exitCode = err.code === "not_found" || err.code === "invalid_request" ? 2 : 1;
     } else if (err instanceof StartupError) {
       process.exitCode = 1;
     } else {

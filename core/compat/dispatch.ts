@@ -23,6 +23,8 @@ export interface NativeError {
   message: string;
   request_id: string;
   retry_after?: number;
+  /** The fields a validation error or a refusal names. */
+  details?: Array<{ field: string; message: string }>;
   [extra: string]: unknown;
 }
 

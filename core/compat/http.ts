@@ -11,6 +11,7 @@ import { MAX_BODY_BYTES, objectBody, readCapped, refuseEncoded, tooLarge } from 
 import { validOrThrow } from "../gateway/validate.ts";
 import type { Logger } from "../ports.ts";
 import type { NativeAnswer, NativeError } from "./dispatch.ts";
+import { refuseTargets, type Target } from "../operations/targets.ts";
 
 /** A refusal or failure of the native request, carried back to the compatibility route. */
 export class NativeFailure extends Error {
@@ -159,4 +160,19 @@ export const asIgnored = (names: string[], reason = NO_SUCH_OPTION): Ignored[] =
  */
 export function beforeClientTimeout(seconds: number): number {
   return Math.round(seconds * 1000 - Math.min(5000, Math.max(1000, seconds * 100)));
+}
+
+/**
+ * Tavily and Firecrawl check a target URL's scheme with the rest of the body, so another scheme
+ * than http(s) is their 400 for invalid parameters (Firecrawl's "unsupported protocol"), where
+ * Quarry's own routes answer 422 `url_not_allowed`. Checked before the native call, in Quarry's
+ * words, naming each field as the caller wrote it; nothing is fetched or counted.
+ */
+export function refuseSchemesAsInvalid(targets: Target[]): void {
+  try {
+    refuseTargets(targets, { schemeOnly: true });
+  } catch (err) {
+    if (err instanceof ApiError) throw new ApiError("invalid_request", err.message, err.extra);
+    throw err;
+  }
 }

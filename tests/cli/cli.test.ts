@@ -100,11 +100,33 @@ describe("quarry CLI", () => {
 
   it("messages name no account that was never given", () => {
     const revoke = cli(["keys", "revoke", "key_01ARZ3NDEKTSV4RRFFQ69G5FAV"], env);
-    expect(revoke.status).toBe(1);
+    expect(revoke.status).toBe(2);
     expect(revoke.stderr).toBe('quarry: no active key "key_01ARZ3NDEKTSV4RRFFQ69G5FAV"\n');
     const list = cli(["keys", "list", "--account", "ghost"], env);
     expect(list.stderr).toBe('quarry: no account "ghost"\n');
   }, 60_000);
+
+  it("a name that matches nothing exits 2 whichever command it is given to: an account, a key, a plan", () => {
+    const made = createKeyCli(env, "named", "search");
+    expect(cli(["keys", "revoke", made.id], env).status).toBe(0);
+    const cases: Array<[string[], string]> = [
+      [["keys", "list", "--account", "ghost"], 'quarry: no account "ghost"\n'],
+      [["usage", "--account", "ghost"], 'quarry: no account "ghost"\n'],
+      [["accounts", "set-plan", "ghost", "pro"], 'quarry: no account "ghost"\n'],
+      [["accounts", "set-plan", "named", "platinum"], 'quarry: unknown plan "platinum"; plans: free, starter, pro, enterprise\n'],
+      [["keys", "revoke", "key_01ARZ3NDEKTSV4RRFFQ69G5FAV"], 'quarry: no active key "key_01ARZ3NDEKTSV4RRFFQ69G5FAV"\n'],
+      [["keys", "revoke", "not-a-key-id"], 'quarry: no active key "not-a-key-id"\n'],
+      [["keys", "revoke", made.id], `quarry: no active key "${made.id}"\n`],
+    ];
+    for (const [args, stderr] of cases) {
+      const r = cli(args, env);
+      expect({ status: r.status, stderr: r.stderr, stdout: r.stdout }, args.join(" ")).toEqual({ status: 2, stderr, stdout: "" });
+    }
+    // --json changes where the answer goes, not the exit code of a refusal.
+    expect(cli(["keys", "revoke", made.id, "--json"], env).status).toBe(2);
+    // A failure that is not in what was typed stays 1: configuration the environment gives.
+    expect(cli(["keys", "revoke", made.id], { ...env, QUARRY_PLANS: "{broken" }).status).toBe(1);
+  }, 120_000);
 
   it("serve --host and --port override the environment", async () => {
     const probe = createServer().listen(0, "127.0.0.1");
@@ -173,7 +195,8 @@ describe("quarry CLI", () => {
       expect(r.status).toBe(0);
       expect(JSON.parse(r.stdout)).toMatchObject({ id: victim.id, revoked: true });
       expect((await fetch(`${s.url}/v1/usage`, { headers: { authorization: `Bearer ${victim.key}` } })).status).toBe(401);
-      expect(cli(["keys", "revoke", victim.id], env).status).toBe(1);
+      // Revoked already: no active key by that id, a name that matches nothing (exit 2).
+      expect(cli(["keys", "revoke", victim.id], env).status).toBe(2);
     }, 90_000);
 
     it("accounts set-plan changes the limits at once; usage reports per key", async () => {

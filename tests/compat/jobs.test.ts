@@ -142,6 +142,56 @@ describe("Firecrawl v2 client: map, crawl, batch", () => {
   }, 30_000);
 });
 
+describe("a URL with another scheme than http(s), through each service's client", () => {
+  const said = (field: string, scheme: string) => `${field}: Quarry fetches only http and https URLs; "${scheme}" is not allowed.`;
+
+  it("Firecrawl (v2 and v1) answers 400 naming the field, as Firecrawl does for an unsupported protocol, and counts nothing", async () => {
+    const before = await h.usage(h.keys.solo);
+    const client = v2(h.keys.solo);
+    for (const [call, field] of [
+      [client.scrape("ftp://example.org/file"), "url"],
+      [client.map("file:///etc/passwd"), "url"],
+      [client.startCrawl("javascript:alert(1)", { limit: 2 }), "url"],
+      [client.startBatchScrape([root, "data:text/html,hi"], { ignoreInvalidURLs: false }), "urls.1"],
+      [client.startCrawl(root, { limit: 2, webhook: "ftp://hooks.example/x" }), "webhook.url"],
+    ] as const) {
+      const err = await errorOf(call);
+      expect({ status: (err as SdkError).status, message: err.message }, field).toEqual({ status: 400, message: expect.stringMatching(new RegExp(`^${field.replace(".", "\\.")}: Quarry fetches only http and https URLs; "[a-z]+:" is not allowed\\.$`)) });
+    }
+    const v1 = new FirecrawlAppV1({ apiKey: h.keys.solo, apiUrl: `${h.url}/compat/firecrawl` });
+    const scrape = await errorOf(v1.scrapeUrl("ftp://example.org/file", {}));
+    expect((scrape as Error & { statusCode: number }).statusCode).toBe(400);
+    expect(scrape.message).toContain(said("url", "ftp:"));
+    // v1 refuses a batch with such an entry unless told to drop it.
+    const batch = await errorOf(v1.asyncBatchScrapeUrls([root, "ftp://example.org/file"], {}));
+    expect((batch as Error & { statusCode: number }).statusCode).toBe(400);
+    expect(batch.message).toContain(said("urls.1", "ftp:"));
+    const after = await h.usage(h.keys.solo);
+    expect(after.used).toBe(before.used);
+  }, 60_000);
+
+  it("Firecrawl v2 drops such a batch entry by default and lists it in invalidURLs, as Firecrawl's v2 does", async () => {
+    const res = await v2(h.keys.full).startBatchScrape([`${h.site.url}${page(3)}`, "ftp://example.org/file"], {});
+    expect(res.invalidURLs).toEqual(["ftp://example.org/file"]);
+    await v2(h.keys.full).cancelBatchScrape(res.id).catch(() => {});
+  }, 30_000);
+
+  it("Tavily map and crawl answer 400 in Tavily's shape, naming the field, and count nothing", async () => {
+    const before = await h.usage(h.keys.solo);
+    for (const path of ["/compat/tavily/map", "/compat/tavily/crawl"]) {
+      const res = await fetch(h.url + path, { method: "POST", headers: { authorization: `Bearer ${h.keys.solo}`, "content-type": "application/json" }, body: JSON.stringify({ url: "ftp://example.org/file" }) });
+      expect(res.status, path).toBe(400);
+      expect(((await res.json()) as { detail: { error: string } }).detail.error, path).toBe(said("url", "ftp:"));
+    }
+    const err = await errorOf(tvly(h.keys.solo).map("file:///etc/passwd"));
+    expect(err.message).toBe(said("url", "file:"));
+    // extract answers each URL it cannot read as a failed result, which names the URL itself.
+    const extract = await tvly(h.keys.solo).extract(["file:///etc/passwd"]);
+    expect(extract.failedResults).toEqual([{ url: "file:///etc/passwd", error: said("url", "file:").slice("url: ".length) }]);
+    expect((await h.usage(h.keys.solo)).used).toBe(before.used);
+  }, 30_000);
+});
+
 describe("Firecrawl v1 client: map and crawl", () => {
   it("mapUrl lists URLs; a crawl read with getAllData follows next to every page", async () => {
     const app = new FirecrawlAppV1({ apiKey: h.keys.full, apiUrl: `${h.url}/compat/firecrawl` });
@@ -206,13 +256,13 @@ describe("Tavily client: a crawl that outlasts its timeout", () => {
       });
     }
     const t0 = Date.now();
-    const res = await tvly(h.keys.full).crawl(`${h.site.url}/slow/${slug(0)}`, { limit: 40, maxDepth: 10, timeout: 10 });
+    const res = await tvly(h.keys.full).crawl(`${h.site.url}/slow/${slug(0)}`, { limit: 40, maxDepth: 5, timeout: 10 });
     expect(Date.now() - t0).toBeLessThan(10_000);
     expect(res.results.length).toBeGreaterThan(0);
     expect(res.results[0].url).toBe(`${h.site.url}/slow/${slug(0)}`);
     // Under Tavily's 10 s too: the client waits only that long whatever the server would.
     const short = Date.now();
-    const quick = await tvly(h.keys.full).crawl(`${h.site.url}/slow/${slug(20)}`, { limit: 40, maxDepth: 10, timeout: 5 });
+    const quick = await tvly(h.keys.full).crawl(`${h.site.url}/slow/${slug(20)}`, { limit: 40, maxDepth: 5, timeout: 5 });
     expect(Date.now() - short).toBeLessThan(5000);
     expect(quick.results.map((r) => r.url)).toContain(`${h.site.url}/slow/${slug(20)}`);
   }, 60_000);
@@ -267,6 +317,54 @@ describe("Tavily client: map and crawl", () => {
     const refused = await errorOf(tvly(h.keys.narrow).crawl(root, { limit: 2 }));
     expect(refused.message).toContain('"scrape" scope');
   }, 90_000);
+});
+
+describe("Tavily client: map and crawl take Tavily's documented ranges", () => {
+  const tavilyPost = async (path: string, body: Record<string, unknown>) => {
+    const res = await fetch(`${h.url}/compat/tavily${path}`, { method: "POST", headers: { authorization: `Bearer ${h.keys.solo}`, "content-type": "application/json" }, body: JSON.stringify({ url: root, ...body }) });
+    return { status: res.status, body: (await res.json()) as { detail?: { error: string }; quarry?: { clamped: unknown[] } } };
+  };
+
+  it("a value outside them is a 400 in Tavily's shape naming the field, as Tavily answers it, and counts nothing", async () => {
+    const before = await h.usage(h.keys.solo);
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ max_depth: 0 }, "max_depth: max_depth must be at least 1"],
+      [{ max_depth: 6 }, "max_depth: max_depth must be at most 5"],
+      [{ max_depth: 2.5 }, "max_depth: max_depth must be a whole number between 1 and 5"],
+      [{ max_breadth: 0 }, "max_breadth: max_breadth must be at least 1"],
+      [{ max_breadth: 501 }, "max_breadth: max_breadth must be at most 500"],
+      [{ limit: 0 }, "limit: limit must be at least 1"],
+      [{ limit: 1.5 }, "limit: limit must be a whole number at least 1"],
+      [{ timeout: 0 }, "timeout: timeout must be more than 0 seconds"],
+      [{ timeout: 151 }, "timeout: timeout must be at most 150 seconds"],
+    ];
+    for (const path of ["/map", "/crawl"]) {
+      for (const [body, error] of cases) {
+        const res = await tavilyPost(path, body);
+        expect({ status: res.status, error: res.body.detail?.error }, `${path} ${JSON.stringify(body)}`).toEqual({ status: 400, error });
+      }
+    }
+    // Through the client: its own error, with the same words.
+    expect((await errorOf(tvly(h.keys.solo).crawl(root, { maxDepth: 6 }))).message).toBe("max_depth: max_depth must be at most 5");
+    expect((await h.usage(h.keys.solo)).used).toBe(before.used);
+  }, 60_000);
+
+  it("a value Tavily takes but Quarry cannot honour is applied at Quarry's maximum and said in quarry.clamped", async () => {
+    h.site.route("/lone/", send("text/html; charset=utf-8", "<html><head><title>Alone</title></head><body><article><h1>Alone</h1><p>A page with no links at all, long enough to be read as the main content of the page.</p></article></body></html>"));
+    const map = await tavilyPost("/map", { limit: 6000, timeout: 100 });
+    expect(map.status).toBe(200);
+    expect(map.body.quarry!.clamped).toEqual([
+      { option: "limit", requested: 6000, applied: 5000, reason: "Quarry's map lists at most 5000 URLs" },
+      { option: "timeout", requested: 100, applied: 60, reason: "Quarry's map reads for at most 60 s, and answers with what it found by then" },
+    ]);
+    const crawl = await tavilyPost("/crawl", { url: `${h.site.url}/lone/`, limit: 20000, max_depth: 5 });
+    expect(crawl.status).toBe(200);
+    expect(crawl.body.quarry!.clamped).toEqual([{ option: "limit", requested: 20000, applied: 10000, reason: "Quarry crawls at most 10000 pages a job" }]);
+    // In range: nothing clamped, and the client's answer is Tavily's shape either way.
+    expect((await tavilyPost("/map", { limit: 10, max_depth: 5, max_breadth: 500 })).body.quarry!.clamped).toEqual([]);
+    const viaClient = await tvly(h.keys.solo).map(root, { limit: 6000 });
+    expect(Object.keys(viaClient).sort()).toEqual(["baseUrl", "requestId", "responseTime", "results"]);
+  }, 60_000);
 });
 
 describe("MCP: the site-level tools", () => {

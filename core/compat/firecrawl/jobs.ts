@@ -11,7 +11,7 @@ import { ApiError } from "../../errors.ts";
 import type { AppEnv } from "../../gateway/context.ts";
 import { compilePathPattern, PATTERN_RULE } from "../../jobs/path-patterns.ts";
 import { authorizationOf, type Dispatch } from "../dispatch.ts";
-import { asIgnored, bodyOf, readBody } from "../http.ts";
+import { asIgnored, bodyOf, readBody, refuseSchemesAsInvalid } from "../http.ts";
 import { JOB_PATH, jobSlice, skipOf, skipQuery, wholeJob, type JobKind, type NativeJob } from "../native-jobs.ts";
 import { CLIENT_FIELDS, ignoredWarning, ScrapeOptions, toNativeScrape, type FirecrawlScrapeOptions } from "./scrape.ts";
 
@@ -102,6 +102,7 @@ export function firecrawlCrawlStart(dispatch: Dispatch, publicBase: PublicBase, 
     Object.assign(native, pageOptions(body.scrapeOptions, ignored, "scrapeOptions.", canRender()));
     const hook = webhook(body.webhook, ignored);
     if (hook) native.webhook = hook;
+    refuseSchemesAsInvalid([{ field: "url", url: body.url }, ...(hook ? [{ field: "webhook.url", url: String(hook.url) }] : [])]);
     const known = new Set([...CLIENT_FIELDS, "url", "limit", "maxDiscoveryDepth", "maxDepth", "includePaths", "excludePaths", "allowExternalLinks", "allowSubdomains", "scrapeOptions", "webhook"]);
     for (const [k, val] of Object.entries(body)) if (!known.has(k) && val !== undefined && val !== null && val !== false) ignored.add(k);
     const job = bodyOf<{ id: string }>(await dispatch(c, { method: "POST", path: JOB_PATH.crawl, body: native, authorization: authorizationOf(c) }));
@@ -114,7 +115,9 @@ export function firecrawlBatchStart(dispatch: Dispatch, publicBase: PublicBase, 
     const body = await readBody(c, BatchBody);
     const ignored = new Set<string>();
     const valid = (u: string) => /^https?:\/\/[^\s/]/i.test(u) && URL.canParse(u);
-    const invalid = body.ignoreInvalidURLs ? body.urls.filter((u) => !valid(u)) : [];
+    // Firecrawl's v2 drops invalid URLs unless told not to; its v1 refuses the batch unless told to drop them.
+    const ignoreInvalid = body.ignoreInvalidURLs ?? version === "v2";
+    const invalid = ignoreInvalid ? body.urls.filter((u) => !valid(u)) : [];
     if (invalid.length && invalid.length === body.urls.length) {
       throw new ApiError("invalid_request", `urls: none is a valid http(s) URL, so there is nothing to scrape (ignoreInvalidURLs dropped all ${invalid.length}).`, { details: [{ field: "urls", message: "no valid URL" }] });
     }
@@ -123,6 +126,7 @@ export function firecrawlBatchStart(dispatch: Dispatch, publicBase: PublicBase, 
     for (const k of CLIENT_FIELDS) ignored.delete(k);
     const hook = webhook(hookIn, ignored);
     if (hook) native.webhook = hook;
+    refuseSchemesAsInvalid([...body.urls.map((url, i) => ({ field: `urls.${i}`, url })).filter((t) => !invalid.includes(t.url)), ...(hook ? [{ field: "webhook.url", url: String(hook.url) }] : [])]);
     const job = bodyOf<{ id: string }>(await dispatch(c, { method: "POST", path: JOB_PATH.batch, body: native, authorization: authorizationOf(c) }));
     return started(c, `${publicBase(c)}/compat/firecrawl/${version}/batch/scrape`, job.id, [...ignored].sort(), invalid.length ? { invalidURLs: invalid } : {});
   };

@@ -7,7 +7,7 @@ import type { Context } from "hono";
 import * as v from "valibot";
 import type { AppEnv } from "../../gateway/context.ts";
 import { authorizationOf, type Dispatch } from "../dispatch.ts";
-import { asIgnored, bodyOf, readBody } from "../http.ts";
+import { asIgnored, bodyOf, readBody, refuseSchemesAsInvalid } from "../http.ts";
 import { CLIENT_FIELDS, ignoredWarning } from "./scrape.ts";
 
 const MapBody = v.looseObject({
@@ -24,6 +24,7 @@ const MapBody = v.looseObject({
 export function firecrawlMap(dispatch: Dispatch, version: "v1" | "v2") {
   return async (c: Context<AppEnv>) => {
     const body = await readBody(c, MapBody);
+    refuseSchemesAsInvalid([{ field: "url", url: body.url }]);
     const native: Record<string, unknown> = { url: body.url };
     if (body.search) native.search = body.search.slice(0, 200);
     const sitemap = body.sitemap ?? (body.sitemapOnly ? "only" : body.ignoreSitemap ? "skip" : undefined);

@@ -7,7 +7,7 @@ import type { Context } from "hono";
 import * as v from "valibot";
 import type { AppEnv } from "../../gateway/context.ts";
 import { authorizationOf, type Dispatch } from "../dispatch.ts";
-import { asIgnored, bodyOf, NO_SUCH_OPTION, readBody } from "../http.ts";
+import { asIgnored, bodyOf, NO_SUCH_OPTION, readBody, refuseSchemesAsInvalid } from "../http.ts";
 import { ignoredWarning, ScrapeOptions, toDocument, toNativeScrape } from "./scrape.ts";
 import { FirecrawlSearchBody, toNativeSearch, webResult, type NativeSearch } from "./search.ts";
 
@@ -16,6 +16,7 @@ const ScrapeBody = v.looseObject({ ...ScrapeOptions.entries, url: v.string("url 
 export function firecrawlScrape(dispatch: Dispatch, canRender: () => boolean) {
   return async (c: Context<AppEnv>) => {
     const body = await readBody(c, ScrapeBody);
+    refuseSchemesAsInvalid([{ field: "url", url: body.url }]);
     const plan = toNativeScrape(body.url, body, ["url"], canRender());
     const native = bodyOf<Parameters<typeof toDocument>[1]>(await dispatch(c, { method: "POST", path: "/v1/scrape", body: plan.native, authorization: authorizationOf(c) }));
     const doc = toDocument(plan, native);

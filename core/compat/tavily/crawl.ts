@@ -9,19 +9,29 @@ import * as v from "valibot";
 import { ApiError } from "../../errors.ts";
 import type { AppEnv } from "../../gateway/context.ts";
 import { authorizationOf, type Dispatch } from "../dispatch.ts";
-import { asIgnored, beforeClientTimeout, bodyOf, ignoredOptions, readBody, secondsSince } from "../http.ts";
+import { asIgnored, beforeClientTimeout, bodyOf, ignoredOptions, readBody, refuseSchemesAsInvalid, secondsSince } from "../http.ts";
 import { JOB_PATH, waitForJob, wholeJob } from "../native-jobs.ts";
 import { compilePathPattern, PATTERN_RULE, type PathPattern } from "../../jobs/path-patterns.ts";
+import { wholeNumber } from "../../operations/fields.ts";
 
-const num = (field: string) => v.optional(v.nullable(v.number(`${field} must be a number`)));
+const whole = (field: string, min: number, max?: number) => v.optional(v.nullable(wholeNumber(field, min, max)));
 const patterns = (field: string) => v.optional(v.nullable(v.array(v.string(), `${field} must be an array of regular expressions`)));
 
+/**
+ * Tavily documents these ranges for map and crawl (whole numbers: `max_depth` 1–5,
+ * `max_breadth` 1–500, `limit` at least 1; `timeout` at most 150 s) and answers a value outside
+ * them with a 400: so does this route, naming the field, before anything is read or counted. A
+ * `timeout` under Tavily's 10 s is met rather than refused (the client gives up then anyway). A
+ * value Tavily takes but Quarry cannot honour (a `limit` past the native maximum) is applied
+ * at Quarry's maximum and listed in `quarry.clamped`, which the clients do not read.
+ */
 const SiteBody = v.looseObject({
   url: v.string("url must be a string"),
   api_key: v.optional(v.nullable(v.string())),
-  limit: num("limit"),
-  max_depth: num("max_depth"),
-  timeout: num("timeout"),
+  limit: whole("limit", 1),
+  max_depth: whole("max_depth", 1, 5),
+  max_breadth: whole("max_breadth", 1, 500),
+  timeout: v.optional(v.nullable(v.pipe(v.number("timeout must be a number of seconds"), v.gtValue(0, "timeout must be more than 0 seconds"), v.maxValue(150, "timeout must be at most 150 seconds")))),
   select_paths: patterns("select_paths"),
   exclude_paths: patterns("exclude_paths"),
   allow_external: v.optional(v.nullable(v.boolean())),
@@ -31,7 +41,22 @@ const SiteBody = v.looseObject({
 });
 type SiteRequest = v.InferOutput<typeof SiteBody>;
 
-const clamp = (n: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, Math.round(n)));
+/** A value Tavily takes that Quarry applies at its own maximum (`quarry.clamped`). */
+interface Clamped {
+  option: string;
+  requested: number;
+  applied: number;
+  reason: string;
+}
+
+function capped(clamped: Clamped[], option: string, requested: number, max: number, reason: string): number {
+  if (requested <= max) return requested;
+  clamped.push({ option, requested, applied: max, reason });
+  return max;
+}
+
+/** The map's own bound reads for at most this long (native `timeout_ms`). */
+const MAP_MAX_MS = 60_000;
 /** Tavily's URLs may lack a scheme (`docs.tavily.com`). */
 const absolute = (url: string) => (/^[a-z][a-z0-9+.-]*:/i.test(url) ? url : `https://${url}`);
 
@@ -54,10 +79,16 @@ export function tavilyMap(dispatch: Dispatch, now: () => number) {
   return async (c: Context<AppEnv>) => {
     const body = await readBody(c, SiteBody);
     const url = absolute(body.url);
+    refuseSchemesAsInvalid([{ field: "url", url }]);
     const native: Record<string, unknown> = { url };
-    if (typeof body.limit === "number") native.limit = clamp(body.limit, 1, 5000);
+    const clamped: Clamped[] = [];
+    if (typeof body.limit === "number") native.limit = capped(clamped, "limit", body.limit, 5000, "Quarry's map lists at most 5000 URLs");
     // The client gives up at `timeout` itself: the map's own bound ends a margin before it.
-    if (typeof body.timeout === "number") native.timeout_ms = clamp(beforeClientTimeout(body.timeout), 1000, 60_000);
+    if (typeof body.timeout === "number") {
+      const bound = beforeClientTimeout(body.timeout);
+      if (bound > MAP_MAX_MS) clamped.push({ option: "timeout", requested: body.timeout, applied: MAP_MAX_MS / 1000, reason: `Quarry's map reads for at most ${MAP_MAX_MS / 1000} s, and answers with what it found by then` });
+      native.timeout_ms = Math.min(MAP_MAX_MS, Math.max(1000, bound));
+    }
     const keep = checkedPathFilter(body);
     const res = bodyOf<{ links: Array<{ url: string }>; meta: unknown }>(await dispatch(c, { method: "POST", path: "/v1/map", body: native, authorization: authorizationOf(c, body.api_key) }));
     const ignored = ignoredOptions(body as Record<string, unknown>, new Set(["url", "api_key", "limit", "timeout", "select_paths", "exclude_paths", "include_usage"]));
@@ -67,7 +98,7 @@ export function tavilyMap(dispatch: Dispatch, now: () => number) {
       response_time: secondsSince(c.get("startedAt") ?? now(), now()),
       request_id: c.get("requestId") ?? "",
       ...(body.include_usage ? { usage: { credits: 1 } } : {}),
-      quarry: { ignored: asIgnored(ignored), meta: res.meta },
+      quarry: { ignored: asIgnored(ignored), clamped, meta: res.meta },
     });
   };
 }
@@ -77,11 +108,13 @@ export function tavilyCrawl(dispatch: Dispatch, now: () => number) {
     const body = await readBody(c, SiteBody);
     checkedPathFilter(body); // the native crawl would name its own fields (include_paths) instead
     const url = absolute(body.url);
+    refuseSchemesAsInvalid([{ field: "url", url }]);
     const started = c.get("startedAt") ?? now();
+    const clamped: Clamped[] = [];
     const native: Record<string, unknown> = {
       url,
-      limit: clamp(body.limit ?? 50, 1, 10_000),
-      max_depth: clamp(body.max_depth ?? 1, 0, 10),
+      limit: capped(clamped, "limit", body.limit ?? 50, 10_000, "Quarry crawls at most 10000 pages a job"),
+      max_depth: body.max_depth ?? 1,
       formats: [body.format === "text" ? "text" : "markdown"],
       only_main_content: body.extract_depth !== "advanced",
     };
@@ -93,7 +126,7 @@ export function tavilyCrawl(dispatch: Dispatch, now: () => number) {
     // The client gives up at `timeout` itself (tavily-js and tavily-python both set it as the
     // HTTP timeout): stop waiting early enough that the answer reaches it before then.
     // A timeout under Tavily's 10 s is honoured too: the client gives up then all the same.
-    const timeoutMs = Math.min(150, Math.max(1, body.timeout ?? 150)) * 1000;
+    const timeoutMs = (body.timeout ?? 150) * 1000;
     const deadline = started + Math.max(1000, timeoutMs - Math.min(5000, Math.max(2000, timeoutMs / 10)));
     const finished = await waitForJob(dispatch, c, "crawl", job.id, authorization, deadline, now);
     if (!finished) await dispatch(c, { method: "DELETE", path: `${JOB_PATH.crawl}/${job.id}`, authorization });
@@ -106,7 +139,7 @@ export function tavilyCrawl(dispatch: Dispatch, now: () => number) {
       response_time: secondsSince(started, now()),
       request_id: c.get("requestId") ?? "",
       ...(body.include_usage ? { usage: { credits: pages.length } } : {}),
-      quarry: { ignored: asIgnored(ignored), job: job.id, status: all.status, stopped_reason: finished ? all.stopped_reason : "timeout", failed: all.failures },
+      quarry: { ignored: asIgnored(ignored), clamped, job: job.id, status: all.status, stopped_reason: finished ? all.stopped_reason : "timeout", failed: all.failures },
     });
   };
 }

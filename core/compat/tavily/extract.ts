@@ -51,7 +51,9 @@ const givenTimeout = (body: ExtractRequest): number | null => (typeof body.timeo
 type Outcome = { ok: true; result: Record<string, unknown> } | { ok: false; failed: { url: string; error: string } };
 
 function outcome(body: ExtractRequest, url: string, answer: NativeAnswer): Outcome {
-  if (!answer.ok) return { ok: false, failed: { url, error: answer.error.message } };
+  // A failed result names its URL already: a refusal's words without the native field name ("url: ").
+  const only = answer.ok ? undefined : answer.error.details?.length === 1 ? answer.error.details[0] : undefined;
+  if (!answer.ok) return { ok: false, failed: { url, error: only?.field === "url" ? only.message : answer.error.message } };
   const res = answer.body as NativeScrape;
   if (res.meta.status_code >= 400) return { ok: false, failed: { url, error: `The page answered HTTP ${res.meta.status_code}.` } };
   const raw = (body.format === "text" ? res.data.text : res.data.markdown) ?? "";

@@ -8,11 +8,11 @@ import type { Caller, JobEngine } from "../../jobs/engine.ts";
 import type { JobKind, JobRecord, JobSpec } from "../../jobs/model.ts";
 import { periodOf, periodResetAt } from "../../limits/period.ts";
 import type { Plan } from "../../limits/plans.ts";
-import { checkUrl } from "../../net/url-policy.ts";
 import type { Services } from "../../services.ts";
 import { needsBrowser } from "../scrape/read-page.ts";
 import { NEEDS_BROWSER, waitOutlastsTimeout } from "../scrape/schema.ts";
 import type { BatchRequest, CrawlRequest } from "./schema.ts";
+import { refuseTargets, type Target } from "../targets.ts";
 
 export const PAGE_SLICE = 100;
 
@@ -32,16 +32,17 @@ export function jobPath(kind: JobKind, id: string): string {
   return kind === "crawl" ? `/v1/crawl/${id}` : `/v1/batch/scrape/${id}`;
 }
 
-async function admitJob(engine: JobEngine, caller: JobCaller, targets: string[], webhook: JobSpec["webhook"]) {
-  const allow = engine.allow;
-  for (const u of targets) {
-    const check = checkUrl(u, allow);
-    if (!check.ok) throw new ApiError("url_not_allowed", check.message);
-  }
-  if (webhook) {
-    const check = checkUrl(webhook.url, allow);
-    if (!check.ok) throw new ApiError("url_not_allowed", `webhook.url: ${check.message}`);
-  }
+/**
+ * Refuses, before a job exists, the URLs it could never reach (api.md §4, as scrape does, and
+ * first, as scrape does): a crawl's start and a webhook by every check that needs no DNS; a
+ * batch's entries only by scheme (a private entry is skipped and listed, and the rest is read).
+ */
+function refuseUnreachable(engine: JobEngine, targets: Target[], webhook: CrawlRequest["webhook"], schemeOnly: boolean): void {
+  refuseTargets(targets, { allow: engine.allow, schemeOnly });
+  if (webhook) refuseTargets([{ field: "webhook.url", url: webhook.url }], { allow: engine.allow });
+}
+
+async function checkQuota(engine: JobEngine, caller: JobCaller): Promise<void> {
   const { quota } = caller.plan;
   if (quota !== null) {
     const now = engine.ports.clock.now();
@@ -66,25 +67,26 @@ function rendering(body: CrawlRequest | BatchRequest): Pick<JobSpec, "render" | 
 
 export async function startCrawl(services: Services, caller: JobCaller, body: CrawlRequest, base: string) {
   const engine = engineOf(services);
+  refuseUnreachable(engine, [{ field: "url", url: body.url }], body.webhook, false);
   const spec: JobSpec = {
     url: body.url, limit: body.limit, maxDepth: body.max_depth, includePaths: body.include_paths, excludePaths: body.exclude_paths,
     allowSubdomains: body.allow_subdomains, allowExternal: body.allow_external, respectRobots: body.respect_robots,
     formats: body.formats, onlyMainContent: body.only_main_content, timeoutMs: body.timeout_ms, ...rendering(body), webhook: hook(body.webhook),
   };
-  await admitJob(engine, caller, [body.url], spec.webhook);
+  await checkQuota(engine, caller);
   const job = await engine.create(caller, "crawl", spec, [body.url]);
   return { id: job.id, status: job.status, status_url: `${base}${jobPath("crawl", job.id)}` };
 }
 
 export async function startBatch(services: Services, caller: JobCaller, body: BatchRequest, base: string) {
   const engine = engineOf(services);
+  refuseUnreachable(engine, body.urls.map((url, i) => ({ field: `urls.${i}`, url })), body.webhook, true);
   const spec: JobSpec = {
     url: null, limit: body.urls.length, maxDepth: 0, includePaths: [], excludePaths: [], allowSubdomains: false, allowExternal: true,
     respectRobots: false, formats: body.formats, onlyMainContent: body.only_main_content, timeoutMs: body.timeout_ms, ...rendering(body),
     webhook: hook(body.webhook),
   };
-  // Private URLs in a batch are skipped and reported, not refused: the rest is still read.
-  await admitJob(engine, caller, [], spec.webhook);
+  await checkQuota(engine, caller);
   const job = await engine.create(caller, "batch", spec, body.urls);
   return { id: job.id, status: job.status, status_url: `${base}${jobPath("batch", job.id)}` };
 }

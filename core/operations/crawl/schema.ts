@@ -1,7 +1,7 @@
 /** POST /v1/crawl, POST /v1/batch/scrape and the job answers (api.md §9). */
 import * as v from "valibot";
 import { Count, wholeNumber } from "../fields.ts";
-import { HttpUrl } from "../map/schema.ts";
+import { TargetUrl } from "../targets.ts";
 import { RenderFields } from "../scrape/schema.ts";
 import { compilePathPattern, PATTERN_RULE } from "../../jobs/path-patterns.ts";
 
@@ -25,7 +25,7 @@ const Pattern = (field: string) =>
 const Patterns = (field: string) => v.optional(v.pipe(v.array(Pattern(field), `${field} must be an array`), v.maxLength(50, `${field} takes at most 50 patterns`)), []);
 
 export const Webhook = v.strictObject({
-  url: HttpUrl("webhook.url"),
+  url: TargetUrl("webhook.url"),
   secret: v.optional(v.pipe(v.string("webhook.secret must be a string"), v.minLength(1, "webhook.secret must not be empty"), v.maxLength(256, "webhook.secret must be at most 256 characters"))),
   events: v.optional(
     v.pipe(v.array(v.picklist(WEBHOOK_EVENTS, `each webhook event must be one of ${WEBHOOK_EVENTS.join(", ")}`), "webhook.events must be an array"), v.minLength(1, "webhook.events must not be empty")),
@@ -42,7 +42,7 @@ const Common = {
 };
 
 export const CrawlBody = v.strictObject({
-  url: HttpUrl("url"),
+  url: TargetUrl("url"),
   limit: v.optional(wholeNumber("limit", 1, 10_000), 100),
   max_depth: v.optional(wholeNumber("max_depth", 0, 10), 3),
   include_paths: Patterns("include_paths"),
@@ -55,7 +55,7 @@ export const CrawlBody = v.strictObject({
 export type CrawlRequest = v.InferOutput<typeof CrawlBody>;
 
 export const BatchBody = v.strictObject({
-  urls: v.pipe(v.array(HttpUrl("each of urls"), "urls must be an array"), v.minLength(1, "urls must not be empty"), v.maxLength(1000, "urls takes at most 1000 URLs")),
+  urls: v.pipe(v.array(TargetUrl("each of urls"), "urls must be an array"), v.minLength(1, "urls must not be empty"), v.maxLength(1000, "urls takes at most 1000 URLs")),
   ...Common,
 });
 export type BatchRequest = v.InferOutput<typeof BatchBody>;

@@ -10,6 +10,7 @@ import { frontierKey } from "../../jobs/url-rules.ts";
 import { FetchTimeout, PageFetchError } from "../../net/fetch-errors.ts";
 import type { Ports } from "../../ports.ts";
 import type { MapRequest } from "./schema.ts";
+import { refuseTargets } from "../targets.ts";
 
 export interface MapResult {
   meta: {
@@ -29,6 +30,7 @@ export function sameSite(startHost: string, subdomains: boolean): (url: string) 
 }
 
 export async function mapSite(ports: Pick<Ports, "pages">, req: MapRequest): Promise<MapResult> {
+  refuseTargets([{ field: "url", url: req.url }], { schemeOnly: true });
   const t0 = performance.now();
   const start = new URL(req.url);
   const inSite = sameSite(start.hostname, req.include_subdomains);

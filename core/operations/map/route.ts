@@ -12,7 +12,7 @@ export function mapRoutes({ ports }: AppDeps): RouteDef[] {
       operationId: "map",
       summary: "List a site's URLs from its sitemaps and the page's links",
       description:
-        "Reads robots.txt's `Sitemap:` lines, /sitemap.xml, sitemap indexes and gzipped sitemaps, and the links of the page itself, and returns the site's URLs (same host; subdomains with `include_subdomains`), deduplicated, optionally filtered by `search`. `sitemap: only` skips the page, `skip` skips the sitemaps. Every fetch passes the egress guard. One unit of the `crawl` group.",
+        "Reads robots.txt's `Sitemap:` lines, /sitemap.xml, sitemap indexes and gzipped sitemaps, and the links of the page itself, and returns the site's URLs (same host; subdomains with `include_subdomains`), deduplicated, optionally filtered by `search`. `sitemap: only` skips the page, `skip` skips the sitemaps. Every fetch passes the egress guard; a `url` with another scheme than http(s), or a private one, is a 422 `url_not_allowed` and costs nothing. One unit of the `crawl` group.",
       example: { url: "https://example.org/docs/", limit: 100, sitemap: "include" },
       auth: true,
       scope: "scrape",

@@ -1,20 +1,12 @@
 /** POST /v1/map request and response (api.md §9). */
 import * as v from "valibot";
 import { Count, wholeNumber } from "../fields.ts";
+import { TargetUrl } from "../targets.ts";
 
 export const SITEMAP_MODES = ["include", "only", "skip"] as const;
 
-export const HttpUrl = (field: string) =>
-  v.pipe(
-    v.string(`${field} must be a string`),
-    v.trim(),
-    v.maxLength(2048, `${field} must be at most 2048 characters`),
-    v.url(`${field} must be an absolute URL`),
-    v.check((u) => /^https?:\/\//i.test(u), `${field} must be an http or https URL`),
-  );
-
 export const MapBody = v.strictObject({
-  url: HttpUrl("url"),
+  url: TargetUrl("url"),
   limit: v.optional(wholeNumber("limit", 1, 5000), 100),
   include_subdomains: v.optional(v.boolean("include_subdomains must be a boolean"), false),
   search: v.optional(v.pipe(v.string("search must be a string"), v.trim(), v.maxLength(200, "search must be at most 200 characters"))),

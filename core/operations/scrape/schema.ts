@@ -2,6 +2,7 @@
 import * as v from "valibot";
 import { ApiError } from "../../errors.ts";
 import { Count, wholeNumber } from "../fields.ts";
+import { TargetUrl } from "../targets.ts";
 
 export const SCRAPE_FORMATS = ["markdown", "text", "html", "links", "screenshot"] as const;
 export const RENDER_MODES = ["auto", "always", "never"] as const;
@@ -38,12 +39,7 @@ export function waitOutlastsTimeout(req: { wait_for?: string | number; timeout_m
 }
 
 export const ScrapeBody = v.strictObject({
-  url: v.pipe(
-    v.string("url must be a string"),
-    v.trim(),
-    v.maxLength(2048, "url must be at most 2048 characters"),
-    v.url("url must be an absolute URL"),
-  ),
+  url: TargetUrl("url"),
   formats: v.optional(
     v.pipe(
       v.array(v.picklist(SCRAPE_FORMATS, `each format must be one of ${SCRAPE_FORMATS.join(", ")}`), "formats must be an array"),

@@ -10,6 +10,7 @@ import type { Ports } from "../../ports.ts";
 import { needsBrowser, readPage, type Read, type ReadRequest } from "./read-page.ts";
 import { toBase64 } from "./render.ts";
 import { NEEDS_BROWSER, waitOutlastsTimeout, type ScrapeRequest } from "./schema.ts";
+import { refuseTargets } from "../targets.ts";
 
 const CACHE_TTL_SECONDS = 15 * 60;
 
@@ -41,9 +42,7 @@ function cacheKey(req: ScrapeRequest): string {
  */
 export async function scrape(ports: Ports, req: ScrapeRequest): Promise<ScrapeResult> {
   await loadLibraries();
-  if (!/^https?:$/i.test(new URL(req.url).protocol)) {
-    throw new ApiError("url_not_allowed", "Only http and https URLs can be fetched.");
-  }
+  refuseTargets([{ field: "url", url: req.url }], { schemeOnly: true });
   const browserOnly = needsBrowser(req);
   if (req.render === "never" && browserOnly) {
     throw new ApiError("invalid_request", NEEDS_BROWSER);
