@@ -14,6 +14,7 @@ import { corsGate } from "./gateway/cors.ts";
 import { gatewayHeaders, type InFlight } from "./gateway/headers.ts";
 import { ipLimit } from "./gateway/ip-limit.ts";
 import { knownQuery } from "./gateway/query.ts";
+import { periodOf } from "./limits/period.ts";
 import { Authenticator } from "./keys/authenticate.ts";
 import { LastUsedTracker } from "./keys/last-used.ts";
 import { openApiDocument } from "./openapi.ts";
@@ -71,7 +72,8 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
   const app = new Hono<AppEnv>({ strict: false });
 
   const inFlight = new Map<string, InFlight>();
-  app.use("*", gatewayHeaders(clock, logger, config.plans, ports.metrics, inFlight));
+  const usedSoFar = async (keyId: string, now: number) => (await ports.counters.usage(keyId, periodOf(now))).used;
+  app.use("*", gatewayHeaders(clock, logger, config.plans, ports.metrics, inFlight, usedSoFar));
   if (config.corsOrigins.length) app.use("*", corsGate(config.corsOrigins)); // preflights end here, uncounted
   if (config.ipRate) app.use("*", ipLimit(config.ipRate, clock, ports, config.trustProxy));
 
