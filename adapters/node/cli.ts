@@ -225,19 +225,24 @@ export async function main(argv: string[]): Promise<number> {
       if (!acct) fail(`no account "${account}"`);
       const plan = resolvePlan(plans, acct.plan).plan;
       const period = periodOf(now);
-      const keys = await listKeys(ports.keys, account);
-      const rows = await Promise.all(
+      // The active keys, newest first, then the revoked ones that were used this month: their use
+      // is part of the account's month, and revoking a key must not hide what it cost.
+      const active = await listKeys(ports.keys, account);
+      const revoked = (await ports.keys.listKeys(account)).filter((k) => k.revoked_at).sort((a, b) => (a.id < b.id ? 1 : -1));
+      const keys = [...active.map((k) => ({ ...k, revoked_at: null as string | null })), ...revoked];
+      const counted = await Promise.all(
         keys.map(async (k) => {
           const u = await ports.counters.usage(k.id, period);
           const endpoints = Object.fromEntries(USAGE_GROUPS.map((g) => [g, u.groups[g] ?? 0]));
-          return { id: k.id, name: k.name, used: u.used, remaining: plan.quota === null ? null : Math.max(0, plan.quota - u.used), endpoints };
+          return { id: k.id, name: k.name, used: u.used, remaining: plan.quota === null ? null : Math.max(0, plan.quota - u.used), endpoints, revoked_at: k.revoked_at };
         }),
       );
+      const rows = counted.filter((r) => r.revoked_at === null || r.used > 0);
       // plan is the account's own; served_plan the one whose limits apply (they differ when QUARRY_PLANS lacks plan).
       const body = { account, plan: acct.plan, served_plan: plan.id, quota: plan.quota, per_minute_limit: plan.perMinute, period, reset_at: periodResetAt(now), keys: rows };
       const text = [
         `Account ${account}: plan ${shownPlan(plans, acct.plan)}, quota ${plan.quota ?? "unlimited"} per key per month, ${plan.perMinute}/min; resets ${body.reset_at}.`,
-        ...rows.map((r) => `  ${r.id}  used ${r.used}  remaining ${r.remaining ?? "unlimited"}  ${USAGE_GROUPS.map((g) => `${g}=${r.endpoints[g]}`).join(" ")}  ${r.name}`),
+        ...rows.map((r) => `  ${r.id}  used ${r.used}  remaining ${r.remaining ?? "unlimited"}  ${USAGE_GROUPS.map((g) => `${g}=${r.endpoints[g]}`).join(" ")}  ${r.name}${r.revoked_at ? `  (revoked ${r.revoked_at})` : ""}`),
       ].join("\n");
       out(json, body, text);
       return 0;
