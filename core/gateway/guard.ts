@@ -15,6 +15,7 @@ import { retryAfterSeconds } from "../limits/sliding-window.ts";
 import type { Clock, Counters, Logger } from "../ports.ts";
 import type { AppEnv } from "./context.ts";
 import { validOrThrow } from "./validate.ts";
+import { documentedPath } from "./route.ts";
 import { readAllCapped } from "../net/read-capped.ts";
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -25,7 +26,7 @@ export function guard(auth: Authenticator, planOf: AccountPlans, scope: string |
     const plan = planOf(account.name, account.plan);
     c.set("auth", { key, account, plan });
     if (scope && !key.scopes.includes(scope)) {
-      throw new ApiError("insufficient_scope", `This key lacks the "${scope}" scope required by ${c.req.method} ${c.req.routePath}.`);
+      throw new ApiError("insufficient_scope", `This key lacks the "${scope}" scope required by ${c.req.method} ${documentedPath(c.req.routePath)}.`);
     }
     await next();
   };
