@@ -5,9 +5,11 @@
  */
 import { loadEnvFile } from "../shared/env-file.ts";
 import { parseArgs } from "node:util";
+import * as v from "valibot";
 import { ApiError } from "../../core/errors.ts";
 import { isScope, SCOPES } from "../../core/keys/scopes.ts";
 import { createKey, ensureAccount, listKeys, revokeKey } from "../../core/keys/service.ts";
+import { KeyName } from "../../core/routes/keys.ts";
 import { USAGE_GROUPS } from "../../core/limits/groups.ts";
 import { planLabel, resolvePlan, type PlanTable } from "../../core/limits/plans.ts";
 import { periodOf, periodResetAt } from "../../core/limits/period.ts";
@@ -163,8 +165,11 @@ export async function main(argv: string[]): Promise<number> {
     if (!scopes.length) fail(`--scopes is required (comma-separated: ${SCOPES.join(", ")})`);
     const bad = scopes.filter((s) => !isScope(s));
     if (bad.length) fail(`unknown scope(s): ${bad.join(", ")}; use ${SCOPES.join(", ")}`);
-    const name = (values.name ?? "").trim();
-    if (!name || name.length > 100) fail("--name LABEL is required (1-100 characters)");
+    if (values.name === undefined) fail("--name LABEL is required (1-100 characters)");
+    // The API's own rule: a name with a line break would print as a row of its own in `keys list`.
+    const named = v.safeParse(KeyName, values.name);
+    if (!named.success) fail(`--name: ${named.issues[0].message}`);
+    const name = named.output;
     return withPorts(async (ports, plans) => {
       if (values.plan !== undefined && !plans[values.plan]) fail(`unknown plan "${values.plan}"; plans: ${Object.keys(plans).join(", ")}`);
       // --plan is the plan of an account this creates: an existing one's plan changes only through set-plan.
