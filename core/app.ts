@@ -33,6 +33,7 @@ import { createServices, type ServiceOptions } from "./services.ts";
 import { loadLibraries } from "./lazy.ts";
 import { mountDashboard } from "./dashboard/mod.ts";
 import { mountDocs } from "./docs/mod.ts";
+import { apiGuide } from "./docs/guide.ts";
 import { metasearchProbe } from "./routes/metasearch-probe.ts";
 import { usageRoutes } from "./routes/usage.ts";
 import { metricsRoutes } from "./routes/metrics.ts";
@@ -115,7 +116,7 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
   const compat = compatRoutes(() => app, deps, auth, routes);
   for (const r of compat) app.on([r.method], [r.path], r.handler);
 
-  const document = openApiDocument(routes, config.version);
+  const document = openApiDocument(routes, config.version, apiGuide(routes, config.plans, config.ipRate));
   app.get("/openapi.json", (c) => (c.set("route", "/openapi.json"), c.json(document)));
   mountDashboard(app);
   mountDocs(app, ports.docsAssets);

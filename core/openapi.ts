@@ -108,7 +108,8 @@ function operationOf(r: RouteDef): Record<string, unknown> {
   };
 }
 
-export function openApiDocument(routes: RouteDef[], version: string) {
+/** `description`: the reference's opening text (docs/guide.ts); the plain sentence when none is given. */
+export function openApiDocument(routes: RouteDef[], version: string, description = "Search and research API for software clients and AI agents.") {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
     const path = documentedPath(r.path);
@@ -124,7 +125,7 @@ export function openApiDocument(routes: RouteDef[], version: string) {
   );
   return {
     openapi: "3.1.0",
-    info: { title: "Quarry", version, description: "Search and research API for software clients and AI agents." },
+    info: { title: "Quarry", version, description },
     // Relative: the API is served from the same origin as this document.
     servers: [{ url: "/", description: "This Quarry server" }],
     tags: [
