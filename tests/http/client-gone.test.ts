@@ -50,10 +50,16 @@ describe.each(RUNTIMES)("a client that gives up, on %s", (runtime) => {
     await expect.poll(() => answered, { timeout: 5_000 }).toBe(1);
     await new Promise((r) => setTimeout(r, 500));
     expect(await used()).toBe(0);
+    // The log line says the answer never left, so it can be matched with the usage it did not add.
+    const scrapes = server.output().split("\n").filter((l) => l.includes('"path":"/v1/scrape"'));
+    expect(scrapes).toHaveLength(1);
+    expect(JSON.parse(scrapes[0]!)).toMatchObject({ client_gone: true });
 
     const res = await scrape();
     expect(res.status).toBe(200);
     expect(res.headers.get("x-ratelimit-remaining")).toBe("999");
     expect(await used()).toBe(1);
+    const last = server.output().split("\n").filter((l) => l.includes('"path":"/v1/scrape"')).at(-1)!;
+    expect(JSON.parse(last).client_gone).toBeUndefined();
   }, 30_000);
 });
