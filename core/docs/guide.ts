@@ -44,7 +44,7 @@ export function apiGuide(routes: RouteDef[], plans: PlanTable, ipRate: BucketCon
     `- **Per month** (calendar month, UTC): each of these requests counts one unit in its usage group: ${metered}. ` +
       "A crawl or batch scrape counts one `crawl` unit per page read instead, and stops when the quota runs out. " +
       "Spent: 429 `quota_exceeded` until `X-RateLimit-Reset`.",
-    "- **Not counted**: refused requests (401, 403, 400, 404, 429, a URL refused with 422 `url_not_allowed`), a scrape that gives " +
+    "- **Not counted**: refused requests (400, 401, 403, 404, 405, 413, 415, 429, a URL refused with 422 `url_not_allowed`), a scrape that gives " +
       "nothing back (422 `unsupported_content`, `action_failed`), answers that fail with a 5xx, and a request whose client " +
       "closed the connection before its answer was ready.",
     `- ${perAddress}`,
