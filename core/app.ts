@@ -14,6 +14,7 @@ import { corsGate } from "./gateway/cors.ts";
 import { gatewayHeaders, type InFlight } from "./gateway/headers.ts";
 import { ipLimit } from "./gateway/ip-limit.ts";
 import { knownQuery } from "./gateway/query.ts";
+import { periodOf } from "./limits/period.ts";
 import { Authenticator } from "./keys/authenticate.ts";
 import { LastUsedTracker } from "./keys/last-used.ts";
 import { openApiDocument } from "./openapi.ts";
@@ -32,6 +33,7 @@ import { createServices, type ServiceOptions } from "./services.ts";
 import { loadLibraries } from "./lazy.ts";
 import { mountDashboard } from "./dashboard/mod.ts";
 import { mountDocs } from "./docs/mod.ts";
+import { apiGuide } from "./docs/guide.ts";
 import { metasearchProbe } from "./routes/metasearch-probe.ts";
 import { usageRoutes } from "./routes/usage.ts";
 import { metricsRoutes } from "./routes/metrics.ts";
@@ -71,7 +73,8 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
   const app = new Hono<AppEnv>({ strict: false });
 
   const inFlight = new Map<string, InFlight>();
-  app.use("*", gatewayHeaders(clock, logger, config.plans, ports.metrics, inFlight));
+  const usedSoFar = async (keyId: string, now: number) => (await ports.counters.usage(keyId, periodOf(now))).used;
+  app.use("*", gatewayHeaders(clock, logger, config.plans, ports.metrics, inFlight, usedSoFar));
   if (config.corsOrigins.length) app.use("*", corsGate(config.corsOrigins)); // preflights end here, uncounted
   if (config.ipRate) app.use("*", ipLimit(config.ipRate, clock, ports, config.trustProxy));
 
@@ -113,7 +116,7 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
   const compat = compatRoutes(() => app, deps, auth, routes);
   for (const r of compat) app.on([r.method], [r.path], r.handler);
 
-  const document = openApiDocument(routes, config.version);
+  const document = openApiDocument(routes, config.version, apiGuide(routes, config.plans, config.ipRate));
   app.get("/openapi.json", (c) => (c.set("route", "/openapi.json"), c.json(document)));
   mountDashboard(app);
   mountDocs(app, ports.docsAssets);

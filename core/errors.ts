@@ -29,9 +29,11 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 /**
  * Errors that refuse a request rather than answer it: like the gateway's own refusals (400,
  * 401, 403, 429), they count toward no quota, even when an operation raises them after
- * admission (a private URL, a platform this server does not have).
+ * admission (a private URL, a platform this server does not have). So do the 422s of a scrape
+ * that gives nothing (content it cannot read, an action the page could not do), as a crawl's
+ * page failing for those reasons costs nothing.
  */
-export const REFUSALS: ReadonlySet<ErrorCode> = new Set(["invalid_request", "url_not_allowed", "not_found"]);
+export const REFUSALS: ReadonlySet<ErrorCode> = new Set(["invalid_request", "url_not_allowed", "not_found", "unsupported_content", "action_failed"]);
 
 export interface FieldIssue {
   field: string;

@@ -7,7 +7,7 @@
 import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig } from "@valibot/to-json-schema";
 import type * as v from "valibot";
 import { ERROR_STATUS, type ErrorCode } from "./errors.ts";
-import { BODY_ERRORS, GATEWAY_ERRORS, type RouteDef } from "./gateway/route.ts";
+import { BODY_ERRORS, documentedPath, GATEWAY_ERRORS, type RouteDef } from "./gateway/route.ts";
 import { BackendStatus } from "./operations/fields.ts";
 import { ErrorObject, KeyRecordSchema } from "./routes/schemas.ts";
 
@@ -48,6 +48,8 @@ function errorsOf(route: RouteDef): ErrorCode[] {
   const codes = new Set<ErrorCode>(route.errors);
   if (route.auth) for (const c of GATEWAY_ERRORS) codes.add(c);
   if (route.body) for (const c of BODY_ERRORS) codes.add(c);
+  // Every native route refuses a query parameter it does not take (gateway/query.ts).
+  if (route.path.startsWith("/v1/")) codes.add("invalid_request");
   if (route.group) codes.add("quota_exceeded");
   codes.add("rate_limited"); // the per-IP limit applies to every route
   return [...codes];
@@ -106,10 +108,11 @@ function operationOf(r: RouteDef): Record<string, unknown> {
   };
 }
 
-export function openApiDocument(routes: RouteDef[], version: string) {
+/** `description`: the reference's opening text (docs/guide.ts); the plain sentence when none is given. */
+export function openApiDocument(routes: RouteDef[], version: string, description = "Search and research API for software clients and AI agents.") {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
-    const path = r.path.replace(/:([a-z_]+)/g, "{$1}");
+    const path = documentedPath(r.path);
     paths[path] ??= {};
     paths[path][r.method.toLowerCase()] = operationOf(r);
   }
@@ -122,7 +125,7 @@ export function openApiDocument(routes: RouteDef[], version: string) {
   );
   return {
     openapi: "3.1.0",
-    info: { title: "Quarry", version, description: "Search and research API for software clients and AI agents." },
+    info: { title: "Quarry", version, description },
     // Relative: the API is served from the same origin as this document.
     servers: [{ url: "/", description: "This Quarry server" }],
     tags: [

@@ -7,9 +7,11 @@
  */
 import { loadEnvFile } from "../shared/env-file.ts";
 import { parseArgs } from "node:util";
+import * as v from "valibot";
 import { ApiError } from "../../core/errors.ts";
 import { isScope, SCOPES } from "../../core/keys/scopes.ts";
 import { createKey, ensureAccount, listKeys, revokeKey } from "../../core/keys/service.ts";
+import { KeyName } from "../../core/routes/keys.ts";
 import { USAGE_GROUPS } from "../../core/limits/groups.ts";
 import { planLabel, resolvePlan, type PlanTable } from "../../core/limits/plans.ts";
 import { periodOf, periodResetAt } from "../../core/limits/period.ts";
@@ -165,8 +167,11 @@ export async function main(argv: string[]): Promise<number> {
     if (!scopes.length) fail(`--scopes is required (comma-separated: ${SCOPES.join(", ")})`);
     const bad = scopes.filter((s) => !isScope(s));
     if (bad.length) fail(`unknown scope(s): ${bad.join(", ")}; use ${SCOPES.join(", ")}`);
-    const name = (values.name ?? "").trim();
-    if (!name || name.length > 100) fail("--name LABEL is required (1-100 characters)");
+    if (values.name === undefined) fail("--name LABEL is required (1-100 characters)");
+    // The API's own rule: a name with a line break would print as a row of its own in `keys list`.
+    const named = v.safeParse(KeyName, values.name);
+    if (!named.success) fail(`--name: ${named.issues[0].message}`);
+    const name = named.output;
     return withPorts(async (ports, plans) => {
       if (values.plan !== undefined && !plans[values.plan]) fail(`unknown plan "${values.plan}"; plans: ${Object.keys(plans).join(", ")}`);
       // --plan is the plan of an account this creates: an existing one's plan changes only through set-plan.
@@ -228,19 +233,24 @@ export async function main(argv: string[]): Promise<number> {
       if (!acct) fail(`no account "${account}"`);
       const plan = resolvePlan(plans, acct.plan).plan;
       const period = periodOf(now);
-      const keys = await listKeys(ports.keys, account);
-      const rows = await Promise.all(
+      // The active keys, newest first, then the revoked ones that were used this month: their use
+      // is part of the account's month, and revoking a key must not hide what it cost.
+      const active = await listKeys(ports.keys, account);
+      const revoked = (await ports.keys.listKeys(account)).filter((k) => k.revoked_at).sort((a, b) => (a.id < b.id ? 1 : -1));
+      const keys = [...active.map((k) => ({ ...k, revoked_at: null as string | null })), ...revoked];
+      const counted = await Promise.all(
         keys.map(async (k) => {
           const u = await ports.counters.usage(k.id, period);
           const endpoints = Object.fromEntries(USAGE_GROUPS.map((g) => [g, u.groups[g] ?? 0]));
-          return { id: k.id, name: k.name, used: u.used, remaining: plan.quota === null ? null : Math.max(0, plan.quota - u.used), endpoints };
+          return { id: k.id, name: k.name, used: u.used, remaining: plan.quota === null ? null : Math.max(0, plan.quota - u.used), endpoints, revoked_at: k.revoked_at };
         }),
       );
+      const rows = counted.filter((r) => r.revoked_at === null || r.used > 0);
       // plan is the account's own; served_plan the one whose limits apply (they differ when QUARRY_PLANS lacks plan).
       const body = { account, plan: acct.plan, served_plan: plan.id, quota: plan.quota, per_minute_limit: plan.perMinute, period, reset_at: periodResetAt(now), keys: rows };
       const text = [
         `Account ${account}: plan ${shownPlan(plans, acct.plan)}, quota ${plan.quota ?? "unlimited"} per key per month, ${plan.perMinute}/min; resets ${body.reset_at}.`,
-        ...rows.map((r) => `  ${r.id}  used ${r.used}  remaining ${r.remaining ?? "unlimited"}  ${USAGE_GROUPS.map((g) => `${g}=${r.endpoints[g]}`).join(" ")}  ${r.name}`),
+        ...rows.map((r) => `  ${r.id}  used ${r.used}  remaining ${r.remaining ?? "unlimited"}  ${USAGE_GROUPS.map((g) => `${g}=${r.endpoints[g]}`).join(" ")}  ${r.name}${r.revoked_at ? `  (revoked ${r.revoked_at})` : ""}`),
       ].join("\n");
       out(json, body, text);
       return 0;

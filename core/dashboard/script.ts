@@ -479,12 +479,14 @@ function badge(status) {
     h("span", { "aria-hidden": "true", text: good ? "\u2713 " : off ? "\u2013 " : "\u2715 " }), status);
 }
 function describeService(name, s) {
+  if (s.status === "disabled" && name === "browser") return "No browser: pages are read without rendering." + (s.error ? " " + s.error : "");
   if (s.status === "disabled") return name === "metasearch" ? "Not configured (no SearXNG URL set)." : "Not configured.";
   const parts = [];
+  if (name === "browser" && s.max_pages !== undefined) parts.push(num(s.pages_in_use || 0) + " of " + num(s.max_pages) + " pages rendering");
   if (name === "database" && s.latency_ms !== undefined) parts.push(s.latency_ms + " ms round trip");
   if (name === "limits") parts.push("rate-limit windows and quota counts, in " + (s.store === "redis" ? "Redis (" + s.latency_ms + " ms)" : "the database"));
   if (name === "cache" && s.entries !== undefined) parts.push(num(s.entries) + " entries, " + s.size_mb + " MB");
-  if (name === "intelligence" && s.sources_tracked !== undefined) parts.push(num(s.sources_tracked) + " sources tracked");
+  if (name === "intelligence" && s.sources_tracked !== undefined) parts.push(num(s.sources_tracked) + (s.sources_tracked === 1 ? " source" : " sources") + " tracked");
   if (s.url) parts.push(s.url);
   if (s.latency_ms !== undefined && name === "metasearch") parts.push(s.latency_ms + " ms");
   if (s.error) parts.push(s.error);
@@ -498,7 +500,7 @@ async function loadHealth() {
     h("span", { class: "sr-only", text: " (status: " + status + ")" }));
   ui.healthMeta.textContent = "Version " + hl.version + " \u00b7 up " + duration(hl.uptime_secs) + " \u00b7 checked " + when(hl.timestamp);
   const services = hl.services || {};
-  ui.healthServices.replaceChildren(...["database", "limits", "cache", "metasearch", "intelligence"].filter((n) => services[n]).map((n) =>
+  ui.healthServices.replaceChildren(...["database", "limits", "cache", "metasearch", "intelligence", "browser"].filter((n) => services[n]).map((n) =>
     h("li", { class: "card service" }, h("h2", { text: n }), badge(String(services[n].status)),
       h("p", { class: "muted", text: describeService(n, services[n]) }))));
   // services.backends is always there (the top-level backends key is left out when degraded).

@@ -15,6 +15,7 @@ import { retryAfterSeconds } from "../limits/sliding-window.ts";
 import type { Clock, Counters, Logger } from "../ports.ts";
 import type { AppEnv } from "./context.ts";
 import { validOrThrow } from "./validate.ts";
+import { documentedPath } from "./route.ts";
 import { readAllCapped } from "../net/read-capped.ts";
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -25,7 +26,7 @@ export function guard(auth: Authenticator, planOf: AccountPlans, scope: string |
     const plan = planOf(account.name, account.plan);
     c.set("auth", { key, account, plan });
     if (scope && !key.scopes.includes(scope)) {
-      throw new ApiError("insufficient_scope", `This key lacks the "${scope}" scope required by ${c.req.method} ${c.req.routePath}.`);
+      throw new ApiError("insufficient_scope", `This key lacks the "${scope}" scope required by ${c.req.method} ${documentedPath(c.req.routePath)}.`);
     }
     await next();
   };
@@ -116,7 +117,10 @@ export function admit(
     }
     lastUsed.touch(key.id, now);
     const ticket = result.ticket;
-    const uncounted = () => c.res.status >= 500 || c.get("refused") === true;
+    // Asked for now: on @hono/node-server the signal follows the connection only once it was read.
+    // A client that closed it before its answer was ready is owed nothing, and is charged nothing.
+    const signal = c.req.raw.signal;
+    const uncounted = () => c.res.status >= 500 || c.get("refused") === true || signal.aborted;
     let committed = false;
     let refunded = false;
     // For answers whose status left before the work failed (streams): the committed unit back, once.
@@ -133,7 +137,7 @@ export function admit(
     try {
       await next();
     } finally {
-      // The answer is ready: a 5xx or a refusal drops the reservation, anything else counts it, before it leaves.
+      // The answer is ready: a 5xx, a refusal or a client gone drops the reservation, anything else counts it, before it leaves.
       if (ticket && uncounted()) await counters.release(ticket).catch(() => {});
     }
     if (ticket && !uncounted()) {

@@ -7,7 +7,7 @@ import { requestId } from "../ids.ts";
 import { LOWEST_PLAN, type PlanTable } from "../limits/plans.ts";
 import { periodResetAt } from "../limits/period.ts";
 import type { Clock, Logger, Metrics } from "../ports.ts";
-import type { AppEnv } from "./context.ts";
+import type { AppEnv, LimitInfo } from "./context.ts";
 import { parentOf } from "./internal.ts";
 
 /** A request being answered, for a stopping server to name the ones it cuts off. */
@@ -18,7 +18,10 @@ export interface InFlight {
   started: number;
 }
 
-export function gatewayHeaders(clock: Clock, logger: Logger, plans: PlanTable, metrics?: Metrics, inFlight?: Map<string, InFlight>): MiddlewareHandler<AppEnv> {
+/** The month's use of a key so far, for the headers of a request it made that was refused before admission. */
+export type UsedSoFar = (keyId: string, now: number) => Promise<number>;
+
+export function gatewayHeaders(clock: Clock, logger: Logger, plans: PlanTable, metrics?: Metrics, inFlight?: Map<string, InFlight>, usedSoFar?: UsedSoFar): MiddlewareHandler<AppEnv> {
   const anonymousQuota = plans[LOWEST_PLAN]?.quota ?? null;
   return async (c, next) => {
     const started = clock.now();
@@ -34,6 +37,9 @@ export function gatewayHeaders(clock: Clock, logger: Logger, plans: PlanTable, m
     } finally {
       if (!parent) inFlight?.delete(id);
     }
+    const auth = c.get("auth");
+    // A key refused after it was recognised (scope, body, query) still has its own plan and use.
+    if (!c.get("limits") && auth && usedSoFar) c.set("limits", await knownKeyLimits(auth.plan.quota, auth.key.id, started, usedSoFar));
     // Without a valid key the headers describe the lowest plan's full allowance (api.md §3).
     const limits = c.get("limits") ?? { quota: anonymousQuota, used: 0, resetAt: periodResetAt(started) };
     const h = c.res.headers;
@@ -46,7 +52,6 @@ export function gatewayHeaders(clock: Clock, logger: Logger, plans: PlanTable, m
       // that response was created with; on @hono/node-server that copy misses the ones set above.
       c.res = new Response(null, { status: c.res.status, headers: new Headers(h) });
     }
-    const auth = c.get("auth");
     if (parent) {
       // The parent answers the client: it reports the key and limits this request found.
       if (c.get("limits")) parent.set("limits", c.get("limits"));
@@ -62,6 +67,14 @@ export function gatewayHeaders(clock: Clock, logger: Logger, plans: PlanTable, m
       status: c.res.status,
       duration_ms: Math.round(seconds * 10_000) / 10,
       ...(auth ? { key_id: auth.key.id, account: auth.account.name } : {}),
+      // The status above never reached the client; gone before its answer was ready, it was not charged (gateway/guard.ts).
+      ...(c.get("limits") && c.req.raw.signal.aborted ? { client_gone: true } : {}),
     }, "request");
   };
+}
+
+/** A known key's allowance; if its use cannot be read (storage failing), the plan's quota with nothing known used. */
+async function knownKeyLimits(quota: number | null, keyId: string, now: number, usedSoFar: UsedSoFar): Promise<LimitInfo> {
+  const used = quota === null ? 0 : await usedSoFar(keyId, now).catch(() => 0);
+  return { quota, used, resetAt: periodResetAt(now) };
 }

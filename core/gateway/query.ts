@@ -6,6 +6,7 @@
 import type { MiddlewareHandler } from "hono";
 import { ApiError, echoed } from "../errors.ts";
 import type { AppEnv } from "./context.ts";
+import { documentedPath } from "./route.ts";
 
 export function knownQuery(allowed: Readonly<Record<string, string>>): MiddlewareHandler<AppEnv> {
   const names = Object.keys(allowed);
@@ -15,7 +16,7 @@ export function knownQuery(allowed: Readonly<Record<string, string>>): Middlewar
     const unknown = given.filter((name) => !Object.hasOwn(allowed, name));
     if (unknown.length) {
       const takes = names.length ? `it takes ${names.join(", ")}` : "it takes none";
-      throw new ApiError("invalid_request", `Unknown query parameter "${echoed(unknown[0]!)}" on ${c.req.method} ${c.req.routePath}; ${takes}.`, {
+      throw new ApiError("invalid_request", `Unknown query parameter "${echoed(unknown[0]!)}" on ${c.req.method} ${documentedPath(c.req.routePath)}; ${takes}.`, {
         details: unknown.slice(0, 10).map((name) => ({ field: echoed(name), message: "unknown query parameter" })),
       });
     }

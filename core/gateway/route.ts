@@ -44,6 +44,11 @@ export interface RouteDef {
   handler: (c: Context<AppEnv>) => Response | Promise<Response>;
 }
 
+/** A route's path as the API reference writes it: `/v1/keys/:key_id` → `/v1/keys/{key_id}`. */
+export function documentedPath(path: string): string {
+  return path.replace(/:([A-Za-z_]+)/g, "{$1}");
+}
+
 /** Errors every authenticated route can answer with, whatever it does. */
 export const GATEWAY_ERRORS: ErrorCode[] = [
   "missing_auth", "invalid_auth", "invalid_key", "insufficient_scope", "rate_limited", "service_unavailable", "internal_error",

@@ -7,15 +7,18 @@ import { createKey, listKeys, revokeKey } from "../keys/service.ts";
 import { IsoTimestamp, KeyRecordSchema } from "./schemas.ts";
 import type { RouteDef } from "../gateway/route.ts";
 
+/** A key's label, as POST /v1/keys and `quarry keys create --name` take it. */
+export const KeyName = v.pipe(
+  v.string("name must be a string"),
+  v.trim(),
+  v.minLength(1, "name must not be empty"),
+  v.check((s) => [...s].length <= 100, "name must be at most 100 characters"),
+  // A label is shown in lists, logs and the dashboard: no NUL, line breaks or other controls.
+  v.regex(/^[^\p{Cc}\p{Cs}\u2028\u2029]*$/u, "name must not contain control characters"),
+);
+
 export const CreateKeyBody = v.strictObject({
-  name: v.pipe(
-    v.string("name must be a string"),
-    v.trim(),
-    v.minLength(1, "name must not be empty"),
-    v.check((s) => [...s].length <= 100, "name must be at most 100 characters"),
-    // A label is shown in lists, logs and the dashboard: no NUL, line breaks or other controls.
-    v.regex(/^[^\p{Cc}\p{Cs}\u2028\u2029]*$/u, "name must not contain control characters"),
-  ),
+  name: KeyName,
   scopes: v.pipe(
     v.array(v.picklist(SCOPES, `each scope must be one of ${SCOPES.join(", ")}`), "scopes must be an array"),
     v.minLength(1, "scopes must not be empty"),

@@ -58,7 +58,7 @@ export function dailyUsageRoute({ ports }: AppDeps): RouteDef {
     operationId: "getDailyUsage",
     summary: "This month's use per day and operation group, for the calling key and the keys it may manage",
     description:
-      "Counts this month's requests per UTC day and usage group (search, video, research, social, scrape), as they count toward " +
+      "Counts this month's requests per UTC day and usage group (search, video, research, social, scrape, crawl), as they count toward " +
       "the quota: each answered request on the day it was admitted; refused requests and 5xx answers on no day. `key` is the " +
       "calling key. With the `keys` scope, `keys` lists the account's active keys whose scopes are all among the caller's (the " +
       "keys GET /v1/keys shows), each with the same daily series, so they can be compared side by side; without it `keys` is " +
