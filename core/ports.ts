@@ -42,6 +42,8 @@ export interface KeyRecord {
 export interface KeyStore {
   getAccount(name: string): Promise<Account | null>;
   putAccount(account: Account): Promise<void>;
+  /** Every account, in no particular order (the operator's `quarry accounts list`). */
+  listAccounts(): Promise<Account[]>;
   /** The key whose secret hashes to `hash`, revoked or not; null when none. */
   getKeyByHash(hash: string): Promise<KeyRecord | null>;
   getKey(id: string): Promise<KeyRecord | null>;

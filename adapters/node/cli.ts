@@ -1,5 +1,5 @@
 /**
- * The `quarry` CLI (api.md §1): serve, keys create|list|revoke, accounts set-plan, usage.
+ * The `quarry` CLI (api.md §1): serve, keys create|list|revoke, accounts list|set-plan, usage.
  * `--json` prints exactly one JSON object on stdout; human text otherwise. Errors go to
  * stderr. Exit codes follow one rule (README, "The CLI"): 2 when the command cannot be done as
  * typed (a usage mistake, or a name that matches nothing: no such account, key or plan), 1
@@ -32,13 +32,14 @@ const HELP = `quarry — search and research API for AI agents
   quarry keys create --account NAME --scopes a,b --name LABEL [--plan PLAN] [--json]
   quarry keys list --account NAME [--json]
   quarry keys revoke KEY_ID [--json]
+  quarry accounts list [--json]
   quarry accounts set-plan NAME PLAN [--json]
   quarry usage --account NAME [--json]
 
 Scopes: ${SCOPES.join(", ")}. Configuration comes from QUARRY_* environment variables
 (and a .env file in the working directory); see README.md.`;
 
-const SUBCOMMANDS: Record<string, string[]> = { keys: ["create", "list", "revoke"], accounts: ["set-plan"] };
+const SUBCOMMANDS: Record<string, string[]> = { keys: ["create", "list", "revoke"], accounts: ["list", "set-plan"] };
 
 /**
  * The options and positional arguments each command takes. Anything else is a usage mistake
@@ -52,6 +53,7 @@ const ACCEPTS: Record<string, { options: string[]; args: string[] }> = {
   "keys create": { options: ["account", "scopes", "name", "plan", "json"], args: [] },
   "keys list": { options: ["account", "json"], args: [] },
   "keys revoke": { options: ["json"], args: ["KEY_ID"] },
+  "accounts list": { options: ["json"], args: [] },
   "accounts set-plan": { options: ["json"], args: ["NAME", "PLAN"] },
   usage: { options: ["account", "json"], args: [] },
 };
@@ -210,6 +212,24 @@ export async function main(argv: string[]): Promise<number> {
         throw err;
       });
       out(json, res, `Revoked ${res.id} at ${res.revoked_at}.`);
+      return 0;
+    });
+  }
+  if (cmd === "accounts" && sub === "list") {
+    return withPorts(async (ports, plans) => {
+      const period = periodOf(now);
+      // Each account with its plan, its active keys and this month's use by all its keys (revoked ones too).
+      const accounts = await Promise.all(
+        (await ports.keys.listAccounts()).map(async (a) => {
+          const keys = await ports.keys.listKeys(a.name);
+          const used = (await Promise.all(keys.map((k) => ports.counters.usage(k.id, period)))).reduce((n, u) => n + u.used, 0);
+          return { name: a.name, plan: a.plan, served_plan: resolvePlan(plans, a.plan).plan.id, created_at: a.created_at, active_keys: keys.filter((k) => !k.revoked_at).length, used };
+        }),
+      );
+      accounts.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      const width = Math.max(0, ...accounts.map((a) => a.name.length));
+      const lines = accounts.map((a) => `${a.name.padEnd(width)}  plan ${shownPlan(plans, a.plan)}  ${a.active_keys} active ${a.active_keys === 1 ? "key" : "keys"}  used ${a.used} in ${period}  created ${a.created_at}`);
+      out(json, { period, accounts }, lines.length ? lines.join("\n") : "No accounts yet: `quarry keys create` makes the first.");
       return 0;
     });
   }

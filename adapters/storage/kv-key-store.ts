@@ -54,6 +54,14 @@ export class KvKeyStore implements KeyStore {
     return wrap("read", () => this.kv.getItem<Account>(`account:${enc(name)}`));
   }
 
+  listAccounts() {
+    return wrap("read", async () => {
+      const names = await this.kv.getKeys("account:");
+      const accounts = await Promise.all(names.map((k) => this.kv.getItem<Account>(k)));
+      return accounts.filter((a): a is Account => a !== null);
+    });
+  }
+
   putAccount(account: Account) {
     this.localWrites++;
     return wrap("write", () => this.kv.setItem(`account:${enc(account.name)}`, account));

@@ -215,6 +215,29 @@ describe("quarry CLI", () => {
       expect(cli(["usage", "--account", "ops"], env).stdout).toContain("plan pro");
       expect(cli(["usage", "--account", "nobody"], env).status).toBe(2);
     }, 90_000);
+
+    it("accounts list names every account with its plan, its active keys and this month's use", () => {
+      const before = JSON.parse(cli(["accounts", "list", "--json"], env).stdout);
+      const spare = createKeyCli(env, "listed", "search");
+      createKeyCli(env, "listed", "search");
+      expect(cli(["keys", "revoke", spare.id], env).status).toBe(0);
+      const r = cli(["accounts", "list", "--json"], env);
+      expect(r.status).toBe(0);
+      const { period, accounts } = JSON.parse(r.stdout);
+      expect(period).toMatch(/^\d{4}-\d{2}$/);
+      const names = accounts.map((a: { name: string }) => a.name);
+      expect(names).toEqual([...names].sort());
+      expect(names).toEqual(expect.arrayContaining(["ops", "listed", ...before.accounts.map((a: { name: string }) => a.name)]));
+      expect(accounts.find((a: { name: string }) => a.name === "listed")).toMatchObject({ plan: "free", served_plan: "free", active_keys: 1, used: 0 });
+      const ops = accounts.find((a: { name: string }) => a.name === "ops");
+      const usage = JSON.parse(cli(["usage", "--account", "ops", "--json"], env).stdout);
+      expect(ops).toMatchObject({ plan: usage.plan, active_keys: JSON.parse(cli(["keys", "list", "--account", "ops", "--json"], env).stdout).keys.length });
+      expect(ops.used).toBe(usage.keys.reduce((n: number, k: { used: number }) => n + k.used, 0));
+      expect(cli(["accounts", "list"], env).stdout).toMatch(/^listed +plan free {2}1 active key {2}used 0 in \d{4}-\d{2}/m);
+      const empty = cli(["accounts", "list"], { QUARRY_DATA_DIR: tempDataDir() });
+      expect(empty.status).toBe(0);
+      expect(empty.stdout).toMatch(/No accounts yet/);
+    }, 90_000);
   });
 
   it("serve on an empty database says how to create the first key and prints no secret", async () => {

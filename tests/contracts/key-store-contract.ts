@@ -72,6 +72,9 @@ export function keyStoreContract(name: string, make: () => Promise<KeyStore>) {
       const names = [account, `${account}?x`, `${account}:x`, `${account}/x`, `${account}\\x`, `${account}%3Fx`, `${account}::x`];
       for (const [i, name] of names.entries()) await s.putAccount({ name, plan: `plan${i}`, created_at: "2026-11-22T12:00:00Z" });
       for (const [i, name] of names.entries()) expect((await s.getAccount(name))?.plan, name).toBe(`plan${i}`);
+      // Listed each under its own name (the store may hold other tests' accounts too).
+      const listed = (await s.listAccounts()).filter((a) => a.name.startsWith(account));
+      expect(listed.map((a) => [a.name, a.plan]).sort()).toEqual(names.map((n, i) => [n, `plan${i}`]).sort());
       const k = record(`${account}:x`);
       await s.createKey(k);
       expect((await s.listKeys(`${account}:x`)).map((x) => x.id)).toEqual([k.id]);
