@@ -92,6 +92,14 @@ function shownPlan(plans: PlanTable, id: string): string {
   return planLabel(id, resolvePlan(plans, id));
 }
 
+/**
+ * A key name as one line of a terminal: names made before the name rule (no control characters)
+ * may hold line breaks or escape sequences, shown here as \uXXXX rather than acted on.
+ */
+function printable(name: string): string {
+  return name.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
 function out(json: boolean, value: unknown, text: string) {
   process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${text}\n`);
 }
@@ -196,7 +204,7 @@ export async function main(argv: string[]): Promise<number> {
     return withPorts(async (ports) => {
       if (!(await ports.keys.getAccount(account))) fail(`no account "${account}"`);
       const keys = await listKeys(ports.keys, account);
-      const lines = keys.map((k) => `${k.id}  ${k.prefix}  ${k.scopes.join(",").padEnd(28)}  created ${k.created_at}  last used ${k.last_used_at ?? "never"}  ${k.name}`);
+      const lines = keys.map((k) => `${k.id}  ${k.prefix}  ${k.scopes.join(",").padEnd(28)}  created ${k.created_at}  last used ${k.last_used_at ?? "never"}  ${printable(k.name)}`);
       out(json, { keys }, lines.length ? lines.join("\n") : `No active keys for account ${account}.`);
       return 0;
     });
@@ -270,7 +278,7 @@ export async function main(argv: string[]): Promise<number> {
       const body = { account, plan: acct.plan, served_plan: plan.id, quota: plan.quota, per_minute_limit: plan.perMinute, period, reset_at: periodResetAt(now), keys: rows };
       const text = [
         `Account ${account}: plan ${shownPlan(plans, acct.plan)}, quota ${plan.quota ?? "unlimited"} per key per month, ${plan.perMinute}/min; resets ${body.reset_at}.`,
-        ...rows.map((r) => `  ${r.id}  used ${r.used}  remaining ${r.remaining ?? "unlimited"}  ${USAGE_GROUPS.map((g) => `${g}=${r.endpoints[g]}`).join(" ")}  ${r.name}${r.revoked_at ? `  (revoked ${r.revoked_at})` : ""}`),
+        ...rows.map((r) => `  ${r.id}  used ${r.used}  remaining ${r.remaining ?? "unlimited"}  ${USAGE_GROUPS.map((g) => `${g}=${r.endpoints[g]}`).join(" ")}  ${printable(r.name)}${r.revoked_at ? `  (revoked ${r.revoked_at})` : ""}`),
       ].join("\n");
       out(json, body, text);
       return 0;

@@ -5,6 +5,10 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cli, createKeyCli, ROOT, startServer, tempDataDir, type Server } from "../helpers/server.ts";
+import { parseConfig } from "../../core/config.ts";
+import { buildPorts, systemClock } from "../../adapters/shared/bootstrap.ts";
+import { nodeRuntime } from "../../adapters/node/server.ts";
+import { createLogger } from "../../adapters/shared/logger.ts";
 
 describe("quarry CLI", () => {
   let env: Record<string, string>;
@@ -238,6 +242,30 @@ describe("quarry CLI", () => {
       expect(empty.status).toBe(0);
       expect(empty.stdout).toMatch(/No accounts yet/);
     }, 90_000);
+  });
+
+  it("keys list and usage print a key name with control characters (stored before the name rule) as one escaped line", async () => {
+    const dir = tempDataDir();
+    const config = parseConfig({ QUARRY_DATA_DIR: dir }, "test");
+    const built = await buildPorts(config, nodeRuntime, createLogger("silent"), systemClock);
+    try {
+      await built.ports.keys.putAccount({ name: "legacy", plan: "free", created_at: "2026-11-01T00:00:00Z" });
+      await built.ports.keys.createKey({
+        id: "key_01LEGACYNAME0000000000000A", account: "legacy", name: "old\nkey_FAKE  \u001b[31mred", hash: "c".repeat(64),
+        prefix: "qry_cccc...cccc", scopes: ["search"], created_at: "2026-11-01T00:00:00Z", revoked_at: null,
+      });
+    } finally {
+      await built.close();
+    }
+    for (const args of [["keys", "list", "--account", "legacy"], ["usage", "--account", "legacy"]]) {
+      const r = cli(args, { QUARRY_DATA_DIR: dir });
+      expect(r.status, args.join(" ")).toBe(0);
+      expect(r.stdout).toContain("old\\u000akey_FAKE  \\u001b[31mred");
+      expect(r.stdout).not.toContain("\u001b");
+      expect(r.stdout.split("\n").filter((l) => l.includes("key_FAKE"))).toHaveLength(1);
+    }
+    // --json keeps the name as stored: JSON escapes it already.
+    expect(JSON.parse(cli(["keys", "list", "--account", "legacy", "--json"], { QUARRY_DATA_DIR: dir }).stdout).keys[0].name).toBe("old\nkey_FAKE  \u001b[31mred");
   });
 
   it("serve on an empty database says how to create the first key and prints no secret", async () => {
