@@ -1,0 +1,120 @@
+/**
+ * Two `quarry serve` processes share a crawl through one PostgreSQL (in one run with Redis too);
+ * one of them gets SIGTERM in the middle of it, while a slow scrape holds its drain open for 3 s.
+ * The stopping one starts no page from the signal on (the test site tells the two apart by who
+ * opened each connection), gives back what it had not started, exits 0, and the other one
+ * finishes the crawl at once: every page fetched, recorded and counted exactly once.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { allPages, json, waitFor, type Job } from "../helpers/job-http.ts";
+import { tempDatabase } from "../helpers/pg.ts";
+import { PrivateRedis } from "../helpers/private-services.ts";
+import { createKeyCli, startServer, type Server } from "../helpers/server.ts";
+import { connectionOwner } from "../helpers/socket-owner.ts";
+import { sitePagePaths, startTestSite, type TestSite } from "../helpers/test-site.ts";
+
+const modes = [
+  { name: "PostgreSQL alone", redis: false },
+  { name: "PostgreSQL + Redis", redis: true },
+];
+// Redirect hops belong to the fetch that met them (/old → /older → /docs/moved).
+const HOPS = ["/older", "/docs/moved"];
+const FINISHED = ["completed", "failed", "cancelled"];
+
+let cleanup: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const c of cleanup.reverse()) await c().catch(() => {});
+  cleanup = [];
+});
+
+describe.each(modes)("SIGTERM to one of two instances in the middle of a shared crawl ($name)", ({ redis: withRedis }) => {
+  it("the stopping one fetches no page after the signal and exits 0; the other finishes the crawl at once, every page once", async () => {
+    const servers: Server[] = [];
+    const site: TestSite = await startTestSite({
+      crawlDelay: 0.1,
+      whose: (clientPort, sitePort) => {
+        const pid = connectionOwner(clientPort, sitePort, servers.map((s) => s.proc.pid!));
+        return pid === null ? undefined : ["stopped", "other"][servers.findIndex((s) => s.proc.pid === pid)];
+      },
+    });
+    cleanup.push(() => site.close());
+    const db = await tempDatabase("drain");
+    cleanup.push(() => db.drop());
+    const redis = withRedis ? await PrivateRedis.start() : null;
+    if (redis) cleanup.push(() => redis.down());
+    const env = {
+      QUARRY_DATABASE_URL: db.url,
+      ...(redis ? { QUARRY_REDIS_URL: redis.url } : {}),
+      QUARRY_EGRESS_ALLOW: "127.0.0.1/32",
+      QUARRY_IP_RATE: "off",
+      QUARRY_PLANS: '{"free":{"quota":1000,"per_minute":100000}}',
+      QUARRY_LOG_LEVEL: "debug",
+      QUARRY_CRAWL_CONCURRENCY: "2",
+      // The default: a page the stopping instance kept would come back only after this.
+      QUARRY_JOB_RECOVERY: "30s",
+    };
+    servers.push(...(await Promise.all([0, 1].map(() => startServer("node", env)))));
+    cleanup.push(() => Promise.all(servers.map((s) => s.stop("SIGKILL"))));
+    const [stopping, other] = servers as [Server, Server];
+    const { key } = createKeyCli(env, "acme", "scrape");
+
+    const started = await json(`${other.url}/v1/crawl`, key, { method: "POST", body: JSON.stringify({ url: `${site.ipUrl}/`, max_depth: 10, limit: 300, timeout_ms: 2000 }) });
+    expect(started.id).toMatch(/^crawl_/);
+    const statusUrl = `${other.url}/v1/crawl/${started.id}`;
+    const recordedBy = (s: Server) => (s.output().match(new RegExp(`"job_id":"${started.id}"[^\\n]*job page recorded`, "g")) ?? []).length;
+    // Mid-crawl: the one to stop has recorded pages of its own, and the job is far from done.
+    let job: Job = {};
+    for (const end = Date.now() + 60_000; Date.now() < end; ) {
+      job = await json(statusUrl, key);
+      if (FINISHED.includes(job.status) || (recordedBy(stopping) >= 3 && job.completed >= 8)) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(job.status).toBe("running");
+
+    // A scrape of a page that never answers holds the stopping one's drain for its 3 s.
+    const held = fetch(`${stopping.url}/v1/scrape`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ url: `${site.ipUrl}/slow?held`, timeout_ms: 3000 }) }).catch(() => null);
+    for (const end = Date.now() + 5000; !site.hits.some((h) => h.path === "/slow?held") && Date.now() < end; ) await new Promise((r) => setTimeout(r, 10));
+    const signalledAt = Date.now();
+    const code = await stopping.stop("SIGTERM");
+    const stoppedAt = Date.now();
+    await held;
+    const out = stopping.output();
+    expect(code, out.slice(-3000)).toBe(0);
+    expect(stoppedAt - signalledAt).toBeGreaterThan(2000); // the scrape did hold the drain
+    expect(stoppedAt - signalledAt).toBeLessThan(8000);
+    expect(out).not.toMatch(/did not finish within 10 s|pg-boss shut down while active|job task failed|could not/);
+
+    // Not one page started by the stopping instance once it had the signal (its log line's time;
+    // a request it had begun just before may reach the site a moment later).
+    const stopLine = out.split("\n").find((l) => l.includes("quarry stopping"))!;
+    const handledAt = Date.parse(JSON.parse(stopLine).time);
+    expect(handledAt).toBeGreaterThanOrEqual(signalledAt - 5);
+    const late = site.hits.filter((h) => h.by === "stopped" && h.start > handledAt + 50 && !HOPS.includes(h.path));
+    expect(late.map((h) => `${h.path} +${h.start - handledAt}ms`)).toEqual([]);
+    // The site knew who sent each request: the test would prove nothing otherwise.
+    const pageHits = site.hits.filter((h) => h.path !== "/robots.txt" && h.path !== "/slow?held");
+    expect(pageHits.every((h) => h.by === "stopped" || h.by === "other"), JSON.stringify(pageHits.filter((h) => !h.by))).toBe(true);
+    expect(pageHits.some((h) => h.by === "stopped" && h.start < signalledAt)).toBe(true);
+
+    // The other one goes on with what the stopping one gave back, without waiting for a lease or a retry delay to run out.
+    job = await waitFor(statusUrl, key, (j) => FINISHED.includes(j.status), 60_000);
+    const doneAfter = Date.now() - signalledAt;
+    expect(job.status).toBe("completed");
+    expect(doneAfter).toBeLessThan(25_000);
+    const pages = await allPages(job, other.url, key);
+    const paths = pages.map((p) => new URL(p.url).pathname + new URL(p.url).search);
+    expect(new Set(paths).size).toBe(paths.length);
+    for (const p of sitePagePaths()) expect(paths.filter((x) => x === p), p).toHaveLength(1);
+    // Fetched once each, by one instance or the other.
+    const fetched = new Map<string, number>();
+    for (const h of pageHits) fetched.set(h.path, (fetched.get(h.path) ?? 0) + 1);
+    expect([...fetched].filter(([, n]) => n > 1)).toEqual([]);
+    // Counted once each: every unit the stopping one held was settled or given back before it exited.
+    const usage = await json(`${other.url}/v1/usage`, key);
+    expect(usage.endpoints.crawl).toBe(job.completed);
+    // The host limit held for the two together (the held scrape is not the crawl's).
+    const crawlHits = site.hits.filter((h) => h.path !== "/slow?held");
+    const inFlight = (t: number) => crawlHits.filter((b) => b.start <= t && (b.end === 0 || b.end > t)).length;
+    expect(Math.max(...crawlHits.map((h) => inFlight(h.start)))).toBeLessThanOrEqual(2);
+  }, 180_000);
+});
