@@ -114,7 +114,7 @@ export class PgBossQueue implements JobQueue {
 
   async start(handle: (task: JobTask) => Promise<TaskOutcome | void>, concurrency: number): Promise<void> {
     await this.open();
-    for (let i = 0; i < concurrency; i++) {
+    for (let i = 0; i < concurrency && !this.stopping; i++) {
       await this.boss.work<JobTask>(QUEUE_NAME, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async (jobs) => {
         for (const job of jobs) {
           // A fetch under way as stop() was called still delivers: that task is not even started.

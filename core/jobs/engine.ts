@@ -98,7 +98,7 @@ export class JobEngine implements WorkContext {
 
   /** Starts the workers (resuming unfinished jobs) and the watchdog; idempotent. */
   async start(): Promise<void> {
-    if (this.started || this.stopped) return;
+    if (this.started || this.stopped || this.running.paused) return;
     this.started = true;
     await this.queue.start((task) => this.run(task), this.config.jobs.concurrency);
     // Deliveries a killed process left waiting.

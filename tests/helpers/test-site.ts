@@ -3,7 +3,8 @@
  * answers for three host names, told apart by the Host header:
  *   site.test       the site: ~40 pages in nested sections, robots.txt (a disallowed /private/
  *                   and a Crawl-delay), a sitemap index with a plain and a gzipped sitemap, a
- *                   redirect chain, a 404, a page that never answers, a calendar trap, a query
+ *                   redirect chain, a 404, a page that never answers and one that answers late
+ *                   (/late?ms=N, linked from nowhere), a calendar trap, a query
  *                   string explosion, links to a private address, to a subdomain and another host;
  *   docs.site.test  a subdomain with two pages;
  *   other.test      another host.
@@ -124,6 +125,8 @@ export async function startTestSite(opts: { crawlDelay?: number; whose?: (client
         return res.writeHead(302, { location: "/docs/moved" }).end();
       case "/slow":
         return; // never answers: the crawler's page timeout must end it
+      case "/late": // answers after ?ms=N milliseconds
+        return void setTimeout(() => page("Late", ["/"]), Number(url.searchParams.get("ms") ?? 0));
       case "/forbidden":
         return page("Forbidden", ["/"], 403); // linked from nowhere: a start page that refuses a crawler
       case "/search": {

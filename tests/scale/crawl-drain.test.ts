@@ -27,36 +27,56 @@ afterEach(async () => {
   cleanup = [];
 });
 
+/**
+ * The test site, a temporary database (and a private Redis) and the environment of the instances;
+ * `start(name)` starts one, and the site names the sender of each request by it.
+ */
+async function setUp(withRedis: boolean) {
+  const named: Array<{ name: string; server: Server }> = [];
+  const site: TestSite = await startTestSite({
+    crawlDelay: 0.1,
+    whose: (clientPort, sitePort) => {
+      const pid = connectionOwner(clientPort, sitePort, named.map((n) => n.server.proc.pid!));
+      return named.find((n) => n.server.proc.pid === pid)?.name;
+    },
+  });
+  cleanup.push(() => site.close());
+  const db = await tempDatabase("drain");
+  cleanup.push(() => db.drop());
+  const redis = withRedis ? await PrivateRedis.start() : null;
+  if (redis) cleanup.push(() => redis.down());
+  const env = {
+    QUARRY_DATABASE_URL: db.url,
+    ...(redis ? { QUARRY_REDIS_URL: redis.url } : {}),
+    QUARRY_EGRESS_ALLOW: "127.0.0.1/32",
+    QUARRY_IP_RATE: "off",
+    QUARRY_PLANS: '{"free":{"quota":1000,"per_minute":100000}}',
+    QUARRY_LOG_LEVEL: "debug",
+    QUARRY_CRAWL_CONCURRENCY: "2",
+    // The default: a page the stopping instance kept would come back only after this.
+    QUARRY_JOB_RECOVERY: "30s",
+  };
+  cleanup.push(() => Promise.all(named.map((n) => n.server.stop("SIGKILL"))));
+  const start = async (name: string) => {
+    const server = await startServer("node", env);
+    named.push({ name, server });
+    return server;
+  };
+  return { site, env, start, key: () => createKeyCli(env, "acme", "scrape").key };
+}
+
+/** SIGTERM to `server`: its exit code, when the signal was sent and when the process had exited. */
+async function sigterm(server: Server): Promise<{ code: number | null; signalledAt: number; stoppedAt: number }> {
+  const signalledAt = Date.now();
+  const code = await server.stop("SIGTERM");
+  return { code, signalledAt, stoppedAt: Date.now() };
+}
+
 describe.each(modes)("SIGTERM to one of two instances in the middle of a shared crawl ($name)", ({ redis: withRedis }) => {
   it("the stopping one fetches no page after the signal and exits 0; the other finishes the crawl at once, every page once", async () => {
-    const servers: Server[] = [];
-    const site: TestSite = await startTestSite({
-      crawlDelay: 0.1,
-      whose: (clientPort, sitePort) => {
-        const pid = connectionOwner(clientPort, sitePort, servers.map((s) => s.proc.pid!));
-        return pid === null ? undefined : ["stopped", "other"][servers.findIndex((s) => s.proc.pid === pid)];
-      },
-    });
-    cleanup.push(() => site.close());
-    const db = await tempDatabase("drain");
-    cleanup.push(() => db.drop());
-    const redis = withRedis ? await PrivateRedis.start() : null;
-    if (redis) cleanup.push(() => redis.down());
-    const env = {
-      QUARRY_DATABASE_URL: db.url,
-      ...(redis ? { QUARRY_REDIS_URL: redis.url } : {}),
-      QUARRY_EGRESS_ALLOW: "127.0.0.1/32",
-      QUARRY_IP_RATE: "off",
-      QUARRY_PLANS: '{"free":{"quota":1000,"per_minute":100000}}',
-      QUARRY_LOG_LEVEL: "debug",
-      QUARRY_CRAWL_CONCURRENCY: "2",
-      // The default: a page the stopping instance kept would come back only after this.
-      QUARRY_JOB_RECOVERY: "30s",
-    };
-    servers.push(...(await Promise.all([0, 1].map(() => startServer("node", env)))));
-    cleanup.push(() => Promise.all(servers.map((s) => s.stop("SIGKILL"))));
-    const [stopping, other] = servers as [Server, Server];
-    const { key } = createKeyCli(env, "acme", "scrape");
+    const { site, start, key: newKey } = await setUp(withRedis);
+    const [stopping, other] = await Promise.all([start("stopped"), start("other")]);
+    const key = newKey();
 
     const started = await json(`${other.url}/v1/crawl`, key, { method: "POST", body: JSON.stringify({ url: `${site.ipUrl}/`, max_depth: 10, limit: 300, timeout_ms: 2000 }) });
     expect(started.id).toMatch(/^crawl_/);
@@ -74,9 +94,7 @@ describe.each(modes)("SIGTERM to one of two instances in the middle of a shared 
     // A scrape of a page that never answers holds the stopping one's drain for its 3 s.
     const held = fetch(`${stopping.url}/v1/scrape`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ url: `${site.ipUrl}/slow?held`, timeout_ms: 3000 }) }).catch(() => null);
     for (const end = Date.now() + 5000; !site.hits.some((h) => h.path === "/slow?held") && Date.now() < end; ) await new Promise((r) => setTimeout(r, 10));
-    const signalledAt = Date.now();
-    const code = await stopping.stop("SIGTERM");
-    const stoppedAt = Date.now();
+    const { code, signalledAt, stoppedAt } = await sigterm(stopping);
     await held;
     const out = stopping.output();
     expect(code, out.slice(-3000)).toBe(0);
@@ -116,5 +134,56 @@ describe.each(modes)("SIGTERM to one of two instances in the middle of a shared 
     const crawlHits = site.hits.filter((h) => h.path !== "/slow?held");
     const inFlight = (t: number) => crawlHits.filter((b) => b.start <= t && (b.end === 0 || b.end > t)).length;
     expect(Math.max(...crawlHits.map((h) => inFlight(h.start)))).toBeLessThanOrEqual(2);
+  }, 180_000);
+});
+
+describe("SIGTERM to an instance while it reads a slow page of a shared crawl", () => {
+  // One page a crawl (max_depth 0), read by the instance that was alone when the job began; the
+  // next one starts while it reads, and then the reading one gets SIGTERM.
+  it("lets a page that answers within 10 s finish and records it, fetched once; cuts one that does not and hands it over at once", async () => {
+    const { site, start, key: newKey } = await setUp(false);
+    const key = newKey();
+    const hitsOf = (path: string) => site.hits.filter((h) => h.path === path);
+    const waitForHit = async (path: string) => {
+      for (const end = Date.now() + 20_000; !hitsOf(path).length && Date.now() < end; ) await new Promise((r) => setTimeout(r, 10));
+      expect(hitsOf(path)).toHaveLength(1);
+    };
+
+    // A page answering 6 s after its request began, the signal about 2.5 s into it.
+    const first = await start("first");
+    const late = await json(`${first.url}/v1/crawl`, key, { method: "POST", body: JSON.stringify({ url: `${site.ipUrl}/late?ms=6000`, max_depth: 0, timeout_ms: 15_000 }) });
+    await waitForHit("/late?ms=6000");
+    const second = await start("second");
+    const a = await sigterm(first);
+    expect(a.code, first.output().slice(-3000)).toBe(0);
+    const answeredAt = hitsOf("/late?ms=6000")[0]!.end;
+    // It stopped once the page had answered and was recorded: not before, and not at the 10 s cut.
+    expect(a.stoppedAt).toBeGreaterThanOrEqual(answeredAt);
+    expect(a.stoppedAt - a.signalledAt).toBeLessThan(9000);
+    const lateJob = await waitFor(`${second.url}/v1/crawl/${late.id}`, key, (j) => FINISHED.includes(j.status), 20_000);
+    expect(lateJob.status).toBe("completed");
+    expect(lateJob.completed).toBe(1);
+    expect(lateJob.data.map((p: Job) => new URL(p.url).pathname + new URL(p.url).search)).toEqual(["/late?ms=6000"]);
+    expect(hitsOf("/late?ms=6000").map((h) => h.by)).toEqual(["first"]);
+
+    // A page that never answers: the stopping instance gives up on it 10 s after the signal and
+    // the queue hands it to the other one at once (not after QUARRY_JOB_RECOVERY, 30 s).
+    const slow = await json(`${second.url}/v1/crawl`, key, { method: "POST", body: JSON.stringify({ url: `${site.ipUrl}/slow`, max_depth: 0, timeout_ms: 20_000 }) });
+    await waitForHit("/slow");
+    const third = await start("third");
+    const b = await sigterm(second);
+    expect(b.code, second.output().slice(-3000)).toBe(0);
+    expect(b.stoppedAt - b.signalledAt).toBeGreaterThan(9500);
+    expect(b.stoppedAt - b.signalledAt).toBeLessThan(13_000);
+    expect(second.output()).not.toMatch(/pg-boss shut down while active|job task failed/);
+    for (const end = Date.now() + 10_000; hitsOf("/slow").length < 2 && Date.now() < end; ) await new Promise((r) => setTimeout(r, 20));
+    const slowHits = hitsOf("/slow");
+    expect(slowHits.map((h) => h.by)).toEqual(["second", "third"]);
+    expect(slowHits[1]!.start - b.stoppedAt).toBeLessThan(3000);
+    // Read by the third to its own timeout: recorded once, as a page that timed out.
+    const slowJob = await waitFor(`${third.url}/v1/crawl/${slow.id}`, key, (j) => FINISHED.includes(j.status), 40_000);
+    expect(slowJob.status).toBe("failed");
+    expect(slowJob.failed).toBe(1);
+    expect(slowJob.data).toHaveLength(1);
   }, 180_000);
 });
