@@ -53,8 +53,8 @@ async function setUp(withRedis: boolean) {
     QUARRY_PLANS: '{"free":{"quota":1000,"per_minute":100000}}',
     QUARRY_LOG_LEVEL: "debug",
     QUARRY_CRAWL_CONCURRENCY: "2",
-    // The default: a page the stopping instance kept would come back only after this.
-    QUARRY_JOB_RECOVERY: "30s",
+    // A page the stopping instance kept (or lost) would come back only after this, long after the crawl's end.
+    QUARRY_JOB_RECOVERY: "60s",
   };
   cleanup.push(() => Promise.all(named.map((n) => n.server.stop("SIGKILL"))));
   const start = async (name: string) => {
@@ -103,11 +103,11 @@ describe.each(modes)("SIGTERM to one of two instances in the middle of a shared 
     expect(out).not.toMatch(/did not finish within 10 s|pg-boss shut down while active|job task failed|could not/);
 
     // Not one page started by the stopping instance once it had the signal (its log line's time;
-    // a request it had begun just before may reach the site a moment later).
+    // a request it had begun just before may reach the site, and be seen there, a moment later).
     const stopLine = out.split("\n").find((l) => l.includes("quarry stopping"))!;
     const handledAt = Date.parse(JSON.parse(stopLine).time);
     expect(handledAt).toBeGreaterThanOrEqual(signalledAt - 5);
-    const late = site.hits.filter((h) => h.by === "stopped" && h.start > handledAt + 50 && !HOPS.includes(h.path));
+    const late = site.hits.filter((h) => h.by === "stopped" && h.start > handledAt + 150 && !HOPS.includes(h.path));
     expect(late.map((h) => `${h.path} +${h.start - handledAt}ms`)).toEqual([]);
     // The site knew who sent each request: the test would prove nothing otherwise.
     const pageHits = site.hits.filter((h) => h.path !== "/robots.txt" && h.path !== "/slow?held");
@@ -118,7 +118,8 @@ describe.each(modes)("SIGTERM to one of two instances in the middle of a shared 
     job = await waitFor(statusUrl, key, (j) => FINISHED.includes(j.status), 60_000);
     const doneAfter = Date.now() - signalledAt;
     expect(job.status).toBe("completed");
-    expect(doneAfter).toBeLessThan(25_000);
+    // The rest of the crawl takes about 15 s: well before any page held by the stopped one could come back.
+    expect(doneAfter).toBeLessThan(40_000);
     const pages = await allPages(job, other.url, key);
     const paths = pages.map((p) => new URL(p.url).pathname + new URL(p.url).search);
     expect(new Set(paths).size).toBe(paths.length);
