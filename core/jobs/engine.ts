@@ -85,14 +85,15 @@ export class JobEngine implements WorkContext {
   }
 
   /**
-   * Server stopping: no task is taken and no page request starts from now on. Tasks not yet reading
-   * their page (waiting for a claim, robots.txt, quota or their host's turn) give their entry back:
-   * with a shared queue another instance takes it at once, one process reads it after its restart.
+   * Server stopping: no task or waiting webhook delivery is taken and no page request starts from now
+   * on. Tasks not yet reading their page (waiting for a claim, robots.txt, quota or their host's turn)
+   * give it back: another instance takes it at once, or one process reads it after its restart.
    * Requests under way finish and are recorded (stop() cuts those still going 10 s after the pause).
    */
   pause(): void {
     if (this.stopped || this.running.paused) return;
     this.running.pause("shutting down", this.ports.clock.now());
+    this.webhooks.pause();
     void this.queue.stop();
   }
 

@@ -3,8 +3,11 @@
  * one of them gets SIGTERM in the middle of it, while a slow scrape holds its drain open for 3 s.
  * The stopping one starts no page from the signal on (the test site tells the two apart by who
  * opened each connection), gives back what it had not started, exits 0, and the other one
- * finishes the crawl at once: every page fetched, recorded and counted exactly once.
+ * finishes the crawl at once: every page fetched, recorded and counted exactly once. Also: a page
+ * under way at the signal (finished there, or cut at 10 s and handed over), and webhook deliveries
+ * waiting for a retry (left to the other one).
  */
+import { createServer } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { allPages, json, waitFor, type Job } from "../helpers/job-http.ts";
 import { tempDatabase } from "../helpers/pg.ts";
@@ -33,13 +36,11 @@ afterEach(async () => {
  */
 async function setUp(withRedis: boolean) {
   const named: Array<{ name: string; server: Server }> = [];
-  const site: TestSite = await startTestSite({
-    crawlDelay: 0.1,
-    whose: (clientPort, sitePort) => {
-      const pid = connectionOwner(clientPort, sitePort, named.map((n) => n.server.proc.pid!));
-      return named.find((n) => n.server.proc.pid === pid)?.name;
-    },
-  });
+  const whose = (clientPort: number, serverPort: number) => {
+    const pid = connectionOwner(clientPort, serverPort, named.map((n) => n.server.proc.pid!));
+    return named.find((n) => n.server.proc.pid === pid)?.name;
+  };
+  const site: TestSite = await startTestSite({ crawlDelay: 0.1, whose });
   cleanup.push(() => site.close());
   const db = await tempDatabase("drain");
   cleanup.push(() => db.drop());
@@ -62,7 +63,7 @@ async function setUp(withRedis: boolean) {
     named.push({ name, server });
     return server;
   };
-  return { site, env, start, key: () => createKeyCli(env, "acme", "scrape").key };
+  return { site, env, start, whose, key: () => createKeyCli(env, "acme", "scrape").key };
 }
 
 /** SIGTERM to `server`: its exit code, when the signal was sent and when the process had exited. */
@@ -187,4 +188,60 @@ describe("SIGTERM to an instance while it reads a slow page of a shared crawl", 
     expect(slowJob.failed).toBe(1);
     expect(slowJob.data).toHaveLength(1);
   }, 180_000);
+});
+
+describe("SIGTERM to one of two instances while webhook deliveries wait for a retry", () => {
+  it("the stopping one takes none of them from the signal on; the other delivers every one", async () => {
+    const { site, start, whose, key: newKey } = await setUp(false);
+    // The receiver refuses every delivery until told otherwise, so they wait in the store for their retries (1 s, 2 s, 4 s, 8 s).
+    let accept = false;
+    const got: Array<{ id: string; type: string; by: string | undefined; at: number; status: number }> = [];
+    const receiver = createServer((req, res) => {
+      let body = "";
+      req.on("data", (d) => (body += d));
+      req.on("end", () => {
+        const status = accept ? 204 : 503;
+        got.push({ id: String(req.headers["x-quarry-delivery"]), type: String(JSON.parse(body).type), by: (req.socket as { by?: string }).by, at: Date.now(), status });
+        res.writeHead(status).end();
+      });
+    });
+    receiver.on("connection", (socket) => ((socket as { by?: string }).by = whose(socket.remotePort ?? 0, socket.localPort ?? 0)));
+    await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", () => r()));
+    cleanup.push(() => new Promise((r) => (receiver.closeAllConnections(), receiver.close(r))));
+    const hookUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+    const [stopping, other] = await Promise.all([start("stopped"), start("other")]);
+    const key = newKey();
+    const urls = ["/about", "/contact", "/docs/", "/guides/", "/blog/", "/docs/intro"].map((p) => site.ipUrl + p);
+    const batch = await json(`${other.url}/v1/batch/scrape`, key, { method: "POST", body: JSON.stringify({ urls, webhook: { url: hookUrl } }) });
+    expect(batch.id).toMatch(/^batch_/);
+    // started, a page each, completed: 8 deliveries, each refused at least once, and the batch done.
+    const ids = () => new Set(got.map((g) => g.id));
+    for (const end = Date.now() + 20_000; ids().size < 8 && Date.now() < end; ) await new Promise((r) => setTimeout(r, 20));
+    expect(ids().size).toBe(8);
+
+    const held = fetch(`${stopping.url}/v1/scrape`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ url: `${site.ipUrl}/slow?held`, timeout_ms: 3000 }) }).catch(() => null);
+    for (const end = Date.now() + 5000; !site.hits.some((h) => h.path === "/slow?held") && Date.now() < end; ) await new Promise((r) => setTimeout(r, 10));
+    const { code, signalledAt } = await sigterm(stopping);
+    await held;
+    const out = stopping.output();
+    expect(code, out.slice(-3000)).toBe(0);
+    const handledAt = Date.parse(JSON.parse(out.split("\n").find((l) => l.includes("quarry stopping"))!).time);
+    expect(handledAt).toBeGreaterThanOrEqual(signalledAt - 5);
+    accept = true;
+
+    // Retries fell due all through its 3 s drain; the stopping one made none of them.
+    const late = got.filter((g) => g.by === "stopped" && g.at > handledAt + 150);
+    expect(late.map((g) => `${g.type} +${g.at - handledAt}ms`)).toEqual([]);
+    expect(got.every((g) => g.by === "stopped" || g.by === "other")).toBe(true);
+    expect(got.filter((g) => g.at > handledAt && g.at < handledAt + 3000).length).toBeGreaterThan(0);
+    // Every delivery is made once the receiver takes them, by the other one.
+    for (const end = Date.now() + 30_000; Date.now() < end; ) {
+      if ([...ids()].every((id) => got.some((g) => g.id === id && g.status === 204))) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const accepted = got.filter((g) => g.status === 204);
+    expect(accepted.map((g) => g.id).sort()).toEqual([...ids()].sort());
+    expect(accepted.every((g) => g.by === "other")).toBe(true);
+    expect(accepted.map((g) => g.type).sort()).toEqual(["batch.completed", ...Array(6).fill("batch.page"), "batch.started"].sort());
+  }, 120_000);
 });
