@@ -114,7 +114,7 @@ export class JobEngine implements WorkContext {
       throw err;
     });
     this.retries.succeeded(task);
-    return end === "released" && this.running.paused ? "handed_back" : "worked";
+    return end === "released" && (this.running.paused || this.stopped) ? "handed_back" : "worked";
   }
 
   /**

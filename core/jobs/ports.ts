@@ -105,4 +105,3 @@ export interface JobQueue {
  * Otherwise the task is done with (its page recorded, or nothing left to do).
  */
 export type TaskOutcome = "worked" | "handed_back";
-
