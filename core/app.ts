@@ -53,7 +53,7 @@ export interface Quarry {
   routes: RouteDef[];
   /** Waits for writes still in flight (last_used_at); call after the server stops accepting. */
   drain(): Promise<void>;
-  /** Stops the job workers (what they had not finished resumes on the next start). */
+  /** Stops the job workers (what they had not finished resumes on the next start); after closing(), page requests under way get until 10 s after it to finish. */
   stop(): Promise<void>;
   /** The server is stopping: ends the job event streams, which would hold it open, and starts no new job page (call before waiting for requests). */
   closing(): void;

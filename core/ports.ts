@@ -227,7 +227,7 @@ export interface Metrics {
 export type { RenderAction, RenderHealth, RenderPort, RenderRequest, RenderedPage } from "./operations/scrape/render-port.ts";
 import type { RenderPort } from "./operations/scrape/render-port.ts";
 
-export type { JobQueue, JobStore } from "./jobs/ports.ts";
+export type { JobQueue, JobStore, TaskOutcome } from "./jobs/ports.ts";
 import type { JobQueue, JobStore } from "./jobs/ports.ts";
 
 export interface Ports {

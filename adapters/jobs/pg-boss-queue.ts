@@ -12,12 +12,18 @@
  * lease ran out back in the queue; a task it had taken but not yet claimed expires in pg-boss
  * after the same time (checked as often) and is retried. A task delivered twice is worked once:
  * the store's claim is conditional, so a live worker's task that pg-boss expires costs one no-op.
+ *
+ * An instance that is stopping (SIGTERM) takes no task from the moment stop() is called, and a task
+ * it has but will not read (delivered as it stopped, or given back by the engine before its page's
+ * request began) is handed back at once: a fresh copy goes in the queue, due now, and the one
+ * delivered here ends as completed. Failing it instead would hold it back for pg-boss's retry
+ * delay and spend one of its retries on each stop.
  */
 import PgBoss from "pg-boss";
 // pg-boss has no exports map: its Manager is reachable by path (the version is pinned to 10.x).
 // @ts-expect-error: pg-boss ships no types for its internal modules
 import Manager from "pg-boss/src/manager.js";
-import type { JobQueue } from "../../core/ports.ts";
+import type { JobQueue, TaskOutcome } from "../../core/ports.ts";
 import type { JobTask } from "../../core/jobs/model.ts";
 import type { Logger } from "../../core/ports.ts";
 
@@ -47,8 +53,8 @@ export type RawSql = (text: string, values: unknown[]) => Promise<{ rows: unknow
 export class PgBossQueue implements JobQueue {
   private readonly boss: PgBoss;
   private ready: Promise<void> | null = null;
-  private handling = 0;
-  private stopped = false;
+  private stopping: Promise<void> | null = null;
+  private handedBack = 0;
   private readonly recoverySeconds: number;
 
   /**
@@ -96,34 +102,40 @@ export class PgBossQueue implements JobQueue {
   async enqueueWith(raw: RawSql, tasks: JobTask[]): Promise<void> {
     if (!tasks.length) return;
     await this.open();
-    const jobs = tasks.map((t) => ({ name: QUEUE_NAME, data: t, singletonKey: `${t.jobId}|${t.url}`, expireInSeconds: this.recoverySeconds }));
-    await this.boss.insert(jobs, { db: { executeSql: (text: string, values: unknown[]) => raw(text, values) as Promise<{ rows: never[] }> } });
+    await this.boss.insert(this.copies(tasks), { db: { executeSql: (text: string, values: unknown[]) => raw(text, values) as Promise<{ rows: never[] }> } });
+  }
+
+  private copies(tasks: JobTask[]) {
+    return tasks.map((t) => ({ name: QUEUE_NAME, data: t, singletonKey: `${t.jobId}|${t.url}`, expireInSeconds: this.recoverySeconds }));
   }
 
   /** Tasks were already enqueued with their frontier entries (enqueueWith); nothing to do. */
   async push(_tasks: JobTask[]): Promise<void> {}
 
-  async start(handle: (task: JobTask) => Promise<void>, concurrency: number): Promise<void> {
+  async start(handle: (task: JobTask) => Promise<TaskOutcome | void>, concurrency: number): Promise<void> {
     await this.open();
-    for (let i = 0; i < concurrency; i++) {
+    for (let i = 0; i < concurrency && !this.stopping; i++) {
       await this.boss.work<JobTask>(QUEUE_NAME, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async (jobs) => {
-        if (this.stopped) throw new Error("stopping: the task goes back to the queue");
-        this.handling++;
-        try {
-          for (const job of jobs) await handle(job.data);
-          // Abandoned because this instance is stopping: fail it, so pg-boss hands it out again.
-          if (this.stopped) throw new Error("stopping: the task goes back to the queue");
-        } finally {
-          this.handling--;
+        for (const job of jobs) {
+          // A fetch under way as stop() was called still delivers: that task is not even started.
+          const outcome = this.stopping ? "handed_back" : await handle(job.data);
+          if (outcome !== "handed_back") continue;
+          // If this insert fails (the database gone), the handler throws: pg-boss retries the task later.
+          await this.boss.insert(this.copies([job.data]));
+          this.handedBack++;
         }
       });
     }
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (!this.ready) return;
-    await this.ready.catch(() => {});
-    await this.boss.stop({ graceful: true, wait: true, timeout: 15_000 });
+  /** Takes no task from now on; resolves once the tasks under way have returned and pg-boss has stopped. */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      if (!this.ready) return;
+      await this.ready.catch(() => {});
+      await this.boss.stop({ graceful: true, wait: true, timeout: 15_000 });
+      if (this.handedBack) this.logger.info({ tasks: this.handedBack }, "job pages not started here handed back to the queue for the other instances");
+    })();
+    return this.stopping;
   }
 }

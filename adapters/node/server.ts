@@ -63,8 +63,11 @@ export async function startNodeServer(env: Env = process.env): Promise<{ url: st
       p,
       () =>
         new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          // Idle keep-alive sockets would hold close() open; busy ones finish their request first.
+          // Idle keep-alive sockets would hold close() open; busy ones finish their request first,
+          // and are closed once idle too (else one answered during the drain held it for all 10 s).
+          const sweep = setInterval(() => server.closeIdleConnections(), 50);
+          sweep.unref();
+          server.close(() => (clearInterval(sweep), resolve()));
           server.closeIdleConnections();
         }),
       why,

@@ -19,7 +19,7 @@ import { runTask, type WorkContext } from "./page-work.ts";
 import { RunningTasks } from "./running.ts";
 import { TaskRetries } from "./retries.ts";
 import { HostGate, RobotsCache, SharedHostGate, type Gate } from "./politeness.ts";
-import type { JobQueue, JobStore } from "./ports.ts";
+import type { JobQueue, JobStore, TaskOutcome } from "./ports.ts";
 import { frontierKey, scopeRules, TrapGuard, type ScopeRules } from "./url-rules.ts";
 import { Webhooks, type WebhookOptions } from "./webhooks.ts";
 
@@ -85,18 +85,21 @@ export class JobEngine implements WorkContext {
   }
 
   /**
-   * Server stopping (one process): no new page starts while its requests drain, and pages waiting for
-   * their host's Crawl-delay give up their turn; the store resumes them at the next start.
+   * Server stopping: no task or waiting webhook delivery is taken and no page request starts from now
+   * on. Tasks not yet reading their page (waiting for a claim, robots.txt, quota or their host's turn)
+   * give it back: another instance takes it at once, or one process reads it after its restart.
+   * Requests under way finish and are recorded (stop() cuts those still going 10 s after the pause).
    */
   pause(): void {
-    if (this.shared || this.stopped) return;
+    if (this.stopped || this.running.paused) return;
+    this.running.pause("shutting down", this.ports.clock.now());
+    this.webhooks.pause();
     void this.queue.stop();
-    this.running.abort("shutting down");
   }
 
   /** Starts the workers (resuming unfinished jobs) and the watchdog; idempotent. */
   async start(): Promise<void> {
-    if (this.started || this.stopped) return;
+    if (this.started || this.stopped || this.running.paused) return;
     this.started = true;
     await this.queue.start((task) => this.run(task), this.config.jobs.concurrency);
     // Deliveries a killed process left waiting.
@@ -104,12 +107,14 @@ export class JobEngine implements WorkContext {
     if ((await this.watch()) || this.shared) this.schedule();
   }
 
-  private async run(task: JobTask): Promise<void> {
-    if (this.stopped) return;
-    await runTask(this, task).then(() => this.retries.succeeded(task), (err) => {
+  private async run(task: JobTask): Promise<TaskOutcome> {
+    if (this.stopped || this.running.paused) return "handed_back";
+    const end = await runTask(this, task).catch((err) => {
       this.retries.failed(task, err);
       throw err;
     });
+    this.retries.succeeded(task);
+    return end === "released" && (this.running.paused || this.stopped) ? "handed_back" : "worked";
   }
 
   /**
@@ -139,7 +144,7 @@ export class JobEngine implements WorkContext {
       const now = this.ports.clock.now();
       const ids = await this.store.active();
       active = ids.length > 0;
-      if (this.shared) {
+      if (this.shared && !this.running.paused) {
         // Entries claimed by an instance that died (its lease ran out) go back to the queue.
         const lost = await this.store.requeueExpired(now, 1000);
         if (lost.length) {
@@ -169,10 +174,9 @@ export class JobEngine implements WorkContext {
     if (this.stopped) return;
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    await this.running.stop(this.queue.stop(), this.ports.clock.now());
     this.leases.stop();
     this.retries.stop();
-    this.running.abort("shutting down");
-    await this.queue.stop();
     await Promise.allSettled([...this.settlements]);
     await this.webhooks.stop();
   }
@@ -290,4 +294,5 @@ export class JobEngine implements WorkContext {
   }
 
   track = (jobId: string, ac: AbortController): (() => void) => this.running.track(jobId, ac);
+  reading = (ac: AbortController): void => this.running.reading(ac);
 }

@@ -5,7 +5,7 @@
  * store had. One server process owns a SQLite file (adapters/shared/server-lock.ts), so no other
  * process takes the same tasks; several instances use a real queue engine instead.
  */
-import type { JobQueue, JobStore } from "./ports.ts";
+import type { JobQueue, JobStore, TaskOutcome } from "./ports.ts";
 import type { JobTask } from "./model.ts";
 
 export class LocalQueue implements JobQueue {
@@ -13,7 +13,8 @@ export class LocalQueue implements JobQueue {
   private head = 0;
   private running = 0;
   private concurrency = 0;
-  private handle: ((task: JobTask) => Promise<void>) | null = null;
+  // What became of a task is the store's to say: one handed back is read after the next start.
+  private handle: ((task: JobTask) => Promise<TaskOutcome | void>) | null = null;
   private idle: Array<() => void> = [];
 
   constructor(private readonly store: JobStore) {}
@@ -23,7 +24,7 @@ export class LocalQueue implements JobQueue {
     this.pump();
   }
 
-  async start(handle: (task: JobTask) => Promise<void>, concurrency: number): Promise<void> {
+  async start(handle: (task: JobTask) => Promise<TaskOutcome | void>, concurrency: number): Promise<void> {
     this.handle = handle;
     this.concurrency = concurrency;
     // Resume: whatever the store has not finished (pending, or in flight when the process died).

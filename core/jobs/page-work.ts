@@ -45,6 +45,8 @@ export interface WorkContext {
   rulesOf(job: JobRecord): ScopeRules;
   trapsOf(jobId: string): TrapGuard;
   track(jobId: string, ac: AbortController): () => void;
+  /** The task's page request begins: a server that is stopping lets it finish. */
+  reading(ac: AbortController): void;
   /** Quota units this process holds for the job's pages under way (reserved, not yet settled). */
   holding(jobId: string): number;
   hold(jobId: string, delta: number): void;
@@ -70,10 +72,16 @@ function failureOf(err: unknown): string {
   return "upstream_error";
 }
 
-export async function runTask(ctx: WorkContext, task: JobTask): Promise<void> {
-  const held: Held = { units: 0, claimed: false };
+/**
+ * Runs one task; "released" when it was aborted before its page was read (the job ended, or the
+ * server is stopping) and its entry, if it had claimed it, was given back.
+ */
+export async function runTask(ctx: WorkContext, task: JobTask): Promise<"released" | void> {
+  // Tracked from the start, so a stopping server stops it before its claim, robots.txt or host slot.
+  const ac = new AbortController();
+  const held: Held = { units: 0, claimed: false, ac, untrack: ctx.track(task.jobId, ac) };
   try {
-    await work(ctx, task, held);
+    return await work(ctx, task, held);
   } catch (err) {
     // Failed after its claim (the store or the counters down): one process gives the entry back
     // for the engine to try again; with a shared queue it stays claimed until its lease runs
@@ -81,31 +89,33 @@ export async function runTask(ctx: WorkContext, task: JobTask): Promise<void> {
     if (held.claimed && !ctx.shared) await ctx.store.release(task).catch(() => {});
     throw err;
   } finally {
+    held.untrack();
     held.beat?.stop();
     if (held.units) ctx.hold(task.jobId, -held.units);
   }
 }
 
-type Held = { units: number; beat?: Heartbeat; claimed: boolean };
+type Held = { units: number; beat?: Heartbeat; claimed: boolean; ac: AbortController; untrack: () => void };
 
-async function work(ctx: WorkContext, task: JobTask, held: Held): Promise<void> {
+async function work(ctx: WorkContext, task: JobTask, held: Held): Promise<"released" | void> {
   const { store, ports } = ctx;
+  const ac = held.ac;
   const job = await ctx.job(task.jobId);
   if (!job || TERMINAL.has(job.status)) return;
   const now = ports.clock.now();
   if (now >= job.deadlineAt) return ctx.stopJob(job.id, "deadline");
+  if (ac.signal.aborted) return "released"; // not taken: another worker (or the next start) reads it
   if (!(await store.claim(task, now, ctx.leaseMs))) return;
   held.claimed = true;
   const beat = (held.beat = ctx.heartbeat(task, now + ctx.leaseMs));
   const spec = job.spec;
   const target = new URL(task.url);
+  if (ac.signal.aborted) return giveBack(store, task);
   const robots = spec.respectRobots ? await ctx.robots.get(target.origin) : null;
   if (robots && !robots.allowed(task.url)) {
     return record(ctx, job, task, failedPage(task.url, 0, robotsReason(robots)), [], null, task.depth === 0 && job.kind === "crawl" ? "site_refused" : null);
   }
   const delay = robots?.crawlDelay();
-  const ac = new AbortController();
-  const untrack = ctx.track(job.id, ac);
   let release: (() => void) | null = null;
   let ticket: string | null = null;
   let lost = false;
@@ -128,7 +138,6 @@ async function work(ctx: WorkContext, task: JobTask, held: Held): Promise<void> 
     }
     if (ac.signal.aborted) throw ac.signal.reason;
     if (!admitted.ok) {
-      untrack();
       await store.release(task).catch(() => {});
       return ctx.stopJob(job.id, "quota_exceeded");
     }
@@ -143,6 +152,10 @@ async function work(ctx: WorkContext, task: JobTask, held: Held): Promise<void> 
       lost = true;
       throw new Error("claim lost");
     }
+    // The last moment a stop takes the page back: from here its request is under way, and a
+    // stopping server lets it finish rather than have it fetched again elsewhere.
+    if (ac.signal.aborted) throw ac.signal.reason;
+    ctx.reading(ac);
     try {
       const { read, data } = await readJobPage(ports, {
         url: task.url, formats: spec.formats, only_main_content: spec.onlyMainContent, timeout_ms: spec.timeoutMs, signal: ac.signal,
@@ -166,29 +179,31 @@ async function work(ctx: WorkContext, task: JobTask, held: Held): Promise<void> 
   } catch (err) {
     // Aborted while waiting for the host (the job was cancelled or stopped), or storage failed.
     if (ticket) await ports.counters.release(ticket).catch(() => {});
-    untrack();
     release?.();
     if (lost) {
       ports.logger.warn({ job_id: job.id, url: task.url }, "job page left to another worker: its claim ran out before the fetch");
       return;
     }
     if (!ac.signal.aborted) throw err; // runTask decides what becomes of the entry
-    await store.release(task).catch(() => {});
-    return;
+    return giveBack(store, task);
   }
   release();
-  untrack();
   if (ac.signal.aborted) {
-    // Cancelled (the job is over) or stopping (the entry goes back for the next process).
+    // Cancelled (the job is over) or stopped mid-request (the entry goes back to the queue).
     if (ticket) await ports.counters.release(ticket).catch(() => {});
-    await store.release(task).catch(() => {});
-    return;
+    return giveBack(store, task);
   }
   const refused = page.statusCode === 429 || page.statusCode === 503 || page.statusCode === 403;
   const streak = refused ? (ctx.refusals.get(job.id) ?? 0) + 1 : 0;
   ctx.refusals.set(job.id, streak);
   const found = links.length ? await discover(ctx, job, links, task) : { tasks: [], skipped: [] };
   await record(ctx, job, task, page, found, ticket, (refused && task.depth === 0 && job.kind === "crawl") || streak >= REFUSALS_TO_STOP ? "site_refused" : null);
+}
+
+/** A claimed entry given back unread (pending again); a store that fails leaves it to its lease. */
+async function giveBack(store: JobStore, task: JobTask): Promise<"released"> {
+  await store.release(task).catch(() => {});
+  return "released";
 }
 
 async function record(

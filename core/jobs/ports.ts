@@ -93,8 +93,15 @@ export interface Delivery {
 export interface JobQueue {
   push(tasks: JobTask[]): Promise<void>;
   /** Starts calling `handle`, at most `concurrency` tasks at once in this process. */
-  start(handle: (task: JobTask) => Promise<void>, concurrency: number): Promise<void>;
-  /** Stops taking tasks; resolves when the running ones have returned. */
+  start(handle: (task: JobTask) => Promise<TaskOutcome | void>, concurrency: number): Promise<void>;
+  /** Stops taking tasks at once; resolves when the running ones have returned. Called again, the same wait. */
   stop(): Promise<void>;
 }
 
+/**
+ * How a task ended, for the queue. "handed_back": this process is stopping and did not read the
+ * page (it never claimed the entry, or gave its claim back); a shared queue hands the task to
+ * another worker at once, the in-process queue leaves it to the store for the next start.
+ * Otherwise the task is done with (its page recorded, or nothing left to do).
+ */
+export type TaskOutcome = "worked" | "handed_back";

@@ -37,6 +37,7 @@ type Hook = NonNullable<JobRecord["spec"]["webhook"]>;
 export class Webhooks {
   private readonly inFlight = new Set<Promise<void>>();
   private stopped = false;
+  private paused = false;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private timerAt = Infinity;
   private polling: Promise<void> | null = null;
@@ -79,7 +80,7 @@ export class Webhooks {
 
   /** Takes the deliveries due (this process's retries, or any a dead process left) and makes them; schedules the next look. */
   poll(): Promise<void> {
-    if (this.stopped) return Promise.resolve();
+    if (this.stopped || this.paused) return Promise.resolve();
     this.polling ??= (async () => {
       try {
         for (;;) {
@@ -101,7 +102,7 @@ export class Webhooks {
 
   /** A look at the store at `at` (the earliest asked for wins); the timer never keeps the process alive. */
   private wake(at: number): void {
-    if (this.stopped || at >= this.timerAt) return;
+    if (this.stopped || this.paused || at >= this.timerAt) return;
     if (this.timer) clearTimeout(this.timer);
     this.timerAt = at;
     const timer = setTimeout(() => {
@@ -147,6 +148,18 @@ export class Webhooks {
     const nextAt = this.now() + (this.opts.backoffMs ?? 1000) * 2 ** (n - 1);
     await this.store.retryDelivery(d.id, n, nextAt);
     this.wake(nextAt);
+  }
+
+  /**
+   * The server is stopping: it takes no more deliveries from the store (its own retries included:
+   * they wait there unheld, for another instance or the next start); attempts of events it still
+   * emits go on.
+   */
+  pause(): void {
+    this.paused = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.timerAt = Infinity;
   }
 
   /** Stops attempting (what is waiting stays in the store) and waits for attempts under way. */

@@ -3,7 +3,8 @@
  * answers for three host names, told apart by the Host header:
  *   site.test       the site: ~40 pages in nested sections, robots.txt (a disallowed /private/
  *                   and a Crawl-delay), a sitemap index with a plain and a gzipped sitemap, a
- *                   redirect chain, a 404, a page that never answers, a calendar trap, a query
+ *                   redirect chain, a 404, a page that never answers and one that answers late
+ *                   (/late?ms=N, linked from nowhere), a calendar trap, a query
  *                   string explosion, links to a private address, to a subdomain and another host;
  *   docs.site.test  a subdomain with two pages;
  *   other.test      another host.
@@ -20,6 +21,8 @@ export interface Hit {
   start: number;
   end: number;
   ua: string;
+  /** Who opened the connection, as `opts.whose` named it when the site accepted it. */
+  by?: string;
 }
 
 export interface TestSite {
@@ -56,7 +59,7 @@ const html = (title: string, body: string, links: string[]) =>
   `<!doctype html><html><head><title>${title}</title></head><body><nav>${links.map((l) => `<a href="${l}">${l}</a>`).join(" ")}</nav>` +
   `<main><article><h1>${title}</h1><p>${body}</p><p>This page is part of the Quarry test site. It has enough words to be read as an article by the extractor, with a second sentence about ${title.toLowerCase()}.</p></article></main></body></html>`;
 
-export async function startTestSite(opts: { crawlDelay?: number } = {}): Promise<TestSite> {
+export async function startTestSite(opts: { crawlDelay?: number; whose?: (clientPort: number, sitePort: number) => string | undefined } = {}): Promise<TestSite> {
   const crawlDelay = opts.crawlDelay ?? 0.05;
   const hits: Hit[] = [];
   let port = 0;
@@ -88,6 +91,8 @@ export async function startTestSite(opts: { crawlDelay?: number } = {}): Promise
     const host = (req.headers.host ?? "").replace(/:\d+$/, "");
     const url = new URL(req.url ?? "/", "http://x");
     const hit: Hit = { host, path: url.pathname + url.search, start: Date.now(), end: 0, ua: String(req.headers["user-agent"] ?? "") };
+    const by = owners.get(req.socket);
+    if (by !== undefined) hit.by = by;
     hits.push(hit);
     // The answer is over when its last byte is handed to the socket (or the client gave up).
     res.on("finish", () => (hit.end ||= Date.now()));
@@ -120,6 +125,8 @@ export async function startTestSite(opts: { crawlDelay?: number } = {}): Promise
         return res.writeHead(302, { location: "/docs/moved" }).end();
       case "/slow":
         return; // never answers: the crawler's page timeout must end it
+      case "/late": // answers after ?ms=N milliseconds
+        return void setTimeout(() => page("Late", ["/"]), Number(url.searchParams.get("ms") ?? 0));
       case "/forbidden":
         return page("Forbidden", ["/"], 403); // linked from nowhere: a start page that refuses a crawler
       case "/search": {
@@ -138,6 +145,15 @@ export async function startTestSite(opts: { crawlDelay?: number } = {}): Promise
     if (known) return page(known.title, known.links);
     return page("Not found", ["/"], 404);
   });
+  // Named once per connection, when it is accepted (a keep-alive connection carries many requests).
+  const owners = new WeakMap<object, string>();
+  if (opts.whose) {
+    const whose = opts.whose;
+    server.on("connection", (socket) => {
+      const by = whose(socket.remotePort ?? 0, socket.localPort ?? 0);
+      if (by !== undefined) owners.set(socket, by);
+    });
+  }
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
   port = (server.address() as { port: number }).port;
   const maxInFlight = (h = "site.test") => {
