@@ -29,7 +29,7 @@ function dailySeries(d, mode) {
     return d.groups.map((g) => ({ name: g, values: d.key.daily.map((x) => x.groups[g] || 0) }));
   }
   const all = d.keys.map((k) => ({
-    name: k.name + " (" + k.prefix + ")" + (k.id === d.key.id ? ", signed in" : ""),
+    name: k.name + " (" + k.prefix + ")" + (k.id === d.key.id ? ", signed in" : "") + (k.revoked_at ? ", revoked" : ""),
     values: k.daily.map((x) => x.used), total: k.used,
   }));
   if (all.length <= PALETTE_SIZE) return all;

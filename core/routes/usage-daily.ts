@@ -21,6 +21,7 @@ const KeyDaily = v.object({
   name: v.string(),
   prefix: v.pipe(v.string(), v.description("qry_ + first 4 hex + ... + last 4 hex")),
   used: v.pipe(Count, v.description("The key's counted requests over the days listed")),
+  revoked_at: v.pipe(v.nullable(v.string()), v.description("When the key was revoked; null while it is active")),
   daily: v.pipe(
     v.array(v.object({ date: Day, used: Count, groups: Groups })),
     v.description("One entry per day of `days`, in the same order"),
@@ -34,7 +35,7 @@ export const DailyUsageRecord = v.object({
   key: KeyDaily,
   keys: v.pipe(
     v.nullable(v.array(KeyDaily)),
-    v.description("With the `keys` scope: the account's active keys whose scopes are all among the caller's, newest first, the caller included; null without it"),
+    v.description("With the `keys` scope: the account's active keys whose scopes are all among the caller's, newest first, the caller included, then such keys revoked after use this month (their use is the account's month too); null without it"),
   ),
 });
 
@@ -48,7 +49,7 @@ function keyDaily(k: KeyRecord, days: string[], usage: DailyUsage | undefined) {
     used += n;
     return { date, used: n, groups };
   });
-  return { id: k.id, name: k.name, prefix: k.prefix, used, daily };
+  return { id: k.id, name: k.name, prefix: k.prefix, used, revoked_at: k.revoked_at, daily };
 }
 
 export function dailyUsageRoute({ ports }: AppDeps): RouteDef {
@@ -61,7 +62,8 @@ export function dailyUsageRoute({ ports }: AppDeps): RouteDef {
       "Counts this month's requests per UTC day and usage group (search, video, research, social, scrape, crawl), as they count toward " +
       "the quota: each answered request on the day it was admitted; refused requests and 5xx answers on no day. `key` is the " +
       "calling key. With the `keys` scope, `keys` lists the account's active keys whose scopes are all among the caller's (the " +
-      "keys GET /v1/keys shows), each with the same daily series, so they can be compared side by side; without it `keys` is " +
+      "keys GET /v1/keys shows), each with the same daily series, so they can be compared side by side, then the keys of that kind " +
+      "revoked after use this month (with `revoked_at`), so revoking a key does not hide what it cost; without it `keys` is " +
       "null. Not metered: it counts toward the per-minute limit only. The dashboard's usage view draws it.",
     auth: true,
     scope: null,
@@ -76,12 +78,14 @@ export function dailyUsageRoute({ ports }: AppDeps): RouteDef {
       const days = daysSoFar(now);
       let others: KeyRecord[] | null = null;
       if (key.scopes.includes("keys")) {
+        // Active keys newest first, then the revoked ones (newest first; only those used this month stay, below).
         others = (await ports.keys.listKeys(account.name))
-          .filter((k) => !k.revoked_at && canManage(key.scopes, k.scopes))
-          .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+          .filter((k) => canManage(key.scopes, k.scopes))
+          .sort((a, b) => Number(a.revoked_at !== null) - Number(b.revoked_at !== null) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
       }
       const ids = [...new Set([key.id, ...(others ?? []).map((k) => k.id)])];
       const usage = await ports.counters.daily(ids, period);
+      others = others && others.filter((k) => !k.revoked_at || Object.keys(usage[k.id] ?? {}).length > 0);
       return c.json({
         period,
         days,

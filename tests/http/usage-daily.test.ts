@@ -87,6 +87,15 @@ describe.each(stores)("GET /v1/usage/daily over HTTP on $name", ({ pg, redis }) 
     }
     const top = await (await call("/v1/usage/daily", stronger.key)).json();
     expect(top.keys).toHaveLength(3);
+
+    // Revoking a key does not hide what it cost this month: it follows the active keys, marked; an unused revoked key is left out.
+    const unused = createKeyCli(env, "acme", "scrape");
+    ids.push(unused.id);
+    for (const k of [lesser, unused]) expect((await call(`/v1/keys/${k.id}`, manager.key, { method: "DELETE" })).status).toBe(200);
+    const after = await (await call("/v1/usage/daily", manager.key)).json();
+    expect(after.keys.map((k: { id: string; revoked_at: string | null }) => [k.id, k.revoked_at !== null])).toEqual([[manager.id, false], [lesser.id, true]]);
+    expect(after.keys[1]).toMatchObject({ used: 3, revoked_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/) });
+    expect(after.keys.reduce((n: number, k: { used: number }) => n + k.used, 0)).toBe(5);
   }, 60_000);
 
   it("keeps the days across a restart", async () => {

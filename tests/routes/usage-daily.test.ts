@@ -62,9 +62,14 @@ describe.each(["memory", "sqlite"] as const)("GET /v1/usage/daily (%s)", (storag
     const top = await daily(t, stronger.secret);
     expect(top.keys.map((k: { id: string }) => k.id).sort()).toEqual([manager.id, lesser.id, stronger.id].sort());
     expect(top.keys.find((k: { id: string }) => k.id === stronger.id).daily.at(-1)).toMatchObject({ date: "2026-11-22", used: 3 });
-    // a revoked key drops out of the list
+    // a revoked key that was used this month stays, after the active ones and marked: its use is the account's month too
     expect((await t.request(`/v1/keys/${lesser.id}`, { method: "DELETE", key: manager.secret })).status).toBe(200);
-    expect((await daily(t, manager.secret)).keys.map((k: { id: string }) => k.id)).toEqual([manager.id]);
+    const after = (await daily(t, manager.secret)).keys;
+    expect(after.map((k: { id: string; used: number; revoked_at: string | null }) => [k.id, k.used, k.revoked_at])).toEqual([[manager.id, 1, null], [lesser.id, 2, expect.any(String)]]);
+    // one never used is left out once revoked
+    const idle = await t.key("acme", ["search"]);
+    expect((await t.request(`/v1/keys/${idle.id}`, { method: "DELETE", key: manager.secret })).status).toBe(200);
+    expect((await daily(t, manager.secret)).keys.map((k: { id: string }) => k.id)).toEqual([manager.id, lesser.id]);
   });
 
   it("starts a new month from day 1 with nothing counted, and takes a per-minute slot but no quota", async () => {
