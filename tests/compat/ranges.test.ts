@@ -55,6 +55,7 @@ describe("Firecrawl: a value Firecrawl's own validation refuses", () => {
       [client.scrape(page, { waitFor: 6000, timeout: 10_000 }), "waitFor: waitFor (6000 ms) must not exceed half of timeout (10000 ms), which also covers loading the page"],
       [client.scrape(page, { actions: [{ type: "wait", milliseconds: 40_000 }, { type: "wait", milliseconds: 30_000 }] }), "actions: waitFor and the wait actions add up to 70000 ms; Firecrawl takes at most 60000 ms of waiting in all"],
       [client.startCrawl(root, { scrapeOptions: { timeout: 2.5 } }), "scrapeOptions.timeout: timeout must be a whole number of milliseconds"],
+      [client.startCrawl(root, { scrapeOptions: { waitFor: 3000, timeout: 5000 } }), "scrapeOptions.waitFor: waitFor (3000 ms) must not exceed half of timeout (5000 ms), which also covers loading the page"],
       [client.startCrawl(root, { maxConcurrency: 0 }), "maxConcurrency: maxConcurrency must be at least 1"],
       [client.startBatchScrape([page], { options: { actions: wait51 } }), "actions: actions takes at most 50 steps"],
     ] as const) {

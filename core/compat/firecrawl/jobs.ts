@@ -30,9 +30,9 @@ const V1_MAX_DEPTH = 10;
  */
 function pageOptions(opts: FirecrawlScrapeOptions | null | undefined, ignored: Set<string>, clamped: Clamped[], prefix: string, canRender: boolean): Record<string, unknown> {
   if (!opts) return {};
-  const plan = toNativeScrape("", opts, [], canRender);
+  const plan = toNativeScrape("", opts, [], canRender, prefix);
   for (const name of plan.ignored) ignored.add(prefix + name);
-  for (const c of plan.clamped) clamped.push({ ...c, option: prefix + c.option });
+  clamped.push(...plan.clamped);
   const { url: _url, ...native } = plan.native;
   return native;
 }

@@ -63,11 +63,12 @@ function action(a: Record<string, unknown>, i: number, clamped: Clamped[]): Reco
 
 /**
  * `known` are the option names the caller's schema declares beside the scrape options (url,
- * origin, …). Without a browser on this server, what only a browser does (waitFor, actions, a
+ * origin, …); `prefix` is where the options sit in the caller's body (`scrapeOptions.` for a
+ * crawl). Without a browser on this server, what only a browser does (waitFor, actions, a
  * screenshot) is named as not applied rather than refused: the page is still read.
  */
-export function toNativeScrape(url: string, opts: FirecrawlScrapeOptions, known: string[], canRender: boolean): ScrapePlan {
-  refuseAsFirecrawl(opts);
+export function toNativeScrape(url: string, opts: FirecrawlScrapeOptions, known: string[], canRender: boolean, prefix = ""): ScrapePlan {
+  refuseAsFirecrawl(opts, prefix);
   const ignored = new Set<string>();
   const clamped: Clamped[] = [];
   const asked = (opts.formats ?? ["markdown"]).map((f) => (typeof f === "string" ? f : f.type));
@@ -100,17 +101,17 @@ export function toNativeScrape(url: string, opts: FirecrawlScrapeOptions, known:
   for (const [k, val] of Object.entries(opts)) {
     if (!honoured.has(k) && val !== undefined && val !== null && val !== false && !(Array.isArray(val) && val.length === 0)) ignored.add(k);
   }
-  return { native, formats: asked, ignored: [...ignored].sort(), clamped };
+  return { native, formats: asked, ignored: [...ignored].sort(), clamped: clamped.map((c) => ({ ...c, option: prefix + c.option })) };
 }
 
 /** Firecrawl's checks across fields: waitFor at most half of timeout; at most 60 s of waiting in all. */
-function refuseAsFirecrawl(opts: FirecrawlScrapeOptions): void {
+function refuseAsFirecrawl(opts: FirecrawlScrapeOptions, prefix: string): void {
   if (opts.waitFor && opts.timeout && opts.waitFor > opts.timeout / 2) {
-    throw badField("waitFor", `waitFor (${opts.waitFor} ms) must not exceed half of timeout (${opts.timeout} ms), which also covers loading the page`);
+    throw badField(`${prefix}waitFor`, `waitFor (${opts.waitFor} ms) must not exceed half of timeout (${opts.timeout} ms), which also covers loading the page`);
   }
   const total = (opts.waitFor ?? 0) + (opts.actions ?? []).reduce((sum, a) => sum + waitOf(a as Record<string, unknown>), 0);
   if (opts.actions?.length && total > MAX_TOTAL_WAIT_MS) {
-    throw badField("actions", `waitFor and the wait actions add up to ${total} ms; Firecrawl takes at most ${MAX_TOTAL_WAIT_MS} ms of waiting in all`);
+    throw badField(`${prefix}actions`, `waitFor and the wait actions add up to ${total} ms; Firecrawl takes at most ${MAX_TOTAL_WAIT_MS} ms of waiting in all`);
   }
 }
 
