@@ -49,7 +49,8 @@ describe("Firecrawl: a value Firecrawl's own validation refuses", () => {
     const wait51 = Array.from({ length: 51 }, () => ({ type: "scroll" as const, direction: "down" as const }));
     for (const [call, message] of [
       [client.map(root, { limit: 0 }), "limit: limit must be at least 1"],
-      [client.map(root, { limit: 30_001 }), "limit: limit must be at most 30000"],
+      [client.map(root, { limit: 100_001 }), "limit: limit must be at most 100000"],
+      [client.scrape(page, { timeout: 999 }), "timeout: timeout must be at least 1000 milliseconds"],
       [client.scrape(page, { timeout: 1500.5 }), "timeout: timeout must be a whole number of milliseconds"],
       [client.scrape(page, { waitFor: 60_001 }), "waitFor: waitFor must be at most 60000 milliseconds"],
       [client.scrape(page, { waitFor: 6000, timeout: 10_000 }), "waitFor: waitFor (6000 ms) must not exceed half of timeout (10000 ms), which also covers loading the page"],
@@ -57,6 +58,7 @@ describe("Firecrawl: a value Firecrawl's own validation refuses", () => {
       [client.startCrawl(root, { scrapeOptions: { timeout: 2.5 } }), "scrapeOptions.timeout: timeout must be a whole number of milliseconds"],
       [client.startCrawl(root, { scrapeOptions: { waitFor: 3000, timeout: 5000 } }), "scrapeOptions.waitFor: waitFor (3000 ms) must not exceed half of timeout (5000 ms), which also covers loading the page"],
       [client.startCrawl(root, { maxConcurrency: 0 }), "maxConcurrency: maxConcurrency must be at least 1"],
+      [client.startCrawl(root, { delay: 61 }), "delay: delay is in seconds and must be at most 60"],
       [client.startBatchScrape([page], { options: { actions: wait51 } }), "actions: actions takes at most 50 steps"],
     ] as const) {
       const err = await errorOf(call);
@@ -64,7 +66,11 @@ describe("Firecrawl: a value Firecrawl's own validation refuses", () => {
     }
     // What the SDK refuses itself (a timeout of 0 or less) the route refuses too.
     const raw = await firecrawlPost("/v2/scrape", { url: page, timeout: -5 });
-    expect(raw).toMatchObject({ status: 400, body: { success: false, error: "timeout: timeout must be more than 0 milliseconds", details: [{ field: "timeout" }] } });
+    expect(raw).toMatchObject({ status: 400, body: { success: false, error: "timeout: timeout must be at least 1000 milliseconds", details: [{ field: "timeout" }] } });
+    // v1's scrape has a default timeout (30000 ms), and waitFor must fit in half of it too.
+    const v1Wait = await errorOf(v1(h.keys.solo).scrapeUrl(page, { waitFor: 20_000 }));
+    expect((v1Wait as Error & { statusCode: number }).statusCode).toBe(400);
+    expect(v1Wait.message).toContain("waitFor: waitFor (20000 ms) must not exceed half of timeout (Firecrawl v1's default, 30000 ms), which also covers loading the page");
     // v1 refuses a start URL deeper than maxDepth (path segments; 10 unless given).
     const deep = await errorOf(v1(h.keys.solo).asyncCrawlUrl(`${h.site.url}/deep/a/b/c/`, { maxDepth: 2 }));
     expect((deep as Error & { statusCode: number }).statusCode).toBe(400);
@@ -84,7 +90,7 @@ describe("Firecrawl: a value Firecrawl takes and Quarry cannot honour", () => {
     expect(crawl.body.quarry!.clamped).toEqual([
       { option: "limit", requested: 20_000, applied: 10_000, reason: "Quarry crawls at most 10000 pages a job" },
       { option: "maxDiscoveryDepth", requested: -1, applied: 10, reason: "Firecrawl sets no depth bound for a maxDiscoveryDepth below 0 or with a fraction; Quarry follows links at most 10 deep" },
-      { option: "scrapeOptions.timeout", requested: 90_000, applied: 60_000, reason: "Quarry gives a page from 1000 to 60000 ms" },
+      { option: "scrapeOptions.timeout", requested: 90_000, applied: 60_000, reason: "Quarry gives a page at most 60000 ms" },
     ]);
     expect(crawl.body.warning).toContain("Quarry applied limit 10000 instead of 20000: Quarry crawls at most 10000 pages a job.");
     const v1Crawl = await firecrawlPost("/v1/crawl", { url: lone, maxDepth: 12 });
@@ -105,7 +111,7 @@ describe("Firecrawl: a value Firecrawl takes and Quarry cannot honour", () => {
     expect(links.links.length).toBe(PAGES + 1);
     const doc = await v2(h.keys.solo).scrape(`${h.site.url}/article`, { timeout: 90_000 });
     expect(doc.markdown).toContain("Log-structured merge trees");
-    expect(doc.warning).toBe("Quarry applied timeout 60000 instead of 90000: Quarry gives a page from 1000 to 60000 ms.");
+    expect(doc.warning).toBe("Quarry applied timeout 60000 instead of 90000: Quarry gives a page at most 60000 ms.");
   }, 60_000);
 
   it("a map that gives no limit lists up to Firecrawl's default 5000, not native's 100", async () => {

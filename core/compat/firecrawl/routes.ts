@@ -14,12 +14,12 @@ import { FirecrawlSearchBody, toNativeSearch, webResult, type NativeSearch } fro
 
 const ScrapeBody = v.looseObject({ ...ScrapeOptions.entries, url: v.string("url must be a string") });
 
-export function firecrawlScrape(dispatch: Dispatch, canRender: () => boolean) {
+export function firecrawlScrape(dispatch: Dispatch, canRender: () => boolean, version: "v1" | "v2") {
   return async (c: Context<AppEnv>) => {
     const body = await readBody(c, ScrapeBody);
     const url = withScheme(body.url);
     refuseSchemesAsInvalid([{ field: "url", url }]);
-    const plan = toNativeScrape(url, body, ["url"], canRender());
+    const plan = toNativeScrape(url, body, ["url"], canRender(), "", version === "v1");
     const native = bodyOf<Parameters<typeof toDocument>[1]>(await dispatch(c, { method: "POST", path: "/v1/scrape", body: plan.native, authorization: authorizationOf(c) }));
     const doc = toDocument(plan, native);
     return c.json({

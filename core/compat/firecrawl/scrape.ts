@@ -4,8 +4,8 @@
  * are accepted and named in the document's `warning` and in `quarry.ignored`.
  */
 import * as v from "valibot";
-import { bounded, capped, clampedWords, type Clamped } from "../clamped.ts";
-import { badField, MAX_ACTIONS, MAX_TOTAL_WAIT_MS, PageTimeout, WaitFor } from "./checks.ts";
+import { capped, clampedWords, type Clamped } from "../clamped.ts";
+import { badField, MAX_ACTIONS, MAX_TOTAL_WAIT_MS, PageTimeout, V1_SCRAPE_TIMEOUT, WaitFor } from "./checks.ts";
 
 /** Keys that say who sent the request, not what to do: accepted, never "ignored". */
 export const CLIENT_FIELDS = ["origin", "integration"];
@@ -34,7 +34,7 @@ export interface ScrapePlan {
 }
 
 /** Quarry's bounds for a page (native `timeout_ms`, `wait_for` and a wait action's `ms`). */
-const PAGE_MS = { min: 1000, max: 60_000 };
+const PAGE_MAX_MS = 60_000;
 const MAX_WAIT_MS = 30_000;
 const MAX_NATIVE_ACTIONS = 20;
 
@@ -67,8 +67,8 @@ function action(a: Record<string, unknown>, i: number, clamped: Clamped[]): Reco
  * crawl). Without a browser on this server, what only a browser does (waitFor, actions, a
  * screenshot) is named as not applied rather than refused: the page is still read.
  */
-export function toNativeScrape(url: string, opts: FirecrawlScrapeOptions, known: string[], canRender: boolean, prefix = ""): ScrapePlan {
-  refuseAsFirecrawl(opts, prefix);
+export function toNativeScrape(url: string, opts: FirecrawlScrapeOptions, known: string[], canRender: boolean, prefix = "", v1Scrape = false): ScrapePlan {
+  refuseAsFirecrawl(opts, prefix, v1Scrape);
   const ignored = new Set<string>();
   const clamped: Clamped[] = [];
   const asked = (opts.formats ?? ["markdown"]).map((f) => (typeof f === "string" ? f : f.type));
@@ -80,7 +80,7 @@ export function toNativeScrape(url: string, opts: FirecrawlScrapeOptions, known:
   if ((native.formats as string[]).length === 0) native.formats = ["markdown"];
   if (typeof opts.onlyMainContent === "boolean") native.only_main_content = opts.onlyMainContent;
   if (typeof opts.timeout === "number") {
-    native.timeout_ms = bounded(clamped, "timeout", opts.timeout, PAGE_MS.min, PAGE_MS.max, `Quarry gives a page from ${PAGE_MS.min} to ${PAGE_MS.max} ms`);
+    native.timeout_ms = capped(clamped, "timeout", opts.timeout, PAGE_MAX_MS, `Quarry gives a page at most ${PAGE_MAX_MS} ms`);
   }
   if (typeof opts.waitFor === "number" && opts.waitFor > 0) {
     if (canRender) native.wait_for = capped(clamped, "waitFor", opts.waitFor, MAX_WAIT_MS, `Quarry waits at most ${MAX_WAIT_MS} ms for a page`);
@@ -88,7 +88,7 @@ export function toNativeScrape(url: string, opts: FirecrawlScrapeOptions, known:
   }
   // Without a timeout the page keeps the native default (15 s) after the wait. With one, Firecrawl's
   // own rule (waitFor at most half of it, checked above) leaves room for the wait within Quarry's bounds.
-  if (typeof native.wait_for === "number" && native.timeout_ms === undefined) native.timeout_ms = Math.min(PAGE_MS.max, native.wait_for + 15_000);
+  if (typeof native.wait_for === "number" && native.timeout_ms === undefined) native.timeout_ms = Math.min(PAGE_MAX_MS, native.wait_for + 15_000);
   if (opts.actions?.length && !canRender) ignored.add("actions (no browser on this server)");
   else if (opts.actions?.length) {
     const mapped = opts.actions.map((a, i) => action(a as Record<string, unknown>, i, clamped));
@@ -104,10 +104,15 @@ export function toNativeScrape(url: string, opts: FirecrawlScrapeOptions, known:
   return { native, formats: asked, ignored: [...ignored].sort(), clamped: clamped.map((c) => ({ ...c, option: prefix + c.option })) };
 }
 
-/** Firecrawl's checks across fields: waitFor at most half of timeout; at most 60 s of waiting in all. */
-function refuseAsFirecrawl(opts: FirecrawlScrapeOptions, prefix: string): void {
-  if (opts.waitFor && opts.timeout && opts.waitFor > opts.timeout / 2) {
-    throw badField(`${prefix}waitFor`, `waitFor (${opts.waitFor} ms) must not exceed half of timeout (${opts.timeout} ms), which also covers loading the page`);
+/**
+ * Firecrawl's checks across fields: waitFor at most half of timeout (on v1's scrape, of its default
+ * 30000 ms when none is given); at most 60 s of waiting in all.
+ */
+function refuseAsFirecrawl(opts: FirecrawlScrapeOptions, prefix: string, v1Scrape: boolean): void {
+  const timeout = opts.timeout ?? (v1Scrape ? V1_SCRAPE_TIMEOUT : undefined);
+  if (opts.waitFor && timeout && opts.waitFor > timeout / 2) {
+    const which = opts.timeout ? `timeout (${timeout} ms)` : `timeout (Firecrawl v1's default, ${timeout} ms)`;
+    throw badField(`${prefix}waitFor`, `waitFor (${opts.waitFor} ms) must not exceed half of ${which}, which also covers loading the page`);
   }
   const total = (opts.waitFor ?? 0) + (opts.actions ?? []).reduce((sum, a) => sum + waitOf(a as Record<string, unknown>), 0);
   if (opts.actions?.length && total > MAX_TOTAL_WAIT_MS) {
