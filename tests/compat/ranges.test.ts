@@ -9,7 +9,7 @@ import Firecrawl, { FirecrawlAppV1, SdkError } from "@mendable/firecrawl-js";
 import { tavily } from "@tavily/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { send } from "../helpers/page-server.ts";
-import { ARTICLE_PAGE, errorOf, startHarness, type Harness } from "./harness.ts";
+import { errorOf, startHarness, type Harness } from "./harness.ts";
 
 const PAGES = 130;
 let h: Harness;
@@ -34,7 +34,7 @@ beforeAll(async () => {
   bare = h.site.url.replace(/^http:\/\//, "");
   const links = Array.from({ length: PAGES }, (_, i) => `<li><a href="/site/p/${slug(i)}">Article ${i}</a></li>`).join("");
   h.site.route("/site/", send("text/html; charset=utf-8", `<html><head><title>The site</title></head><body><main><h1>All articles</h1><ul>${links}</ul></main></body></html>`));
-  for (let i = 0; i < PAGES; i++) h.site.route(`/site/p/${slug(i)}`, send("text/html; charset=utf-8", ARTICLE_PAGE.replaceAll("Compaction in LSM trees", `Article ${slug(i)}`)));
+  for (let i = 0; i < PAGES; i++) h.site.route(`/site/p/${slug(i)}`, send("text/html; charset=utf-8", LONE.replaceAll("Alone", `Article ${slug(i)}`)));
   h.site.route("/lone/", send("text/html; charset=utf-8", LONE));
   h.site.route("/deep/a/b/c/", send("text/html; charset=utf-8", LONE));
   h.site.route("/robots.txt", send("text/plain", "User-agent: *\nAllow: /\n"));
@@ -113,6 +113,15 @@ describe("Firecrawl: a value Firecrawl takes and Quarry cannot honour", () => {
     expect(doc.markdown).toContain("Log-structured merge trees");
     expect(doc.warning).toBe("Quarry applied timeout 60000 instead of 90000: Quarry gives a page at most 60000 ms.");
   }, 60_000);
+
+  it("a crawl that gives no limit or depth reads as Firecrawl's defaults do (10000 pages, no depth bound), not native's 100 pages 3 links deep", async () => {
+    for (let i = 0; i < 6; i++) h.site.route(`/chain/${slug(i)}`, send("text/html; charset=utf-8", LONE.replace("</article>", `<a href="/chain/${slug(i + 1)}">next</a></article>`)));
+    h.site.route(`/chain/${slug(6)}`, send("text/html; charset=utf-8", LONE));
+    const chain = await v2(h.keys.solo).crawl(`${h.site.url}/chain/${slug(0)}`, { pollInterval: 1 });
+    expect(chain.data.map((d) => d.metadata?.sourceURL).sort()).toEqual(Array.from({ length: 7 }, (_, i) => `${h.site.url}/chain/${slug(i)}`));
+    const site = await v2(h.keys.solo).crawl(root, { pollInterval: 1 });
+    expect(new Set(site.data.map((d) => d.metadata?.sourceURL)).size).toBe(PAGES + 1);
+  }, 120_000);
 
   it("a map that gives no limit lists up to Firecrawl's default 5000, not native's 100", async () => {
     const res = await v2(h.keys.solo).map(root);

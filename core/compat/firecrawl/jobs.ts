@@ -20,7 +20,8 @@ import { CLIENT_FIELDS, firecrawlWarning, ScrapeOptions, toNativeScrape, type Fi
 /** Quarry's crawl: 1 to 10000 pages, links followed at most 10 deep. */
 const MAX_PAGES = 10_000;
 const MAX_DEPTH = 10;
-/** Firecrawl v1's `maxDepth` when the body leaves it out. */
+/** Firecrawl's crawl `limit`, and v1's `maxDepth`, when the body leaves them out. */
+const FIRECRAWL_LIMIT = 10_000;
 const V1_MAX_DEPTH = 10;
 
 /**
@@ -97,13 +98,15 @@ function started(c: Context<AppEnv>, base: string, id: string, ignored: string[]
  * Firecrawl takes any number as a crawl's `limit` and depth. Quarry applies a whole number within
  * its own bounds and says which: a `maxDiscoveryDepth` below 0 or with a fraction never matches a
  * link's depth in Firecrawl's crawler, so it sets no bound there and gets Quarry's deepest here.
+ * A value left out is Firecrawl's default, not native's: 10000 pages, and no depth bound (v2) or
+ * v1's `maxDepth` 10, Quarry's deepest either way.
  */
-function crawlBounds(body: v.InferOutput<typeof CrawlBody>, url: string, version: "v1" | "v2", clamped: Clamped[]): { limit?: number; max_depth?: number } {
-  const out: { limit?: number; max_depth?: number } = {};
-  if (typeof body.limit === "number") {
-    out.limit = Math.min(MAX_PAGES, Math.max(1, Math.floor(body.limit)));
-    if (out.limit !== body.limit) clamped.push({ option: "limit", requested: body.limit, applied: out.limit, reason: body.limit > MAX_PAGES ? `Quarry crawls at most ${MAX_PAGES} pages a job` : "Quarry crawls a whole number of pages, at least 1" });
+function crawlBounds(body: v.InferOutput<typeof CrawlBody>, url: string, version: "v1" | "v2", clamped: Clamped[]): { limit: number; max_depth: number } {
+  const limit = Math.min(MAX_PAGES, Math.max(1, Math.floor(body.limit ?? FIRECRAWL_LIMIT)));
+  if (typeof body.limit === "number" && limit !== body.limit) {
+    clamped.push({ option: "limit", requested: body.limit, applied: limit, reason: body.limit > MAX_PAGES ? `Quarry crawls at most ${MAX_PAGES} pages a job` : "Quarry crawls a whole number of pages, at least 1" });
   }
+  const out = { limit, max_depth: MAX_DEPTH };
   // Firecrawl v1 refuses a start URL whose path is deeper than maxDepth (10 unless given).
   if (version === "v1" && urlDepth(url) > (body.maxDepth ?? V1_MAX_DEPTH)) {
     throw badField("maxDepth", `the URL's path is ${urlDepth(url)} segments deep, more than maxDepth (${body.maxDepth ?? V1_MAX_DEPTH}); raise maxDepth or start higher up the site`);
