@@ -1,9 +1,9 @@
 /**
  * What Firecrawl's own request validation refuses (its v1 and v2 request schemas, as of the
- * @mendable/firecrawl-js 4.x clients), so that the
- * compatible routes refuse the same values with a 400 naming the field, and how it reads a
- * target URL without a scheme. Values it takes that Quarry cannot honour are not refused here:
- * the routes apply them at Quarry's bounds and say so (`../clamped.ts`).
+ * @mendable/firecrawl-js 4.x clients), so that the compatible routes refuse the same values with
+ * a 400 naming the field, and how it reads a target URL without a scheme. Values it takes that
+ * Quarry cannot honour are not refused here: the routes apply them at Quarry's bounds and say so
+ * (`../clamped.ts`).
  */
 import * as v from "valibot";
 import { ApiError } from "../../errors.ts";
