@@ -166,4 +166,10 @@ describe("Tavily: the documented defaults", () => {
     const some = await tvly(h.keys.solo).map(root, { limit: 70 });
     expect(some.results.length).toBe(70);
   }, 60_000);
+
+  it("a map that gives no timeout waits as Tavily's default 150 s does (read for up to Quarry's 60 s), not native's 15 s", async () => {
+    h.site.route("/late/", (req, res) => void setTimeout(() => send("text/html; charset=utf-8", `<html><body><a href="/late/one">one</a><a href="/late/two">two</a></body></html>`)(req, res), 16_000));
+    const res = await tvly(h.keys.solo).map(`${h.site.url}/late/`);
+    expect(res.results.sort()).toEqual([`${h.site.url}/late/`, `${h.site.url}/late/one`, `${h.site.url}/late/two`]);
+  }, 60_000);
 });
