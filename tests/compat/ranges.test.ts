@@ -101,6 +101,10 @@ describe("Firecrawl: a value Firecrawl takes and Quarry cannot honour", () => {
       { option: "limit", requested: 6000, applied: 5000, reason: "Quarry's map lists at most 5000 URLs" },
       { option: "timeout", requested: 90_000, applied: 60_000, reason: "Quarry's map reads for 1000 to 60000 ms, and answers with what it found by then" },
     ]);
+    // A search longer than Quarry's 200 characters: the first 200 are applied, and the rest is said not to be.
+    const long = await firecrawlPost("/v2/map", { url: root, limit: 10, search: `article ${"x".repeat(300)}` });
+    expect(long.status).toBe(200);
+    expect(long.body.warning).toBe("Quarry accepted but did not apply: search past its first 200 characters.");
     // In range: nothing clamped and no warning.
     const plain = await firecrawlPost("/v2/map", { url: root, limit: 10 });
     expect({ clamped: plain.body.quarry!.clamped, warning: plain.body.warning }).toEqual({ clamped: [], warning: undefined });

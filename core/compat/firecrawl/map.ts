@@ -26,6 +26,7 @@ const MapBody = v.looseObject({
 /** Quarry's map: at most 5000 URLs, reading for 1 to 60 s. */
 const MAX_LINKS = 5000;
 const MAP_MS = { min: 1000, max: 60_000 };
+const MAX_SEARCH = 200;
 
 export function firecrawlMap(dispatch: Dispatch, version: "v1" | "v2") {
   return async (c: Context<AppEnv>) => {
@@ -39,13 +40,17 @@ export function firecrawlMap(dispatch: Dispatch, version: "v1" | "v2") {
       clamped.push({ option: "limit", requested: body.limit, applied: limit, reason: body.limit > MAX_LINKS ? `Quarry's map lists at most ${MAX_LINKS} URLs` : "a map lists a whole number of URLs" });
     }
     const native: Record<string, unknown> = { url, limit };
-    if (body.search) native.search = body.search.slice(0, 200);
+    // Quarry's map searches with at most 200 characters; Firecrawl takes any search.
+    const search = body.search?.trim() ?? "";
+    if (search) native.search = search.slice(0, MAX_SEARCH);
     const sitemap = body.sitemap ?? (body.sitemapOnly ? "only" : body.ignoreSitemap ? "skip" : undefined);
     if (sitemap) native.sitemap = sitemap;
     if (typeof body.includeSubdomains === "boolean") native.include_subdomains = body.includeSubdomains;
     if (typeof body.timeout === "number") native.timeout_ms = bounded(clamped, "timeout", Math.ceil(body.timeout), MAP_MS.min, MAP_MS.max, `Quarry's map reads for ${MAP_MS.min} to ${MAP_MS.max} ms, and answers with what it found by then`);
     const known = new Set([...CLIENT_FIELDS, "url", "search", "sitemap", "ignoreSitemap", "sitemapOnly", "includeSubdomains", "limit", "timeout"]);
-    const ignored = Object.entries(body).filter(([k, val]) => !known.has(k) && val !== undefined && val !== null && val !== false).map(([k]) => k).sort();
+    const ignored = Object.entries(body).filter(([k, val]) => !known.has(k) && val !== undefined && val !== null && val !== false).map(([k]) => k);
+    if (search.length > MAX_SEARCH) ignored.push(`search past its first ${MAX_SEARCH} characters`);
+    ignored.sort();
     const res = bodyOf<{ meta: Record<string, unknown>; links: Array<{ url: string; title: string | null }> }>(await dispatch(c, { method: "POST", path: "/v1/map", body: native, authorization: authorizationOf(c) }));
     const warning = firecrawlWarning(ignored, clamped);
     return c.json({
