@@ -41,6 +41,8 @@ describe("Firecrawl → native", () => {
     expect(withBrowser.native).toEqual({ url: "https://example.org/", formats: ["markdown", "html", "links", "screenshot"], only_main_content: false, timeout_ms: 60_000, wait_for: 500, actions: [{ type: "click", selector: "#more" }] });
     expect(v.safeParse(ScrapeBody, withBrowser.native).success).toBe(true);
     expect(withBrowser.ignored).toEqual(["actions.executeJavascript", "formats.json", "formats.rawHtml (Quarry returns the cleaned HTML)"]);
+    // Firecrawl takes a 90 s timeout; Quarry applies its 60 s and says so.
+    expect(withBrowser.clamped).toEqual([{ option: "timeout", requested: 90_000, applied: 60_000, reason: "Quarry gives a page at most 60000 ms" }]);
     const without = toNativeScrape("https://example.org/", opts, [], false);
     expect(without.native).toEqual({ url: "https://example.org/", formats: ["markdown", "html", "links"], only_main_content: false, timeout_ms: 60_000 });
     expect(without.ignored).toEqual(expect.arrayContaining(["actions (no browser on this server)", "waitFor (no browser on this server)", "formats.screenshot (no browser on this server)"]));

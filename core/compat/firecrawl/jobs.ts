@@ -13,19 +13,27 @@ import { compilePathPattern, PATTERN_RULE } from "../../jobs/path-patterns.ts";
 import { authorizationOf, type Dispatch } from "../dispatch.ts";
 import { asIgnored, bodyOf, readBody, refuseSchemesAsInvalid } from "../http.ts";
 import { JOB_PATH, jobSlice, skipOf, skipQuery, wholeJob, type JobKind, type NativeJob } from "../native-jobs.ts";
-import { CLIENT_FIELDS, ignoredWarning, ScrapeOptions, toNativeScrape, type FirecrawlScrapeOptions } from "./scrape.ts";
+import type { Clamped } from "../clamped.ts";
+import { badField, Delay, MaxConcurrency, urlDepth, withScheme } from "./checks.ts";
+import { CLIENT_FIELDS, firecrawlWarning, ScrapeOptions, toNativeScrape, type FirecrawlScrapeOptions } from "./scrape.ts";
 
-const clamp = (n: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, Math.round(n)));
+/** Quarry's crawl: 1 to 10000 pages, links followed at most 10 deep. */
+const MAX_PAGES = 10_000;
+const MAX_DEPTH = 10;
+/** Firecrawl's crawl `limit`, and v1's `maxDepth`, when the body leaves them out. */
+const FIRECRAWL_LIMIT = 10_000;
+const V1_MAX_DEPTH = 10;
 
 /**
  * Page options of a job from Firecrawl's scrape options, mapped as scrape maps them (formats,
  * onlyMainContent, timeout, and with a browser on this server waitFor, actions and the
  * screenshot format, which jobs render as scrape does); what cannot apply is named.
  */
-function pageOptions(opts: FirecrawlScrapeOptions | null | undefined, ignored: Set<string>, prefix: string, canRender: boolean): Record<string, unknown> {
+function pageOptions(opts: FirecrawlScrapeOptions | null | undefined, ignored: Set<string>, clamped: Clamped[], prefix: string, canRender: boolean): Record<string, unknown> {
   if (!opts) return {};
-  const plan = toNativeScrape("", opts, [], canRender);
+  const plan = toNativeScrape("", opts, [], canRender, prefix);
   for (const name of plan.ignored) ignored.add(prefix + name);
+  clamped.push(...plan.clamped);
   const { url: _url, ...native } = plan.native;
   return native;
 }
@@ -67,29 +75,62 @@ const CrawlBody = v.looseObject({
   allowSubdomains: v.optional(v.nullable(v.boolean())),
   scrapeOptions: v.optional(v.nullable(ScrapeOptions)),
   webhook: loose,
+  maxConcurrency: MaxConcurrency,
+  delay: Delay,
 });
 const BatchBody = v.looseObject({
   ...ScrapeOptions.entries,
   urls: v.pipe(v.array(v.string("each URL must be a string"), "urls must be an array of URLs"), v.minLength(1, "urls must not be empty")),
   ignoreInvalidURLs: v.optional(v.nullable(v.boolean())),
   webhook: loose,
+  maxConcurrency: MaxConcurrency,
 });
 
 /** The public base of this API's URLs: QUARRY_PUBLIC_URL, or the origin the request came to. */
 export type PublicBase = (c: Context<AppEnv>) => string;
 
-function started(c: Context<AppEnv>, base: string, id: string, ignored: string[], extra: Record<string, unknown> = {}) {
-  return c.json({ success: true, id, url: `${base}/${id}`, ...extra, ...(ignored.length ? { warning: ignoredWarning(ignored) } : {}), quarry: { ignored: asIgnored(ignored) } });
+function started(c: Context<AppEnv>, base: string, id: string, ignored: string[], clamped: Clamped[], extra: Record<string, unknown> = {}) {
+  const warning = firecrawlWarning(ignored, clamped);
+  return c.json({ success: true, id, url: `${base}/${id}`, ...extra, ...(warning ? { warning } : {}), quarry: { ignored: asIgnored(ignored), clamped } });
+}
+
+/**
+ * Firecrawl takes any number as a crawl's `limit` and depth. Quarry applies a whole number within
+ * its own bounds and says which: a `maxDiscoveryDepth` below 0 or with a fraction never matches a
+ * link's depth in Firecrawl's crawler, so it sets no bound there and gets Quarry's deepest here.
+ * A value left out is Firecrawl's default, not native's: 10000 pages, and no depth bound (v2) or
+ * v1's `maxDepth` 10, Quarry's deepest either way.
+ */
+function crawlBounds(body: v.InferOutput<typeof CrawlBody>, url: string, version: "v1" | "v2", clamped: Clamped[]): { limit: number; max_depth: number } {
+  const limit = Math.min(MAX_PAGES, Math.max(1, Math.floor(body.limit ?? FIRECRAWL_LIMIT)));
+  if (typeof body.limit === "number" && limit !== body.limit) {
+    clamped.push({ option: "limit", requested: body.limit, applied: limit, reason: body.limit > MAX_PAGES ? `Quarry crawls at most ${MAX_PAGES} pages a job` : "Quarry crawls a whole number of pages, at least 1" });
+  }
+  const out = { limit, max_depth: MAX_DEPTH };
+  // Firecrawl v1 refuses a start URL whose path is deeper than maxDepth (10 unless given).
+  if (version === "v1" && urlDepth(url) > (body.maxDepth ?? V1_MAX_DEPTH)) {
+    throw badField("maxDepth", `the URL's path is ${urlDepth(url)} segments deep, more than maxDepth (${body.maxDepth ?? V1_MAX_DEPTH}); raise maxDepth or start higher up the site`);
+  }
+  const [option, depth] = typeof body.maxDiscoveryDepth === "number" ? ["maxDiscoveryDepth", body.maxDiscoveryDepth] as const : ["maxDepth", body.maxDepth] as const;
+  if (typeof depth === "number") {
+    const unbounded = option === "maxDiscoveryDepth" && (depth < 0 || !Number.isInteger(depth));
+    out.max_depth = unbounded ? MAX_DEPTH : Math.min(MAX_DEPTH, Math.floor(depth));
+    if (out.max_depth !== depth) {
+      const reason = unbounded ? `Firecrawl sets no depth bound for a ${option} below 0 or with a fraction; Quarry follows links at most ${MAX_DEPTH} deep` : depth > MAX_DEPTH ? `Quarry follows links at most ${MAX_DEPTH} deep` : "Quarry follows links a whole number deep";
+      clamped.push({ option, requested: depth, applied: out.max_depth, reason });
+    }
+  }
+  return out;
 }
 
 export function firecrawlCrawlStart(dispatch: Dispatch, publicBase: PublicBase, version: "v1" | "v2", canRender: () => boolean) {
   return async (c: Context<AppEnv>) => {
     const body = await readBody(c, CrawlBody);
+    const url = withScheme(body.url);
     const ignored = new Set<string>();
-    const native: Record<string, unknown> = { url: body.url };
-    if (typeof body.limit === "number") native.limit = clamp(body.limit, 1, 10_000);
-    const depth = body.maxDiscoveryDepth ?? body.maxDepth;
-    if (typeof depth === "number") native.max_depth = clamp(depth, 0, 10);
+    const clamped: Clamped[] = [];
+    refuseSchemesAsInvalid([{ field: "url", url }]);
+    const native: Record<string, unknown> = { url, ...(URL.canParse(url) ? crawlBounds(body, url, version, clamped) : {}) };
     // Checked here so that a refusal names the client's fields, not the native include_paths.
     for (const field of ["includePaths", "excludePaths"] as const) {
       const bad = (body[field] ?? []).findIndex((p) => !compilePathPattern(p));
@@ -99,14 +140,14 @@ export function firecrawlCrawlStart(dispatch: Dispatch, publicBase: PublicBase, 
     if (body.excludePaths?.length) native.exclude_paths = body.excludePaths;
     if (typeof body.allowExternalLinks === "boolean") native.allow_external = body.allowExternalLinks;
     if (typeof body.allowSubdomains === "boolean") native.allow_subdomains = body.allowSubdomains;
-    Object.assign(native, pageOptions(body.scrapeOptions, ignored, "scrapeOptions.", canRender()));
+    Object.assign(native, pageOptions(body.scrapeOptions, ignored, clamped, "scrapeOptions.", canRender()));
     const hook = webhook(body.webhook, ignored);
     if (hook) native.webhook = hook;
-    refuseSchemesAsInvalid([{ field: "url", url: body.url }, ...(hook ? [{ field: "webhook.url", url: String(hook.url) }] : [])]);
+    if (hook) refuseSchemesAsInvalid([{ field: "webhook.url", url: String(hook.url) }]);
     const known = new Set([...CLIENT_FIELDS, "url", "limit", "maxDiscoveryDepth", "maxDepth", "includePaths", "excludePaths", "allowExternalLinks", "allowSubdomains", "scrapeOptions", "webhook"]);
     for (const [k, val] of Object.entries(body)) if (!known.has(k) && val !== undefined && val !== null && val !== false) ignored.add(k);
     const job = bodyOf<{ id: string }>(await dispatch(c, { method: "POST", path: JOB_PATH.crawl, body: native, authorization: authorizationOf(c) }));
-    return started(c, `${publicBase(c)}/compat/firecrawl/${version}/crawl`, job.id, [...ignored].sort());
+    return started(c, `${publicBase(c)}/compat/firecrawl/${version}/crawl`, job.id, [...ignored].sort(), clamped);
   };
 }
 
@@ -114,21 +155,25 @@ export function firecrawlBatchStart(dispatch: Dispatch, publicBase: PublicBase, 
   return async (c: Context<AppEnv>) => {
     const body = await readBody(c, BatchBody);
     const ignored = new Set<string>();
+    const clamped: Clamped[] = [];
     const valid = (u: string) => /^https?:\/\/[^\s/]/i.test(u) && URL.canParse(u);
+    // Each entry as Firecrawl reads it (a bare host gets http://); invalidURLs lists them as sent.
+    const entries = body.urls.map((sent, i) => ({ sent, url: withScheme(sent), field: `urls.${i}` }));
     // Firecrawl's v2 drops invalid URLs unless told not to; its v1 refuses the batch unless told to drop them.
     const ignoreInvalid = body.ignoreInvalidURLs ?? version === "v2";
-    const invalid = ignoreInvalid ? body.urls.filter((u) => !valid(u)) : [];
-    if (invalid.length && invalid.length === body.urls.length) {
+    const kept = ignoreInvalid ? entries.filter((e) => valid(e.url)) : entries;
+    const invalid = entries.filter((e) => !kept.includes(e)).map((e) => e.sent);
+    if (kept.length === 0) {
       throw new ApiError("invalid_request", `urls: none is a valid http(s) URL, so there is nothing to scrape (ignoreInvalidURLs dropped all ${invalid.length}).`, { details: [{ field: "urls", message: "no valid URL" }] });
     }
     const { urls: _u, ignoreInvalidURLs: _i, webhook: hookIn, ...opts } = body;
-    const native: Record<string, unknown> = { urls: body.urls.filter((u) => !invalid.includes(u)), ...pageOptions(opts as FirecrawlScrapeOptions, ignored, "", canRender()) };
+    const native: Record<string, unknown> = { urls: kept.map((e) => e.url), ...pageOptions(opts as FirecrawlScrapeOptions, ignored, clamped, "", canRender()) };
     for (const k of CLIENT_FIELDS) ignored.delete(k);
     const hook = webhook(hookIn, ignored);
     if (hook) native.webhook = hook;
-    refuseSchemesAsInvalid([...body.urls.map((url, i) => ({ field: `urls.${i}`, url })).filter((t) => !invalid.includes(t.url)), ...(hook ? [{ field: "webhook.url", url: String(hook.url) }] : [])]);
+    refuseSchemesAsInvalid([...kept.map(({ field, url }) => ({ field, url })), ...(hook ? [{ field: "webhook.url", url: String(hook.url) }] : [])]);
     const job = bodyOf<{ id: string }>(await dispatch(c, { method: "POST", path: JOB_PATH.batch, body: native, authorization: authorizationOf(c) }));
-    return started(c, `${publicBase(c)}/compat/firecrawl/${version}/batch/scrape`, job.id, [...ignored].sort(), invalid.length ? { invalidURLs: invalid } : {});
+    return started(c, `${publicBase(c)}/compat/firecrawl/${version}/batch/scrape`, job.id, [...ignored].sort(), clamped, invalid.length ? { invalidURLs: invalid } : {});
   };
 }
 

@@ -8,7 +8,9 @@ import * as v from "valibot";
 import type { AppEnv } from "../../gateway/context.ts";
 import { authorizationOf, type Dispatch } from "../dispatch.ts";
 import { asIgnored, bodyOf, readBody, refuseSchemesAsInvalid } from "../http.ts";
-import { CLIENT_FIELDS, ignoredWarning } from "./scrape.ts";
+import { bounded, type Clamped } from "../clamped.ts";
+import { MapLimit, MapTimeout, withScheme } from "./checks.ts";
+import { CLIENT_FIELDS, firecrawlWarning } from "./scrape.ts";
 
 const MapBody = v.looseObject({
   url: v.string("url must be a string"),
@@ -17,29 +19,45 @@ const MapBody = v.looseObject({
   ignoreSitemap: v.optional(v.nullable(v.boolean())),
   sitemapOnly: v.optional(v.nullable(v.boolean())),
   includeSubdomains: v.optional(v.nullable(v.boolean())),
-  limit: v.optional(v.nullable(v.number("limit must be a number"))),
-  timeout: v.optional(v.nullable(v.number("timeout must be milliseconds"))),
+  limit: MapLimit,
+  timeout: MapTimeout,
 });
+
+/** Quarry's map: at most 5000 URLs, reading for 1 to 60 s. */
+const MAX_LINKS = 5000;
+const MAP_MS = { min: 1000, max: 60_000 };
+const MAX_SEARCH = 200;
 
 export function firecrawlMap(dispatch: Dispatch, version: "v1" | "v2") {
   return async (c: Context<AppEnv>) => {
     const body = await readBody(c, MapBody);
-    refuseSchemesAsInvalid([{ field: "url", url: body.url }]);
-    const native: Record<string, unknown> = { url: body.url };
-    if (body.search) native.search = body.search.slice(0, 200);
+    const url = withScheme(body.url);
+    refuseSchemesAsInvalid([{ field: "url", url }]);
+    const clamped: Clamped[] = [];
+    // Firecrawl's default limit (5000), not native's, when the body leaves it out; a fraction lists the whole number below it, as Firecrawl's does.
+    const limit = Math.min(MAX_LINKS, Math.floor(body.limit ?? MAX_LINKS));
+    if (typeof body.limit === "number" && limit !== body.limit) {
+      clamped.push({ option: "limit", requested: body.limit, applied: limit, reason: body.limit > MAX_LINKS ? `Quarry's map lists at most ${MAX_LINKS} URLs` : "a map lists a whole number of URLs" });
+    }
+    const native: Record<string, unknown> = { url, limit };
+    // Quarry's map searches with at most 200 characters; Firecrawl takes any search.
+    const search = body.search?.trim() ?? "";
+    if (search) native.search = search.slice(0, MAX_SEARCH);
     const sitemap = body.sitemap ?? (body.sitemapOnly ? "only" : body.ignoreSitemap ? "skip" : undefined);
     if (sitemap) native.sitemap = sitemap;
     if (typeof body.includeSubdomains === "boolean") native.include_subdomains = body.includeSubdomains;
-    if (typeof body.limit === "number") native.limit = Math.min(5000, Math.max(1, Math.round(body.limit)));
-    if (typeof body.timeout === "number") native.timeout_ms = Math.min(60_000, Math.max(1000, Math.round(body.timeout)));
+    if (typeof body.timeout === "number") native.timeout_ms = bounded(clamped, "timeout", Math.ceil(body.timeout), MAP_MS.min, MAP_MS.max, `Quarry's map reads for ${MAP_MS.min} to ${MAP_MS.max} ms, and answers with what it found by then`);
     const known = new Set([...CLIENT_FIELDS, "url", "search", "sitemap", "ignoreSitemap", "sitemapOnly", "includeSubdomains", "limit", "timeout"]);
-    const ignored = Object.entries(body).filter(([k, val]) => !known.has(k) && val !== undefined && val !== null && val !== false).map(([k]) => k).sort();
+    const ignored = Object.entries(body).filter(([k, val]) => !known.has(k) && val !== undefined && val !== null && val !== false).map(([k]) => k);
+    if (search.length > MAX_SEARCH) ignored.push(`search past its first ${MAX_SEARCH} characters`);
+    ignored.sort();
     const res = bodyOf<{ meta: Record<string, unknown>; links: Array<{ url: string; title: string | null }> }>(await dispatch(c, { method: "POST", path: "/v1/map", body: native, authorization: authorizationOf(c) }));
+    const warning = firecrawlWarning(ignored, clamped);
     return c.json({
       success: true,
       links: version === "v1" ? res.links.map((l) => l.url) : res.links.map((l) => ({ url: l.url, ...(l.title !== null ? { title: l.title } : {}) })),
-      ...(ignored.length ? { warning: ignoredWarning(ignored) } : {}),
-      quarry: { ignored: asIgnored(ignored), meta: res.meta },
+      ...(warning ? { warning } : {}),
+      quarry: { ignored: asIgnored(ignored), clamped, meta: res.meta },
     });
   };
 }

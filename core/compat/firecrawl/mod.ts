@@ -17,7 +17,7 @@ export function firecrawlRoutes(dispatch: Dispatch, ports: Ports, has: (operatio
   const route = routeMaker(FIRECRAWL_BASE, firecrawlDialect, ports.logger);
   const canRender = () => Boolean(ports.render) && ports.render!.health().status !== "disabled";
   const routes = (["v2", "v1"] as const).flatMap((ver) => [
-    route("POST", `/${ver}/scrape`, firecrawlScrape(dispatch, canRender)),
+    route("POST", `/${ver}/scrape`, firecrawlScrape(dispatch, canRender, ver)),
     route("POST", `/${ver}/search`, firecrawlSearch(dispatch, ver)),
     ...(has("map") ? [route("POST", `/${ver}/map`, firecrawlMap(dispatch, ver))] : []),
     ...(has("crawl")

@@ -8,23 +8,25 @@ import * as v from "valibot";
 import type { AppEnv } from "../../gateway/context.ts";
 import { authorizationOf, type Dispatch } from "../dispatch.ts";
 import { asIgnored, bodyOf, NO_SUCH_OPTION, readBody, refuseSchemesAsInvalid } from "../http.ts";
+import { withScheme } from "./checks.ts";
 import { ignoredWarning, ScrapeOptions, toDocument, toNativeScrape } from "./scrape.ts";
 import { FirecrawlSearchBody, toNativeSearch, webResult, type NativeSearch } from "./search.ts";
 
 const ScrapeBody = v.looseObject({ ...ScrapeOptions.entries, url: v.string("url must be a string") });
 
-export function firecrawlScrape(dispatch: Dispatch, canRender: () => boolean) {
+export function firecrawlScrape(dispatch: Dispatch, canRender: () => boolean, version: "v1" | "v2") {
   return async (c: Context<AppEnv>) => {
     const body = await readBody(c, ScrapeBody);
-    refuseSchemesAsInvalid([{ field: "url", url: body.url }]);
-    const plan = toNativeScrape(body.url, body, ["url"], canRender());
+    const url = withScheme(body.url);
+    refuseSchemesAsInvalid([{ field: "url", url }]);
+    const plan = toNativeScrape(url, body, ["url"], canRender(), "", version === "v1");
     const native = bodyOf<Parameters<typeof toDocument>[1]>(await dispatch(c, { method: "POST", path: "/v1/scrape", body: plan.native, authorization: authorizationOf(c) }));
     const doc = toDocument(plan, native);
     return c.json({
       success: true,
       data: doc,
       ...(doc.warning ? { warning: doc.warning } : {}),
-      quarry: { ignored: asIgnored(plan.ignored), meta: native.meta },
+      quarry: { ignored: asIgnored(plan.ignored), clamped: plan.clamped, meta: native.meta },
     });
   };
 }

@@ -4,7 +4,8 @@
  * are accepted and named in the document's `warning` and in `quarry.ignored`.
  */
 import * as v from "valibot";
-import { ApiError } from "../../errors.ts";
+import { capped, clampedWords, type Clamped } from "../clamped.ts";
+import { badField, MAX_ACTIONS, MAX_TOTAL_WAIT_MS, PageTimeout, V1_SCRAPE_TIMEOUT, WaitFor } from "./checks.ts";
 
 /** Keys that say who sent the request, not what to do: accepted, never "ignored". */
 export const CLIENT_FIELDS = ["origin", "integration"];
@@ -14,9 +15,12 @@ const FORMAT: Record<string, string> = { markdown: "markdown", html: "html", raw
 export const ScrapeOptions = v.looseObject({
   formats: v.optional(v.nullable(v.array(v.union([v.string(), v.looseObject({ type: v.string() })]), "formats must be an array"))),
   onlyMainContent: v.optional(v.nullable(v.boolean("onlyMainContent must be a boolean"))),
-  timeout: v.optional(v.nullable(v.number("timeout must be milliseconds"))),
-  waitFor: v.optional(v.nullable(v.number("waitFor must be milliseconds"))),
-  actions: v.optional(v.nullable(v.array(v.looseObject({ type: v.string("each action needs a type") }), "actions must be an array"))),
+  timeout: PageTimeout,
+  waitFor: WaitFor,
+  actions: v.optional(v.nullable(v.pipe(
+    v.array(v.looseObject({ type: v.string("each action needs a type") }), "actions must be an array"),
+    v.maxLength(MAX_ACTIONS, `actions takes at most ${MAX_ACTIONS} steps`),
+  ))),
 });
 export type FirecrawlScrapeOptions = v.InferOutput<typeof ScrapeOptions>;
 
@@ -25,14 +29,25 @@ export interface ScrapePlan {
   /** The Firecrawl formats asked for, by name. */
   formats: string[];
   ignored: string[];
+  /** Values Firecrawl takes that Quarry applies at its own bounds. */
+  clamped: Clamped[];
 }
 
-const clamp = (n: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, Math.round(n)));
+/** Quarry's bounds for a page (native `timeout_ms`, `wait_for` and a wait action's `ms`). */
+const PAGE_MAX_MS = 60_000;
+const MAX_WAIT_MS = 30_000;
+const MAX_NATIVE_ACTIONS = 20;
 
-function action(a: Record<string, unknown>): Record<string, unknown> | null {
+/** Milliseconds a wait action waits as Firecrawl counts them: its own, or 1 s for one on a selector. */
+const waitOf = (a: Record<string, unknown>) => (a.type !== "wait" ? 0 : typeof a.milliseconds === "number" ? a.milliseconds : typeof a.selector === "string" ? 1000 : 0);
+
+function action(a: Record<string, unknown>, i: number, clamped: Clamped[]): Record<string, unknown> | null {
   switch (a.type) {
-    case "wait":
-      return typeof a.selector === "string" ? { type: "wait", selector: a.selector } : { type: "wait", ms: clamp(Number(a.milliseconds ?? 1000) || 0, 0, 30_000) };
+    case "wait": {
+      if (typeof a.selector === "string") return { type: "wait", selector: a.selector };
+      const ms = Math.max(0, Math.round(Number(a.milliseconds ?? 1000) || 0));
+      return { type: "wait", ms: capped(clamped, `actions.${i}.milliseconds`, ms, MAX_WAIT_MS, `Quarry waits at most ${MAX_WAIT_MS} ms in one step`) };
+    }
     case "click":
       return typeof a.selector === "string" ? { type: "click", selector: a.selector } : null;
     case "write":
@@ -48,11 +63,14 @@ function action(a: Record<string, unknown>): Record<string, unknown> | null {
 
 /**
  * `known` are the option names the caller's schema declares beside the scrape options (url,
- * origin, …). Without a browser on this server, what only a browser does (waitFor, actions, a
+ * origin, …); `prefix` is where the options sit in the caller's body (`scrapeOptions.` for a
+ * crawl). Without a browser on this server, what only a browser does (waitFor, actions, a
  * screenshot) is named as not applied rather than refused: the page is still read.
  */
-export function toNativeScrape(url: string, opts: FirecrawlScrapeOptions, known: string[], canRender: boolean): ScrapePlan {
+export function toNativeScrape(url: string, opts: FirecrawlScrapeOptions, known: string[], canRender: boolean, prefix = "", v1Scrape = false): ScrapePlan {
+  refuseAsFirecrawl(opts, prefix, v1Scrape);
   const ignored = new Set<string>();
+  const clamped: Clamped[] = [];
   const asked = (opts.formats ?? ["markdown"]).map((f) => (typeof f === "string" ? f : f.type));
   const formats = asked.filter((f) => FORMAT[f] && (canRender || FORMAT[f] !== "screenshot"));
   if (!canRender && asked.some((f) => FORMAT[f] === "screenshot")) ignored.add("formats.screenshot (no browser on this server)");
@@ -61,31 +79,45 @@ export function toNativeScrape(url: string, opts: FirecrawlScrapeOptions, known:
   const native: Record<string, unknown> = { url, formats: [...new Set(formats.map((f) => FORMAT[f]!))] };
   if ((native.formats as string[]).length === 0) native.formats = ["markdown"];
   if (typeof opts.onlyMainContent === "boolean") native.only_main_content = opts.onlyMainContent;
-  if (typeof opts.timeout === "number") native.timeout_ms = clamp(opts.timeout, 1000, 60_000);
+  if (typeof opts.timeout === "number") {
+    native.timeout_ms = capped(clamped, "timeout", opts.timeout, PAGE_MAX_MS, `Quarry gives a page at most ${PAGE_MAX_MS} ms`);
+  }
   if (typeof opts.waitFor === "number" && opts.waitFor > 0) {
-    if (canRender) native.wait_for = clamp(opts.waitFor, 0, 30_000);
+    if (canRender) native.wait_for = capped(clamped, "waitFor", opts.waitFor, MAX_WAIT_MS, `Quarry waits at most ${MAX_WAIT_MS} ms for a page`);
     else ignored.add("waitFor (no browser on this server)");
   }
-  if (typeof native.wait_for === "number") {
-    // Without a timeout the page keeps the native default (15 s) after the wait; with one, the wait must fit in it.
-    if (native.timeout_ms === undefined) native.timeout_ms = Math.min(60_000, native.wait_for + 15_000);
-    else if (native.wait_for >= (native.timeout_ms as number)) {
-      const message = `waitFor (${opts.waitFor} ms) must be shorter than timeout (${opts.timeout} ms), which also covers loading the page`;
-      throw new ApiError("invalid_request", `waitFor: ${message}.`, { details: [{ field: "waitFor", message }] });
-    }
-  }
+  // Without a timeout the page keeps the native default (15 s) after the wait. With one, Firecrawl's
+  // own rule (waitFor at most half of it, checked above) leaves room for the wait within Quarry's bounds.
+  if (typeof native.wait_for === "number" && native.timeout_ms === undefined) native.timeout_ms = Math.min(PAGE_MAX_MS, native.wait_for + 15_000);
   if (opts.actions?.length && !canRender) ignored.add("actions (no browser on this server)");
   else if (opts.actions?.length) {
-    const mapped = opts.actions.map((a) => action(a as Record<string, unknown>));
+    const mapped = opts.actions.map((a, i) => action(a as Record<string, unknown>, i, clamped));
     opts.actions.forEach((a, i) => mapped[i] === null && ignored.add(`actions.${a.type}`));
-    const kept = mapped.filter((a): a is Record<string, unknown> => a !== null).slice(0, 20);
-    if (kept.length) native.actions = kept;
+    const kept = mapped.filter((a): a is Record<string, unknown> => a !== null);
+    capped(clamped, "actions", kept.length, MAX_NATIVE_ACTIONS, `Quarry runs at most ${MAX_NATIVE_ACTIONS} actions a page; the first ${MAX_NATIVE_ACTIONS} ran`);
+    if (kept.length) native.actions = kept.slice(0, MAX_NATIVE_ACTIONS);
   }
   const honoured = new Set([...known, ...CLIENT_FIELDS, "formats", "onlyMainContent", "timeout", "waitFor", "actions"]);
   for (const [k, val] of Object.entries(opts)) {
     if (!honoured.has(k) && val !== undefined && val !== null && val !== false && !(Array.isArray(val) && val.length === 0)) ignored.add(k);
   }
-  return { native, formats: asked, ignored: [...ignored].sort() };
+  return { native, formats: asked, ignored: [...ignored].sort(), clamped: clamped.map((c) => ({ ...c, option: prefix + c.option })) };
+}
+
+/**
+ * Firecrawl's checks across fields: waitFor at most half of timeout (on v1's scrape, of its default
+ * 30000 ms when none is given); at most 60 s of waiting in all.
+ */
+function refuseAsFirecrawl(opts: FirecrawlScrapeOptions, prefix: string, v1Scrape: boolean): void {
+  const timeout = opts.timeout ?? (v1Scrape ? V1_SCRAPE_TIMEOUT : undefined);
+  if (opts.waitFor && timeout && opts.waitFor > timeout / 2) {
+    const which = opts.timeout ? `timeout (${timeout} ms)` : `timeout (Firecrawl v1's default, ${timeout} ms)`;
+    throw badField(`${prefix}waitFor`, `waitFor (${opts.waitFor} ms) must not exceed half of ${which}, which also covers loading the page`);
+  }
+  const total = (opts.waitFor ?? 0) + (opts.actions ?? []).reduce((sum, a) => sum + waitOf(a as Record<string, unknown>), 0);
+  if (opts.actions?.length && total > MAX_TOTAL_WAIT_MS) {
+    throw badField(`${prefix}actions`, `waitFor and the wait actions add up to ${total} ms; Firecrawl takes at most ${MAX_TOTAL_WAIT_MS} ms of waiting in all`);
+  }
 }
 
 interface NativeScrape {
@@ -118,8 +150,15 @@ export function toDocument(plan: ScrapePlan, res: NativeScrape): Record<string, 
     statusCode: res.meta.status_code,
     ...(res.meta.content_type ? { contentType: res.meta.content_type } : {}),
   };
-  if (plan.ignored.length) doc.warning = ignoredWarning(plan.ignored);
+  const warning = firecrawlWarning(plan.ignored, plan.clamped);
+  if (warning) doc.warning = warning;
   return doc;
 }
 
 export const ignoredWarning = (ignored: string[]) => `Quarry accepted but did not apply: ${ignored.join(", ")}.`;
+
+/** Firecrawl's `warning`: what was not applied, then what was applied otherwise than asked; undefined when neither. */
+export function firecrawlWarning(ignored: string[], clamped: Clamped[]): string | undefined {
+  const said = [ignored.length ? ignoredWarning(ignored) : "", clampedWords(clamped)].filter(Boolean).join(" ");
+  return said || undefined;
+}

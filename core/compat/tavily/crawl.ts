@@ -13,6 +13,7 @@ import { asIgnored, beforeClientTimeout, bodyOf, ignoredOptions, readBody, refus
 import { JOB_PATH, waitForJob, wholeJob } from "../native-jobs.ts";
 import { compilePathPattern, PATTERN_RULE, type PathPattern } from "../../jobs/path-patterns.ts";
 import { wholeNumber } from "../../operations/fields.ts";
+import { capped, type Clamped } from "../clamped.ts";
 
 const whole = (field: string, min: number, max?: number) => v.optional(v.nullable(wholeNumber(field, min, max)));
 const patterns = (field: string) => v.optional(v.nullable(v.array(v.string(), `${field} must be an array of regular expressions`)));
@@ -41,19 +42,11 @@ const SiteBody = v.looseObject({
 });
 type SiteRequest = v.InferOutput<typeof SiteBody>;
 
-/** A value Tavily takes that Quarry applies at its own maximum (`quarry.clamped`). */
-interface Clamped {
-  option: string;
-  requested: number;
-  applied: number;
-  reason: string;
-}
-
-function capped(clamped: Clamped[], option: string, requested: number, max: number, reason: string): number {
-  if (requested <= max) return requested;
-  clamped.push({ option, requested, applied: max, reason });
-  return max;
-}
+/**
+ * Tavily's documented defaults for map and crawl (the same for both): what a body that leaves a
+ * value out asks for. `max_breadth` (20) is not applied either way (named as not applied when sent).
+ */
+const TAVILY_DEFAULT = { limit: 50, max_depth: 1, timeout: 150 } as const;
 
 /** The map's own bound reads for at most this long (native `timeout_ms`). */
 const MAP_MAX_MS = 60_000;
@@ -80,15 +73,13 @@ export function tavilyMap(dispatch: Dispatch, now: () => number) {
     const body = await readBody(c, SiteBody);
     const url = absolute(body.url);
     refuseSchemesAsInvalid([{ field: "url", url }]);
-    const native: Record<string, unknown> = { url };
     const clamped: Clamped[] = [];
-    if (typeof body.limit === "number") native.limit = capped(clamped, "limit", body.limit, 5000, "Quarry's map lists at most 5000 URLs");
+    // Tavily's defaults where the body leaves a value out (limit 50, timeout 150 s), not native's.
+    const native: Record<string, unknown> = { url, limit: capped(clamped, "limit", body.limit ?? TAVILY_DEFAULT.limit, 5000, "Quarry's map lists at most 5000 URLs") };
     // The client gives up at `timeout` itself: the map's own bound ends a margin before it.
-    if (typeof body.timeout === "number") {
-      const bound = beforeClientTimeout(body.timeout);
-      if (bound > MAP_MAX_MS) clamped.push({ option: "timeout", requested: body.timeout, applied: MAP_MAX_MS / 1000, reason: `Quarry's map reads for at most ${MAP_MAX_MS / 1000} s, and answers with what it found by then` });
-      native.timeout_ms = Math.min(MAP_MAX_MS, Math.max(1000, bound));
-    }
+    const bound = beforeClientTimeout(body.timeout ?? TAVILY_DEFAULT.timeout);
+    if (bound > MAP_MAX_MS && typeof body.timeout === "number") clamped.push({ option: "timeout", requested: body.timeout, applied: MAP_MAX_MS / 1000, reason: `Quarry's map reads for at most ${MAP_MAX_MS / 1000} s, and answers with what it found by then` });
+    native.timeout_ms = Math.min(MAP_MAX_MS, Math.max(1000, bound));
     const keep = checkedPathFilter(body);
     const res = bodyOf<{ links: Array<{ url: string }>; meta: unknown }>(await dispatch(c, { method: "POST", path: "/v1/map", body: native, authorization: authorizationOf(c, body.api_key) }));
     const ignored = ignoredOptions(body as Record<string, unknown>, new Set(["url", "api_key", "limit", "timeout", "select_paths", "exclude_paths", "include_usage"]));
@@ -113,8 +104,8 @@ export function tavilyCrawl(dispatch: Dispatch, now: () => number) {
     const clamped: Clamped[] = [];
     const native: Record<string, unknown> = {
       url,
-      limit: capped(clamped, "limit", body.limit ?? 50, 10_000, "Quarry crawls at most 10000 pages a job"),
-      max_depth: body.max_depth ?? 1,
+      limit: capped(clamped, "limit", body.limit ?? TAVILY_DEFAULT.limit, 10_000, "Quarry crawls at most 10000 pages a job"),
+      max_depth: body.max_depth ?? TAVILY_DEFAULT.max_depth,
       formats: [body.format === "text" ? "text" : "markdown"],
       only_main_content: body.extract_depth !== "advanced",
     };
@@ -126,7 +117,7 @@ export function tavilyCrawl(dispatch: Dispatch, now: () => number) {
     // The client gives up at `timeout` itself (tavily-js and tavily-python both set it as the
     // HTTP timeout): stop waiting early enough that the answer reaches it before then.
     // A timeout under Tavily's 10 s is honoured too: the client gives up then all the same.
-    const timeoutMs = (body.timeout ?? 150) * 1000;
+    const timeoutMs = (body.timeout ?? TAVILY_DEFAULT.timeout) * 1000;
     const deadline = started + Math.max(1000, timeoutMs - Math.min(5000, Math.max(2000, timeoutMs / 10)));
     const finished = await waitForJob(dispatch, c, "crawl", job.id, authorization, deadline, now);
     if (!finished) await dispatch(c, { method: "DELETE", path: `${JOB_PATH.crawl}/${job.id}`, authorization });
