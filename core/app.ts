@@ -113,7 +113,7 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
   }
 
   // Compatible APIs and MCP: they authenticate through the native routes they call, and answer in their own shapes.
-  const compat = compatRoutes(() => app, deps, auth, routes);
+  const compat = compatRoutes(() => app, deps, auth, routes, services.accountPlans);
   for (const r of compat) app.on([r.method], [r.path], r.handler);
 
   const document = openApiDocument(routes, config.version, apiGuide(routes, config.plans, config.ipRate));

@@ -6,13 +6,14 @@ import type { Context, Hono } from "hono";
 import type { AppDeps, AppEnv } from "../gateway/context.ts";
 import type { RouteDef } from "../gateway/route.ts";
 import type { Authenticator } from "../keys/authenticate.ts";
+import type { AccountPlans } from "../limits/plans.ts";
 import { dispatcher } from "./dispatch.ts";
 import type { CompatRoute } from "./http.ts";
 import { firecrawlRoutes } from "./firecrawl/mod.ts";
 import { mcpRoutes } from "./mcp/mod.ts";
 import { tavilyRoutes } from "./tavily/mod.ts";
 
-export function compatRoutes(app: () => Hono<AppEnv>, deps: AppDeps, auth: Authenticator, routes: RouteDef[]): CompatRoute[] {
+export function compatRoutes(app: () => Hono<AppEnv>, deps: AppDeps, auth: Authenticator, routes: RouteDef[], planOf: AccountPlans): CompatRoute[] {
   const dispatch = dispatcher(app);
   const ids = new Set(routes.map((r) => r.operationId));
   const has = (operationId: string) => ids.has(operationId);
@@ -21,6 +22,6 @@ export function compatRoutes(app: () => Hono<AppEnv>, deps: AppDeps, auth: Authe
   return [
     ...tavilyRoutes(dispatch, deps.ports, has),
     ...firecrawlRoutes(dispatch, deps.ports, has, publicBase),
-    ...mcpRoutes(dispatch, auth, routes, deps.config.version),
+    ...mcpRoutes(dispatch, auth, planOf, routes, deps.config.version),
   ];
 }

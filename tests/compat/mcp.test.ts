@@ -199,4 +199,22 @@ describe("a bad key", () => {
       expect(res.headers.get("allow")).toBe("POST");
     }
   }, 30_000);
+
+  it("initialize and tools/list carry the calling key's own X-RateLimit headers, as its tool calls do", async () => {
+    const rpc = (key: string, method: string, id: number) =>
+      fetch(`${h.url}/mcp`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id, method, params: method === "initialize" ? { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } : {} }),
+      });
+    for (const method of ["initialize", "tools/list"]) {
+      // The tight key is on free (quota 2) and used up; the full key is on enterprise (unlimited).
+      const tight = await rpc(h.keys.tight, method, 1);
+      expect(tight.status, method).toBe(200);
+      expect([tight.headers.get("x-ratelimit-limit"), tight.headers.get("x-ratelimit-remaining")], method).toEqual(["2", "0"]);
+      const full = await rpc(h.keys.full, method, 2);
+      expect([full.headers.get("x-ratelimit-limit"), full.headers.get("x-ratelimit-remaining")], method).toEqual(["unlimited", "unlimited"]);
+      await Promise.all([tight.text(), full.text()]);
+    }
+  }, 30_000);
 });

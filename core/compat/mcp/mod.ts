@@ -12,6 +12,7 @@ import type { AppEnv } from "../../gateway/context.ts";
 import { MAX_BODY_BYTES } from "../../gateway/guard.ts";
 import type { RouteDef } from "../../gateway/route.ts";
 import type { Authenticator } from "../../keys/authenticate.ts";
+import type { AccountPlans } from "../../limits/plans.ts";
 import type { Dispatch } from "../dispatch.ts";
 import type { CompatRoute } from "../http.ts";
 import { McpEndpoint } from "./session.ts";
@@ -19,12 +20,14 @@ import { toolsFrom } from "./tools.ts";
 
 export const MCP_PATH = "/mcp";
 
-export function mcpRoutes(dispatch: Dispatch, auth: Authenticator, routes: RouteDef[], version: string): CompatRoute[] {
+export function mcpRoutes(dispatch: Dispatch, auth: Authenticator, planOf: AccountPlans, routes: RouteDef[], version: string): CompatRoute[] {
   const endpoint = new McpEndpoint(dispatch, toolsFrom(routes), version, MAX_BODY_BYTES);
   const authenticated = (fn: (c: Context<AppEnv>) => Promise<Response>) => async (c: Context<AppEnv>) => {
     c.set("route", MCP_PATH);
     try {
-      await auth.authenticate(c.req.header("authorization"));
+      const { key, account } = await auth.authenticate(c.req.header("authorization"));
+      // The key's own plan and use then head every answer, initialize and tools/list included, as the tools' calls do.
+      c.set("auth", { key, account, plan: planOf(account.name, account.plan) });
     } catch (err) {
       if (err instanceof ApiError && err.status === 401) c.header("WWW-Authenticate", 'Bearer realm="quarry"');
       throw err;
