@@ -12,10 +12,11 @@ import { memoryPorts } from "../../adapters/shared/bootstrap.ts";
 import { parseConfig } from "../../core/config.ts";
 import { StorageError } from "../../core/errors.ts";
 import { JobEngine } from "../../core/jobs/engine.ts";
-import type { JobRecord, JobSpec, JobTask } from "../../core/jobs/model.ts";
+import type { JobRecord, JobTask } from "../../core/jobs/model.ts";
 import type { JobQueue } from "../../core/jobs/ports.ts";
 import { MemoryLogger } from "../helpers/app.ts";
 import { FakeClock } from "../helpers/clock.ts";
+import { crawlSpec, untilJob } from "../helpers/job-engine.ts";
 import { siteResolver, startTestSite, type TestSite } from "../helpers/test-site.ts";
 
 let site: TestSite;
@@ -66,20 +67,6 @@ function setup(shared: boolean) {
   return { engine, down, logger, store };
 }
 
-const spec = (url: string): JobSpec => ({
-  url, limit: 300, maxDepth: 10, includePaths: [], excludePaths: [], allowSubdomains: false, allowExternal: false,
-  respectRobots: true, formats: ["markdown"], onlyMainContent: true, timeoutMs: 1000, webhook: null,
-});
-
-async function until(read: () => Promise<JobRecord | null>, done: (j: JobRecord) => boolean, ms: number): Promise<JobRecord> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const j = (await read())!;
-    if (done(j) || Date.now() > end) return j;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 const over = (j: JobRecord) => !["queued", "running"].includes(j.status);
 
 describe.each([
@@ -91,13 +78,13 @@ describe.each([
   it("goes on by itself when the outage ends and reads every page once", async () => {
     const { engine, down, logger, store } = setup(shared);
     await engine.start();
-    const job = await engine.create({ account: "acme", keyId: "k1" }, "crawl", spec(`${site.ipUrl}/`), [`${site.ipUrl}/`]);
-    await until(() => engine.job(job.id), (j) => j.completed >= 5 || over(j), 30_000);
+    const job = await engine.create({ account: "acme", keyId: "k1" }, "crawl", crawlSpec(`${site.ipUrl}/`), [`${site.ipUrl}/`]);
+    await untilJob(() => engine.job(job.id), (j) => j.completed >= 5 || over(j), 30_000);
     down[part] = true;
     // Long enough for every task under way to fail and the shared queue to give up on them.
     await new Promise((r) => setTimeout(r, 700));
     down[part] = false;
-    const end = await until(() => store.get(job.id), over, 30_000);
+    const end = await untilJob(() => store.get(job.id), over, 30_000);
     expect(end.status).toBe("completed");
     expect(end.completed + end.failed).toBe(end.discovered);
     const pages = await store.pages(job.id, 0, 1000);

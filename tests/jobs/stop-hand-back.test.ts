@@ -12,10 +12,11 @@ import { MemoryJobStore } from "../../adapters/jobs/memory-store.ts";
 import { memoryPorts } from "../../adapters/shared/bootstrap.ts";
 import { parseConfig } from "../../core/config.ts";
 import { JobEngine } from "../../core/jobs/engine.ts";
-import type { JobRecord, JobSpec, JobTask } from "../../core/jobs/model.ts";
+import type { JobTask } from "../../core/jobs/model.ts";
 import type { JobQueue, TaskOutcome } from "../../core/jobs/ports.ts";
 import { MemoryLogger } from "../helpers/app.ts";
 import { FakeClock } from "../helpers/clock.ts";
+import { crawlSpec, untilJob } from "../helpers/job-engine.ts";
 import { sitePagePaths, siteResolver, startTestSite, type TestSite } from "../helpers/test-site.ts";
 
 let site: TestSite;
@@ -79,20 +80,6 @@ function engineOn(store: MemoryJobStore, queue: SharedQueue) {
   return new JobEngine(ports, config, { watchdogMs: 100 });
 }
 
-const spec = (url: string): JobSpec => ({
-  url, limit: 300, maxDepth: 10, includePaths: [], excludePaths: [], allowSubdomains: false, allowExternal: false,
-  respectRobots: true, formats: ["markdown"], onlyMainContent: true, timeoutMs: 1000, webhook: null,
-});
-
-async function until(read: () => Promise<JobRecord | null>, done: (j: JobRecord) => boolean, ms: number): Promise<JobRecord> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const j = (await read())!;
-    if (done(j) || Date.now() > end) return j;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 describe.each([
   ["paused, then stopped (SIGTERM)", true],
   ["stopped without a pause (an embedder's stop)", false],
@@ -102,9 +89,9 @@ describe.each([
     const queue = new SharedQueue();
     const first = engineOn(store, queue);
     await first.start();
-    const job = await first.create({ account: "acme", keyId: "k1" }, "crawl", spec(`${site.ipUrl}/`), [`${site.ipUrl}/`]);
+    const job = await first.create({ account: "acme", keyId: "k1" }, "crawl", crawlSpec(`${site.ipUrl}/`), [`${site.ipUrl}/`]);
     // Several tasks under way at once, most of them waiting for the site's Crawl-delay.
-    await until(() => store.get(job.id), (j) => j.completed >= 3 && j.discovered - j.completed - j.failed >= 6, 30_000);
+    await untilJob(() => store.get(job.id), (j) => j.completed >= 3 && j.discovered - j.completed - j.failed >= 6, 30_000);
     if (paused) {
       const pausedAt = Date.now();
       first.pause();
@@ -123,7 +110,7 @@ describe.each([
 
     const second = engineOn(store, queue);
     await second.start();
-    const end = await until(() => store.get(job.id), (j) => !["queued", "running"].includes(j.status), 60_000);
+    const end = await untilJob(() => store.get(job.id), (j) => !["queued", "running"].includes(j.status), 60_000);
     await second.stop();
     expect(end.status).toBe("completed");
     const recorded = (await store.pages(job.id, 0, 1000)).map((p) => new URL(p.url).pathname + new URL(p.url).search);
