@@ -5,13 +5,16 @@
  * today's, and the local test site's old address becomes the one it has now. Nothing else is
  * touched, so whatever the current version reads is what the old one wrote.
  */
-import { copyFileSync, existsSync, readdirSync } from "node:fs";
+import { copyFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import Database from "better-sqlite3";
+import pg from "pg";
 import { dayOf, periodOf } from "../../core/limits/period.ts";
 import { tempDir } from "../helpers/temp.ts";
 
 export const FIXTURES = resolve(new URL("../fixtures/upgrade", import.meta.url).pathname);
+/** PostgreSQL fixtures: dump.sql (pg_dump --inserts) and manifest.json per commit. */
+export const PG_FIXTURES = resolve(new URL("../fixtures/upgrade-pg", import.meta.url).pathname);
 
 export interface Manifest {
   commit: string;
@@ -30,9 +33,36 @@ export function fixtureCommits(): string[] {
   return readdirSync(FIXTURES).filter((d) => existsSync(join(FIXTURES, d, "manifest.json")) && existsSync(join(FIXTURES, d, "quarry.db")));
 }
 
-export async function manifest(commit: string): Promise<Manifest> {
-  const { readFileSync } = await import("node:fs");
-  return JSON.parse(readFileSync(join(FIXTURES, commit, "manifest.json"), "utf8"));
+export function pgFixtureCommits(): string[] {
+  return readdirSync(PG_FIXTURES).filter((d) => existsSync(join(PG_FIXTURES, d, "dump.sql")));
+}
+
+export function manifest(commit: string, root = FIXTURES): Manifest {
+  return JSON.parse(readFileSync(join(root, commit, "manifest.json"), "utf8"));
+}
+
+/**
+ * Loads a PostgreSQL fixture into the empty database at `url`, moved to now and to `siteUrl` as
+ * replayFixture does. The dead server's leases, claims and pg-boss's running tasks are left as
+ * they were: they have run out, as they would have by the time an operator upgrades.
+ */
+export async function replayPgFixture(commit: string, m: Manifest, siteUrl: string, url: string, now = Date.now()): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(readFileSync(join(PG_FIXTURES, commit, "dump.sql"), "utf8"));
+    const delta = now - m.made_at;
+    const [oldPeriod, oldDay, period, day] = [periodOf(m.made_at), dayOf(m.made_at), periodOf(now), dayOf(now)];
+    await client.query("BEGIN");
+    await client.query("UPDATE public.quarry_usage SET period = $1 WHERE period = $2", [period, oldPeriod]);
+    await client.query("UPDATE public.quarry_usage_daily SET period = $1, day = $2 WHERE day = $3", [period, day, oldDay]);
+    await client.query("UPDATE public.quarry_jobs SET created_at = created_at + $1, deadline_at = deadline_at + $1, finished_at = finished_at + $1, expires_at = expires_at + $1, spec = replace(spec, $2, $3)", [delta, m.site, siteUrl]);
+    await client.query("UPDATE public.quarry_frontier SET url = replace(url, $1, $2), data = replace(data, $1, $2)", [m.site, siteUrl]);
+    await client.query("UPDATE pgboss.job SET data = replace(data::text, $1, $2)::jsonb, singleton_key = replace(singleton_key, $1, $2), keep_until = now() + interval '14 days'", [m.site, siteUrl]);
+    await client.query("COMMIT");
+  } finally {
+    await client.end();
+  }
 }
 
 const tables = (db: Database.Database) => new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name));

@@ -9,8 +9,9 @@
  *
  *   npx tsx tests/upgrade/make-fixture.ts <commit> [--out DIR] [--pg URL] [--redis URL] [--keep]
  *
- * --pg/--redis run the old version on PostgreSQL (and Redis) instead of SQLite; nothing is copied
- * then, only the manifest is written (the database stays for a manual upgrade check).
+ * --pg/--redis run the old version on PostgreSQL (and Redis) instead of SQLite: what it wrote to
+ * PostgreSQL is saved as dump.sql (pg_dump --inserts, plain statements any client can replay);
+ * Redis holds nothing PostgreSQL does not (every unit is written through), so it is not saved.
  * --keep leaves the exported old version and the test site's data directory in /tmp.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
@@ -141,6 +142,11 @@ const outDir = resolve(values.out ?? join(ROOT, "tests/fixtures/upgrade", commit
 mkdirSync(outDir, { recursive: true });
 if (!values.pg) {
   for (const f of ["quarry.db", "quarry.db-wal"]) if (existsSync(join(dataDir, f))) copyFileSync(join(dataDir, f), join(outDir, f));
+} else {
+  const dump = spawnSync("pg_dump", ["--inserts", "--no-owner", "--no-privileges", "--dbname", values.pg], { encoding: "utf8", maxBuffer: 64 << 20 });
+  if (dump.status !== 0) throw new Error(`pg_dump failed: ${dump.stderr}`);
+  // psql's meta-commands (pg_dump 15.14+ brackets the dump in \\restrict) mean nothing to other clients.
+  writeFileSync(join(outDir, "dump.sql"), dump.stdout.split("\n").filter((l) => !l.startsWith("\\")).join("\n"));
 }
 writeFileSync(join(outDir, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
 if (!values.keep) {

@@ -1,16 +1,12 @@
 /**
- * An operator upgrades: the data directory an older Quarry wrote (tests/fixtures/upgrade/<commit>,
- * made by make-fixture.ts with that commit's own CLI and server, killed mid-crawl) is opened by
- * this version's server and CLI. Everything must be there and keep working: accounts and plans,
- * keys (revoked ones stay revoked), this month's usage and its days, the source registry, the
- * finished batch job with its pages, and the interrupted crawl, which resumes and finishes
- * without fetching again a page the old version had recorded, counting each page once.
+ * Upgrading on SQLite: each data directory in tests/fixtures/upgrade/<commit>/ was written by that
+ * older commit's own CLI and server, SIGKILLed mid-crawl (make-fixture.ts). This version's server
+ * and CLI must read all of it and carry on (checks.ts).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cli, startServer, type Server } from "../helpers/server.ts";
-import { allPages, json, waitFor, type Job } from "../helpers/job-http.ts";
-import { sitePagePaths, startTestSite, type TestSite } from "../helpers/test-site.ts";
-import { fixtureCommits, manifest, readRows, replayFixture, type Manifest } from "./fixture.ts";
+import { afterAll, beforeAll, describe } from "vitest";
+import { startTestSite, type TestSite } from "../helpers/test-site.ts";
+import { upgradeChecks } from "./checks.ts";
+import { fixtureCommits, manifest, readRows, replayFixture } from "./fixture.ts";
 
 let site: TestSite;
 beforeAll(async () => {
@@ -20,110 +16,14 @@ afterAll(async () => {
   await site?.close();
 });
 
-const PLANS = '{"free":{"quota":1000,"per_minute":100000},"pro":{"quota":100000,"per_minute":100000}}';
-const path = (u: string) => new URL(u).pathname + new URL(u).search;
-
-describe.each(fixtureCommits())("data written by %s", (commit) => {
-  let m: Manifest;
-  let dir: string;
-  let server: Server | null = null;
-  let env: Record<string, string>;
-  let doneBefore: string[] = [];
-  let unitsBefore = new Map<string, Record<string, number>>();
-  let sourceBefore: { fetch_ok: number } | null = null;
-  let hitsFrom = 0;
-  let keptDays = false;
-
-  beforeAll(async () => {
-    m = await manifest(commit);
-    dir = replayFixture(commit, m, site.ipUrl);
-    env = { QUARRY_DATA_DIR: dir, QUARRY_EGRESS_ALLOW: "127.0.0.1/32", QUARRY_PLANS: PLANS, QUARRY_EXTRACT_WORKERS: "0" };
-    if (m.crawl) {
-      doneBefore = readRows<{ url: string }>(dir, "SELECT url FROM quarry_frontier WHERE job_id = ? AND state = 'done'", m.crawl.id).map((r) => path(r.url));
-    }
-    for (const r of readRows<{ key_id: string; grp: string; n: number }>(dir, "SELECT key_id, grp, n FROM quarry_usage")) {
-      unitsBefore.set(r.key_id, { ...unitsBefore.get(r.key_id), [r.grp]: r.n });
-    }
-    const src = readRows<{ value: string }>(dir, "SELECT value FROM quarry_kv WHERE key = 'source:127.0.0.1'")[0];
-    sourceBefore = src ? JSON.parse(src.value) : null;
-    keptDays = readRows(dir, "SELECT name FROM sqlite_master WHERE name = 'quarry_usage_daily'").length > 0;
-    hitsFrom = site.hits.length;
-    server = await startServer("node", env);
-  }, 60_000);
-  afterAll(async () => {
-    await server?.stop();
-  });
-
-  it("keeps every account, plan and key: old keys authenticate, the revoked one stays revoked", async () => {
-    const { main, bot, gone, pro } = m.keys;
-    for (const k of [main, bot, pro]) {
-      const res = await fetch(`${server!.url}/v1/usage`, { headers: { authorization: `Bearer ${k.key}` } });
-      expect(res.status, k.name).toBe(200);
-    }
-    const refused = await fetch(`${server!.url}/v1/usage`, { headers: { authorization: `Bearer ${gone.key}` } });
-    expect(refused.status).toBe(401);
-    expect((await json(`${server!.url}/v1/usage`, pro.key)).plan).toBe("pro");
-    expect((await json(`${server!.url}/v1/usage`, main.key)).plan).toBe("free");
-    const listed = await json(`${server!.url}/v1/keys`, main.key);
-    expect(listed.keys.map((k: Job) => k.id).sort()).toEqual([main.id, bot.id].sort());
-    const accounts = JSON.parse(cli(["accounts", "list", "--json"], { ...env }).stdout);
-    expect(accounts.accounts.map((a: Job) => [a.name, a.plan, a.active_keys])).toEqual([["acme", "free", 2], ["globex", "pro", 1]]);
-  });
-
-  it("keeps this month's usage of every key, the revoked one included, and its days add up", async () => {
-    for (const [name, k] of Object.entries(m.keys)) {
-      const before = unitsBefore.get(k.id) ?? {};
-      if (name === "gone") continue;
-      const usage = await json(`${server!.url}/v1/usage`, k.key);
-      for (const [grp, n] of Object.entries(before)) if (grp !== "crawl" || !m.crawl || name !== "main") expect(usage.endpoints[grp], `${name} ${grp}`).toBe(n);
-      const daily = await json(`${server!.url}/v1/usage/daily`, k.key);
-      // A version from before the daily table kept no days: its units are in the month, on no day.
-      // (The resumed crawl is still adding to main's days: checked once it has finished.)
-      if (name !== "main" || !m.crawl) expect(daily.key.used, name).toBe(keptDays ? usage.used : 0);
-    }
-    const cliUsage = JSON.parse(cli(["usage", "--account", "acme", "--json"], { ...env }).stdout);
-    const revoked = cliUsage.keys.find((k: Job) => k.id === m.keys.gone.id);
-    expect(revoked.revoked_at).toBe(m.revoked.revoked_at);
-    expect(revoked.used).toBe(Object.values(unitsBefore.get(m.keys.gone.id) ?? {}).reduce((a, b) => a + b, 0));
-  });
-
-  it("keeps the source registry", async () => {
-    const health = await json(`${server!.url}/health`, "");
-    expect(health.services.intelligence.sources_tracked).toBe(sourceBefore ? 1 : 0);
-  });
-
-  it("keeps the finished batch job and its pages", async ({ skip }) => {
-    if (!m.batch) return skip();
-    const batch = await json(`${server!.url}/v1/batch/scrape/${m.batch.id}`, m.keys.bot.key);
-    expect([batch.status, batch.completed, batch.failed]).toEqual([m.batch.status, m.batch.completed, m.batch.failed]);
-    expect(batch.data.filter((p: Job) => p.markdown?.includes("Quarry test site"))).toHaveLength(m.batch.completed);
-  });
-
-  it("resumes the interrupted crawl: every page once, none the old version read fetched again, each counted once", async ({ skip }) => {
-    if (!m.crawl) return skip();
-    const { main } = m.keys;
-    const after = await waitFor(`${server!.url}/v1/crawl/${m.crawl.id}`, main.key, (j) => ["completed", "failed", "cancelled"].includes(j.status), 90_000);
-    expect(after.status).toBe("completed");
-    const pages = await allPages(after, server!.url, main.key);
-    const paths = pages.map((p) => path(p.url));
-    for (const p of sitePagePaths()) expect(paths.filter((x) => x === p), p).toHaveLength(1);
-    expect(new Set(paths).size).toBe(paths.length);
-    expect(doneBefore.length).toBeGreaterThanOrEqual(m.crawl.completed_at_kill);
-    const refetched = site.hits.slice(hitsFrom).map((h) => h.path).filter((p) => doneBefore.includes(p));
-    expect(refetched).toEqual([]);
-    // The month's crawl units: what the old version counted, plus one per page read since.
-    const usage = await json(`${server!.url}/v1/usage`, main.key);
-    expect(usage.endpoints.crawl).toBe((unitsBefore.get(main.id)?.crawl ?? 0) + after.completed - doneBefore.length);
-    expect((await json(`${server!.url}/v1/usage/daily`, main.key)).key.used).toBe(keptDays ? usage.used : 0);
-  }, 120_000);
-
-  it("adds to the old source registry rather than starting it again", async () => {
-    const scraped = await fetch(`${server!.url}/v1/scrape`, { method: "POST", headers: { authorization: `Bearer ${m.keys.main.key}`, "content-type": "application/json" }, body: JSON.stringify({ url: `${site.ipUrl}/about?again=1` }) });
-    expect(scraped.status).toBe(200);
-    await server!.stop();
-    server = null;
-    const src = JSON.parse(readRows<{ value: string }>(dir, "SELECT value FROM quarry_kv WHERE key = 'source:127.0.0.1'")[0].value);
-    expect(src.fetch_ok).toBe(sourceBefore!.fetch_ok + 1);
-    expect(src.first_seen).toBe((sourceBefore as { first_seen?: string }).first_seen);
+describe.each(fixtureCommits())("SQLite data written by %s", (commit) => {
+  upgradeChecks(() => site, commit, manifest(commit), async (m, siteUrl) => {
+    const dir = replayFixture(commit, m, siteUrl);
+    return {
+      env: { QUARRY_DATA_DIR: dir },
+      keptDays: readRows(dir, "SELECT name FROM sqlite_master WHERE name = 'quarry_usage_daily'").length > 0,
+      rows: async <T>(sql: string) => readRows<T>(dir, sql),
+      close: async () => {},
+    };
   });
 });
