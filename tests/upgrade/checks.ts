@@ -11,6 +11,7 @@ import { cli, startServer, type Server } from "../helpers/server.ts";
 import { allPages, json, waitFor, type Job } from "../helpers/job-http.ts";
 import { sitePagePaths, type TestSite } from "../helpers/test-site.ts";
 import type { Manifest } from "./fixture.ts";
+import { DATA_FORMAT } from "../../adapters/storage/data-format.ts";
 
 /** The old version's data, ready for this version: its environment, and SQL on it as it is now. */
 export interface Stored {
@@ -130,6 +131,8 @@ export function upgradeChecks(site: () => TestSite, commit: string, m0: Manifest
     server = null;
     const src = (await source(stored))!;
     expect(src.fetch_ok).toBe(sourceBefore!.fetch_ok + 1);
+    // The old data is now marked as this version's format (data-format.ts).
+    expect((await stored.rows<{ format: number }>("SELECT format FROM quarry_format")).map((r) => Number(r.format))).toEqual([DATA_FORMAT]);
     expect(src.first_seen).toBe(sourceBefore!.first_seen);
   });
 }
