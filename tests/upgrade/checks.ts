@@ -118,9 +118,12 @@ export function upgradeChecks(site: () => TestSite, commit: string, m0: Manifest
     expect(doneBefore.length).toBeGreaterThanOrEqual(m.crawl.completed_at_kill);
     const refetched = site().hits.slice(hitsFrom).map((h) => h.path).filter((p) => doneBefore.includes(p));
     expect(refetched).toEqual([]);
-    // The month's crawl units: what the old version counted, plus one per page read since.
-    const usage = await json(`${server!.url}/v1/usage`, main.key);
-    expect(usage.endpoints.crawl).toBe((unitsBefore.get(main.id)?.crawl ?? 0) + after.completed - doneBefore.length);
+    // The month's crawl units: what the old version counted, plus one per page read since (a
+    // page's unit follows its record, so the last one may land just after the job's end).
+    const expected = (unitsBefore.get(main.id)?.crawl ?? 0) + after.completed - doneBefore.length;
+    const usage = await waitFor(`${server!.url}/v1/usage`, main.key, (u) => u.endpoints.crawl >= expected, 5_000);
+    await new Promise((r) => setTimeout(r, 300)); // and nothing more comes after it
+    expect((await json(`${server!.url}/v1/usage`, main.key)).endpoints.crawl).toBe(expected);
     expect((await json(`${server!.url}/v1/usage/daily`, main.key)).key.used).toBe(keptDays ? usage.used : 0);
   }, 120_000);
 
