@@ -53,12 +53,16 @@ export async function replayPgFixture(commit: string, m: Manifest, siteUrl: stri
     await client.query(readFileSync(join(PG_FIXTURES, commit, "dump.sql"), "utf8"));
     const delta = now - m.made_at;
     const [oldPeriod, oldDay, period, day] = [periodOf(m.made_at), dayOf(m.made_at), periodOf(now), dayOf(now)];
+    // Versions before jobs or per-day usage have not those tables.
+    const has = async (table: string) => (await client.query("SELECT to_regclass($1) AS t", [table])).rows[0].t !== null;
     await client.query("BEGIN");
     await client.query("UPDATE public.quarry_usage SET period = $1 WHERE period = $2", [period, oldPeriod]);
-    await client.query("UPDATE public.quarry_usage_daily SET period = $1, day = $2 WHERE day = $3", [period, day, oldDay]);
-    await client.query("UPDATE public.quarry_jobs SET created_at = created_at + $1, deadline_at = deadline_at + $1, finished_at = finished_at + $1, expires_at = expires_at + $1, spec = replace(spec, $2, $3)", [delta, m.site, siteUrl]);
-    await client.query("UPDATE public.quarry_frontier SET url = replace(url, $1, $2), data = replace(data, $1, $2)", [m.site, siteUrl]);
-    await client.query("UPDATE pgboss.job SET data = replace(data::text, $1, $2)::jsonb, singleton_key = replace(singleton_key, $1, $2), keep_until = now() + interval '14 days'", [m.site, siteUrl]);
+    if (await has("public.quarry_usage_daily")) await client.query("UPDATE public.quarry_usage_daily SET period = $1, day = $2 WHERE day = $3", [period, day, oldDay]);
+    if (await has("public.quarry_jobs")) {
+      await client.query("UPDATE public.quarry_jobs SET created_at = created_at + $1, deadline_at = deadline_at + $1, finished_at = finished_at + $1, expires_at = expires_at + $1, spec = replace(spec, $2, $3)", [delta, m.site, siteUrl]);
+      await client.query("UPDATE public.quarry_frontier SET url = replace(url, $1, $2), data = replace(data, $1, $2)", [m.site, siteUrl]);
+      await client.query("UPDATE pgboss.job SET data = replace(data::text, $1, $2)::jsonb, singleton_key = replace(singleton_key, $1, $2), keep_until = now() + interval '14 days'", [m.site, siteUrl]);
+    }
     await client.query("COMMIT");
   } finally {
     await client.end();
