@@ -13,6 +13,7 @@ import { KvSources } from "../storage/kv-sources.ts";
 import { LruCache, type CacheLimits } from "../storage/lru-cache.ts";
 import { MemoryCounters } from "../storage/memory-counters.ts";
 import { SqliteCounters } from "../storage/sqlite-counters.ts";
+import { sqliteFormat } from "../storage/data-format.ts";
 import { openSqlite, sqliteProbe, type SqliteConnectorFactory } from "./sqlite.ts";
 import { DataDirError } from "./data-dir.ts";
 // Each from its own module, not fetch/mod.ts: that one also exports the ofetch client, which loads
@@ -159,6 +160,13 @@ async function postgresStores(config: Config, logger: Logger, clock: Clock): Pro
 
 async function sqliteStores(config: Config, runtime: RuntimeParts, clock: Clock): Promise<Stores> {
   const sqlite = await openSqlite(config.dataDir, runtime.sqlite);
+  // Data a newer Quarry wrote is refused before anything here changes it (data-format.ts).
+  try {
+    sqliteFormat(sqlite.sync, packageVersion());
+  } catch (err) {
+    await sqlite.close();
+    throw err;
+  }
   sqlite.sync.exec(
     `CREATE TABLE IF NOT EXISTS ${KV_TABLE} (key TEXT PRIMARY KEY, value TEXT, blob BLOB, created_at TEXT DEFAULT CURRENT_TIMESTAMP, updated_at TEXT DEFAULT CURRENT_TIMESTAMP)`,
   );

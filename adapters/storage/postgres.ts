@@ -6,6 +6,8 @@ import { StorageError } from "../../core/errors.ts";
 import type { Logger } from "../../core/ports.ts";
 import { poolConnector } from "./pg-connector.ts";
 import { PG_MIGRATION_LOCK, PG_SCHEMA } from "./pg-schema.ts";
+import { checkFormat, DATA_FORMAT, FORMAT_TABLE, type FormatRow } from "./data-format.ts";
+import { packageVersion } from "../shared/version.ts";
 
 export interface PgHandle {
   pool: pg.Pool;
@@ -29,6 +31,12 @@ export async function migrate(pool: pg.Pool): Promise<void> {
   try {
     await client.query("SELECT pg_advisory_lock($1)", [PG_MIGRATION_LOCK]);
     try {
+      // Data a newer Quarry wrote is refused before any DDL of this version touches it.
+      await client.query(FORMAT_TABLE);
+      const format = await client.query<FormatRow>("SELECT format, version FROM quarry_format WHERE id = 1");
+      if (checkFormat(format.rows[0], packageVersion())) {
+        await client.query("INSERT INTO quarry_format (id, format, version) VALUES (1, $1, $2) ON CONFLICT (id) DO UPDATE SET format = $1, version = $2", [DATA_FORMAT, packageVersion()]);
+      }
       await client.query("CREATE TABLE IF NOT EXISTS quarry_schema (id INTEGER PRIMARY KEY, digest TEXT NOT NULL)");
       const { rows } = await client.query("SELECT digest FROM quarry_schema WHERE id = 1");
       if (rows[0]?.digest === SCHEMA_DIGEST) return;
@@ -74,7 +82,12 @@ export async function openPostgres(url: string, logger: Logger, opts: { max?: nu
       logged = true;
     });
   });
-  await migrate(pool);
+  // A schema that cannot be applied (or data of a newer format) stops start-up: the pool's idle
+  // connections must not keep the process alive after the one line saying so.
+  await migrate(pool).catch(async (err) => {
+    await pool.end().catch(() => {});
+    throw err;
+  });
   return {
     pool,
     db: createDatabase(poolConnector(pool)),
