@@ -37,7 +37,7 @@ export function upgradeChecks(site: () => TestSite, commit: string, m0: Manifest
   let env: Record<string, string>;
   let doneBefore: string[] = [];
   let unitsBefore = new Map<string, Record<string, number>>();
-  let sourceBefore: { fetch_ok: number } | null = null;
+  let sourceBefore: { fetch_ok: number; first_seen: string } | null = null;
   let hitsFrom = 0;
   let keptDays = false;
 
