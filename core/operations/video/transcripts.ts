@@ -14,7 +14,7 @@ import type { FetchPort } from "../../ports.ts";
 export interface TranscriptResult {
   segments: CaptionSegment[] | null;
   player: PlayerInfo | null;
-  /** Why there is no transcript (for logs and tests). */
+  /** Why there is no transcript (said in the answer's meta.transcripts.missing). */
   reason?: string;
 }
 
@@ -56,4 +56,19 @@ export async function fetchTranscript(io: TranscriptIo, videoId: string, languag
   const segments = parseCaptions(captions.body);
   if (!segments || segments.length === 0) return { segments: null, player, reason: "captions empty or unreadable" };
   return { segments, player };
+}
+
+export interface TranscriptSummary {
+  found: number;
+  missing: Array<{ video_id: string; reason: string }>;
+}
+
+/**
+ * What became of the transcripts asked for, for meta.transcripts: a null transcript_snippet
+ * alone cannot tell a video without captions from a player or caption request that failed
+ * (worth retrying), so each missing one is named with its reason.
+ */
+export function summarizeTranscripts(items: ReadonlyArray<{ video_id: string; transcript: TranscriptResult }>): TranscriptSummary {
+  const missing = items.filter((i) => !i.transcript.segments).map((i) => ({ video_id: i.video_id, reason: i.transcript.reason ?? "no transcript" }));
+  return { found: items.length - missing.length, missing };
 }

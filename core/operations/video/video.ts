@@ -20,7 +20,7 @@ import type { Clock, FetchPort } from "../../ports.ts";
 import { passesFilters, type VideoFilters } from "./filters.ts";
 import type { VideoResultBody, VideoSearchRequest, VideoSearchResponseBody } from "./schema.ts";
 import { scoreVideos } from "./score.ts";
-import { fetchTranscript, type TranscriptResult } from "./transcripts.ts";
+import { fetchTranscript, summarizeTranscripts, type TranscriptResult } from "./transcripts.ts";
 import { DATA_API_BACKEND, fetchVideoDetails, type DataApiSettings, type EnrichOutcome } from "./enrich.ts";
 import { pool } from "../../pool.ts";
 
@@ -231,6 +231,7 @@ export async function videoSearch(deps: VideoSearchDeps, req: VideoSearchRequest
         view_count: data?.view_count ?? video.view_count ?? player?.viewCount ?? 0,
       },
       segments: transcripts[i]!.segments,
+      transcript: transcripts[i]!,
     };
   }).filter((m) => passesFilters(m.video, filters, start));
 
@@ -274,6 +275,7 @@ export async function videoSearch(deps: VideoSearchDeps, req: VideoSearchRequest
       duration_ms: Math.max(0, Math.round(clock.now() - start)),
       ...(approximate ? { approximate_dates: true } : {}),
       backends,
+      ...(wantTranscripts ? { transcripts: summarizeTranscripts(merged.map((m) => ({ video_id: m.video.video_id, transcript: m.transcript }))) } : {}),
     },
     results,
   };
