@@ -246,6 +246,8 @@ export async function research(deps: ResearchDeps, req: ResearchRequest, onProgr
         read,
         failed: pages.filter((p) => p.status === "failed").length,
         skipped: tier.readPages ? pages.filter((p) => p.status === "skipped").length : 0,
+        // Each source whose page was not read, and why: its excerpt is then the engine's snippet.
+        unread: tier.readPages ? rankedPages.flatMap((p, i) => (p.status === "read" ? [] : [{ id: ids[i]!, url: ranked[i]!.url, reason: p.reason }])) : [],
       },
     },
     report,
