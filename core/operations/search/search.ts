@@ -6,7 +6,7 @@
  */
 import { loadLibraries } from "../../lazy.ts";
 import { countTokens } from "../../budget/tokens.ts";
-import { describeStatuses } from "../../backends/runner.ts";
+import { describeStatuses, failedRunExtra } from "../../backends/runner.ts";
 import type { RawResult } from "../../backends/types.ts";
 import { ApiError } from "../../errors.ts";
 import { mergeResults, type MergedResult } from "../../ranking/merge.ts";
@@ -117,9 +117,9 @@ export async function search(ports: Ports, services: Services, req: SearchReques
   if (answered.length === 0) {
     const named = describeStatuses(statuses);
     if (tried.length > 0 && tried.every(([, s]) => s.status === "timeout")) {
-      throw new ApiError("timeout", `No search backend answered before the deadline: ${named}.`, { fields: { backends: statuses } });
+      throw new ApiError("timeout", `No search backend answered before the deadline: ${named}.`, failedRunExtra(statuses, ports.clock.now()));
     }
-    throw new ApiError("upstream_error", tried.length ? `Every search backend failed: ${named}.` : `No search backend could be asked: ${named}.`, { fields: { backends: statuses } });
+    throw new ApiError("upstream_error", tried.length ? `Every search backend failed: ${named}.` : `No search backend could be asked: ${named}.`, failedRunExtra(statuses, ports.clock.now()));
   }
 
   for (const [id, results] of Object.entries(outcome.results)) {

@@ -11,7 +11,7 @@
  */
 import { loadLibraries } from "../../lazy.ts";
 import type { RegistryEntry, BackendRegistry } from "../../backends/registry.ts";
-import type { BackendRunner, BackendRunStatus, Timers } from "../../backends/runner.ts";
+import { failedRunExtra, type BackendRunner, type BackendRunStatus, type Timers } from "../../backends/runner.ts";
 import type { VideoItem, YoutubeQuery, YoutubeSearchPage } from "../../backends/youtube/search.ts";
 import { countTokens } from "../../budget/tokens.ts";
 import { transcriptDigest } from "../../budget/transcript-excerpt.ts";
@@ -53,8 +53,8 @@ export type VideoSearchFailure = {
 };
 
 /** A failed search as the API error it answers with: 502/504, each backend's status attached. */
-export function videoSearchError(failure: VideoSearchFailure): ApiError {
-  return new ApiError(failure.code, failure.message, { fields: { backends: failure.backends } });
+export function videoSearchError(failure: VideoSearchFailure, now: number = Date.now()): ApiError {
+  return new ApiError(failure.code, failure.message, failedRunExtra(failure.backends, now));
 }
 
 const GLOBAL_TIMERS: Timers = {
@@ -203,7 +203,7 @@ export async function videoSearch(deps: VideoSearchDeps, req: VideoSearchRequest
   }
 
   const collected = await collectWithFallback(deps, req, filters, start, deadline);
-  if (!collected.ok) throw videoSearchError(collected.failure);
+  if (!collected.ok) throw videoSearchError(collected.failure, clock.now());
   const videos = collected.videos;
 
   const wantTranscripts = req.include_transcript && req.tier !== "basic";
