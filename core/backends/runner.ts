@@ -80,6 +80,11 @@ export interface BackendRunner {
   run<T = RawResult>(request: RunRequest): Promise<RunOutcome<T>>;
   /** From recent real traffic and breaker state only; never calls an upstream. */
   health(kind?: BackendKind): Record<string, BackendHealth>;
+  /**
+   * Counts a call an operation made to the backend's upstream itself (a video's player and
+   * captions) toward its health, so /health moves when they fail; it never suspends the backend.
+   */
+  observe?(id: string, ok: boolean): void;
 }
 
 type Settled =
@@ -247,6 +252,10 @@ export function createRunner(options: RunnerOptions): BackendRunner {
       const results: Record<string, T[]> = {};
       for (const { id, result } of await Promise.all(pending)) if (result) results[id] = result as T[];
       return { backends, results };
+    },
+
+    observe(id, ok) {
+      breaker.recordOutcome(id, ok, clock.now());
     },
 
     health(kind = "web") {

@@ -118,3 +118,30 @@ describe("video search: failed searches are named for what they are and cost not
     expect(next.body.error.backends.youtube.error).toMatch(/suspended until .* after rate_limited: .*Retry-After 120 s/);
   });
 });
+
+describe("video search: /health sees YouTube's player failing", () => {
+  it("a search whose players all fail moves youtube to failing, though its search answered", async () => {
+    // A fresh server: the health window above holds this file's earlier calls.
+    const own = await startReplayServer();
+    const dataDir = tempDataDir();
+    const fresh = await startServer("node", { QUARRY_DATA_DIR: dataDir, QUARRY_IP_RATE: "off", ...own.env() });
+    const ownKey = createKeyCli({ QUARRY_DATA_DIR: dataDir }, "acme", "search", "enterprise").key;
+    try {
+      own.faults["youtube/youtubei/v1/player"] = "500";
+      const res = await fetch(`${fresh.url}/v1/video/search`, { method: "POST", headers: { authorization: `Bearer ${ownKey}`, "content-type": "application/json" }, body: JSON.stringify({ query: "test video", max_results: 3 }) });
+      expect(res.status).toBe(200);
+      const health = await (await fetch(`${fresh.url}/health`)).json();
+      expect(health.status).toBe("degraded");
+      expect(health.services.backends.failing).toContain("youtube");
+      expect(health.services.backends.detail.youtube).toMatchObject({ status: "failing", calls: 4 });
+      // Players that answer count as YouTube working.
+      delete own.faults["youtube/youtubei/v1/player"];
+      await (await fetch(`${fresh.url}/v1/video/search`, { method: "POST", headers: { authorization: `Bearer ${ownKey}`, "content-type": "application/json" }, body: JSON.stringify({ query: "test video again", max_results: 3 }) })).text();
+      const after = await (await fetch(`${fresh.url}/health`)).json();
+      expect(after.services.backends.detail.youtube).toMatchObject({ status: "ok", calls: 8 });
+    } finally {
+      await fresh.stop();
+      await own.close();
+    }
+  }, 60_000);
+});

@@ -213,6 +213,8 @@ export async function videoSearch(deps: VideoSearchDeps, req: VideoSearchRequest
       : videos.map((): TranscriptResult => ({ segments: null, player: null })),
     enrich(deps, videos, deadline),
   ]);
+  // YouTube's player and captions count toward its /health as its search does.
+  for (const t of transcripts) if (t.upstreamFailed !== undefined) deps.runner.observe?.(VIDEO_BACKEND, !t.upstreamFailed);
   const backends: Record<string, BackendRunStatus> = { ...collected.backends };
   if (enriched) backends[DATA_API_BACKEND] = enriched.status;
 
