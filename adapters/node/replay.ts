@@ -53,7 +53,10 @@ export interface ReplayServer {
   baseFor(id: string): string;
   /** `QUARRY_<ID>_URL` (and the keys a keyed backend needs) for every recorded backend. */
   env(): Record<string, string>;
-  /** A fault per backend id, for tests. */
+  /**
+   * A fault per backend id, for tests; a key of the backend id and one recorded path
+   * (`youtube/api/timedtext`) faults only that upstream path and wins over the backend's own.
+   */
   faults: Record<string, Fault>;
   /** A body that replaces a backend's recording (e.g. a SearXNG answer whose links point at local pages). */
   bodies: Record<string, string>;
@@ -81,7 +84,7 @@ export async function startReplayServer(options: { host?: string; port?: number 
     hits[id] = (hits[id] ?? 0) + 1;
     (requests[id] ??= []).push(`${path}${(req.url ?? "").includes("?") ? `?${(req.url ?? "").split("?").slice(1).join("?")}` : ""}`);
     req.resume();
-    switch (faults[id] ?? "ok") {
+    switch (faults[`${id}${route.path}`] ?? faults[id] ?? "ok") {
       case "hang":
         hanging.add(res);
         return;

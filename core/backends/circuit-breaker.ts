@@ -50,6 +50,8 @@ export interface CircuitBreaker {
   suspension(id: string, now: number): Suspension | null;
   recordSuccess(id: string, now: number): void;
   recordFailure(id: string, error: BackendError, now: number): void;
+  /** A call made outside the runner (a video's player or captions): counted in the window, never suspends. */
+  recordOutcome(id: string, ok: boolean, now: number): void;
   /** Share of successful calls in the window, and how many calls that is. */
   successRate(id: string, now: number): { rate: number; calls: number };
 }
@@ -133,6 +135,10 @@ export function createCircuitBreaker(overrides: Partial<BreakerPolicy> = {}): Ci
       state.strikes += 1;
       state.lastError = error;
       state.suspendedUntil = now + suspensionMs(policy, error, state.strikes);
+    },
+
+    recordOutcome(id, ok, now) {
+      record(stateOf(id), ok, now);
     },
 
     successRate(id, now) {

@@ -54,6 +54,8 @@ export interface BackendRunStatus {
   results: number;
   latency_ms: number;
   error?: string;
+  /** ISO 8601 UTC: when this failed backend will be asked again (its circuit breaker's suspension). */
+  retry_at?: string;
 }
 
 export interface RunOutcome<T = RawResult> {
@@ -78,6 +80,11 @@ export interface BackendRunner {
   run<T = RawResult>(request: RunRequest): Promise<RunOutcome<T>>;
   /** From recent real traffic and breaker state only; never calls an upstream. */
   health(kind?: BackendKind): Record<string, BackendHealth>;
+  /**
+   * Counts a call an operation made to the backend's upstream itself (a video's player and
+   * captions) toward its health, so /health moves when they fail; it never suspends the backend.
+   */
+  observe?(id: string, ok: boolean): void;
 }
 
 type Settled =
@@ -91,6 +98,24 @@ function errorText(error: BackendError): string {
 }
 
 /** `duckduckgo (timeout: no answer within 4000 ms); wikipedia (ok, 5 results)`: for error messages. */
+/**
+ * Whole seconds until a request that every backend failed could be answered, when each failed
+ * backend is suspended (a 429's Retry-After, a 5xx's back-off): the Retry-After of the 502/504,
+ * so a caller waits as long as it must and no longer. Undefined when one could be asked at once.
+ */
+export function retryAfterOf(statuses: Record<string, BackendRunStatus>, now: number): number | undefined {
+  const failed = Object.values(statuses).filter((s) => s.status === "error" || s.status === "timeout" || s.retry_at);
+  if (failed.length === 0 || failed.some((s) => !s.retry_at) || Object.values(statuses).some((s) => s.status === "ok")) return undefined;
+  const soonest = Math.min(...failed.map((s) => Date.parse(s.retry_at!)));
+  return Math.max(1, Math.ceil((soonest - now) / 1000));
+}
+
+/** The ApiError extras of a failed run: each backend's status, and a Retry-After when one applies. */
+export function failedRunExtra(statuses: Record<string, BackendRunStatus>, now: number) {
+  const retryAfter = retryAfterOf(statuses, now);
+  return { fields: { backends: statuses }, ...(retryAfter === undefined ? {} : { retryAfter, headers: { "Retry-After": String(retryAfter) } }) };
+}
+
 export function describeStatuses(statuses: Record<string, BackendRunStatus>): string {
   return Object.entries(statuses)
     .map(([id, s]) => `${id} (${s.error ?? (s.status === "ok" ? `ok, ${s.results} results` : s.status)})`)
@@ -164,6 +189,10 @@ export function createRunner(options: RunnerOptions): BackendRunner {
 
   function account(id: string, settled: Settled, startedAt: number): { status: BackendRunStatus; results?: unknown[] } {
     const now = clock.now();
+    const retryAt = () => {
+      const suspended = breaker.suspension(id, now);
+      return suspended ? { retry_at: new Date(suspended.until).toISOString() } : {};
+    };
     const latency_ms = Math.max(0, Math.round(now - startedAt));
     const error = settled.kind === "failed" ? settled.error : settled.kind === "parsed" && !settled.outcome.ok ? settled.outcome.error : null;
     options.onCall?.(id, settled.kind === "timeout" ? "timeout" : error ? error.class : "ok", latency_ms / 1000);
@@ -171,11 +200,11 @@ export function createRunner(options: RunnerOptions): BackendRunner {
       // A backend cut short by the request's own deadline is not the backend's fault.
       if (!settled.byDeadline) breaker.recordFailure(id, { class: "timeout", message: "timed out" }, now);
       const error = settled.byDeadline ? "timeout: request deadline reached" : `timeout: no answer within ${timeoutMs} ms`;
-      return { status: { status: "timeout", results: 0, latency_ms, error } };
+      return { status: { status: "timeout", results: 0, latency_ms, error, ...retryAt() } };
     }
     if (error) {
       breaker.recordFailure(id, error, now);
-      return { status: { status: "error", results: 0, latency_ms, error: errorText(error) } };
+      return { status: { status: "error", results: 0, latency_ms, error: errorText(error), ...retryAt() } };
     }
     const results = settled.kind === "parsed" && settled.outcome.ok ? settled.outcome.results : [];
     breaker.recordSuccess(id, now);
@@ -207,7 +236,7 @@ export function createRunner(options: RunnerOptions): BackendRunner {
         const suspended = breaker.suspension(id, startedAt);
         if (suspended) {
           const until = new Date(suspended.until).toISOString();
-          backends[id] = { status: "skipped", results: 0, latency_ms: 0, error: `suspended until ${until} after ${errorText(suspended.error)}` };
+          backends[id] = { status: "skipped", results: 0, latency_ms: 0, error: `suspended until ${until} after ${errorText(suspended.error)}`, retry_at: until };
           continue;
         }
         backends[id] = { status: "timeout", results: 0, latency_ms: 0 }; // placeholder keeps registry order
@@ -223,6 +252,10 @@ export function createRunner(options: RunnerOptions): BackendRunner {
       const results: Record<string, T[]> = {};
       for (const { id, result } of await Promise.all(pending)) if (result) results[id] = result as T[];
       return { backends, results };
+    },
+
+    observe(id, ok) {
+      breaker.recordOutcome(id, ok, clock.now());
     },
 
     health(kind = "web") {

@@ -54,7 +54,9 @@ export function httpFailure(res: UpstreamResponse, what: string): BackendError {
   const retry = retryAfterFromHeaders(res.headers);
   const withRetry = retry === undefined ? {} : { retryAfterSeconds: retry };
   if (res.status === 429) {
-    return { class: "rate_limited", message: `${what} answered 429 Too Many Requests`, ...withRetry };
+    // The wait it asked for is said too: it is what a caller of a failed request can act on.
+    const wait = retry === undefined ? "" : ` (Retry-After ${retry} s)`;
+    return { class: "rate_limited", message: `${what} answered 429 Too Many Requests${wait}`, ...withRetry };
   }
   if (res.status === 401 || res.status === 403) {
     return { class: "blocked", message: `${what} refused the request (HTTP ${res.status})` };

@@ -83,4 +83,5 @@ export const BackendStatus = v.object({
   results: Count,
   latency_ms: Count,
   error: v.optional(v.string()),
+  retry_at: v.optional(v.pipe(v.string(), v.description("When this failed backend will be asked again (ISO 8601 UTC): it is suspended until then after its failure (a 429's Retry-After, a back-off after errors)"))),
 });

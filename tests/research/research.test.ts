@@ -146,7 +146,7 @@ describe("POST /v1/research", () => {
     const body = (await (await ask({ query: QUESTION, tier: "basic", max_sources: 3 })).json()) as Body;
     expect(served.reduce((n, s) => n + s.site.hits.length, site.hits.length)).toBe(hits);
     expect(body.sources.length).toBe(3);
-    expect(body.meta.pages).toEqual({ read: 0, failed: 0, skipped: 0 });
+    expect(body.meta.pages).toEqual({ read: 0, failed: 0, skipped: 0, unread: [] });
     for (const f of body.report.findings) for (const id of f.citations) {
       const snippet = body.sources.find((s) => s.id === id)!.excerpt ?? "";
       expect(supportShare(f.text, snippet)).toBeGreaterThanOrEqual(0.6);
@@ -232,7 +232,8 @@ describe("POST /v1/research", () => {
     const t0 = Date.now();
     const body = (await (await ask({ query: QUESTION })).json()) as Body;
     expect(Date.now() - t0).toBeLessThan(5_000);
-    expect(body.meta.pages).toEqual({ read: 5, failed: 0, skipped: 1 });
+    expect(body.meta.pages).toMatchObject({ read: 5, failed: 0, skipped: 1 });
+    expect(body.meta.pages.unread).toEqual([{ id: expect.stringMatching(/^S\d+$/), url: `${site.url}/slow`, reason: "not read before the deadline" }]);
     expect(body.report.findings.length).toBe(5);
   }, 30_000);
 
@@ -245,7 +246,8 @@ describe("POST /v1/research", () => {
     const res = await ask({ query: QUESTION });
     expect(res.status).toBe(200);
     const body = (await res.json()) as Body;
-    expect(body.meta.pages).toEqual({ read: 0, failed: 2, skipped: 0 });
+    expect(body.meta.pages).toMatchObject({ read: 0, failed: 2, skipped: 0 });
+    expect(body.meta.pages.unread.map((u) => u.url).sort()).toEqual([`${site.url}/broken`, `${site.url}/missing`]);
     expect(body.report.findings).toEqual([]);
     expect(body.report.summary).toMatch(/No readable text/);
     expect(body.report.summary).toContain("[S1][S2]");

@@ -24,8 +24,11 @@ function looksLikeHtml(body: string): boolean {
  */
 export function youtubeFailure(res: UpstreamResponse, what: string): BackendError | null {
   const html = looksLikeHtml(res.body);
-  if (res.status === 429 || (html && isCaptchaPage(res.body))) {
+  const captcha = html && isCaptchaPage(res.body);
+  if (res.status === 429 || captcha) {
     const failure = httpFailure({ ...res, status: 429 }, what);
+    // A plain 429 (no CAPTCHA page) is said as one, with its Retry-After: calling it a CAPTCHA misled.
+    if (!captcha) return failure;
     return { ...failure, message: `${what} answered with its "unusual traffic" CAPTCHA page (HTTP ${res.status})` };
   }
   if (html && isConsentPage(res.body)) {

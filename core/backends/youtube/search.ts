@@ -132,8 +132,14 @@ function sections(root: Record<string, unknown>): unknown[] {
   return out;
 }
 
+/**
+ * A first page holds its sections under twoColumnSearchResultsRenderer (a search with no hits
+ * too, whose one section says so); a continuation page holds continuation commands. Any other
+ * `contents` is a layout this parser does not know, a failure to report rather than "no videos".
+ */
 function hasResultsShape(root: Record<string, unknown>): boolean {
-  return root.contents !== undefined || Array.isArray(root.onResponseReceivedCommands);
+  const first = at(root, "contents", "twoColumnSearchResultsRenderer", "primaryContents", "sectionListRenderer", "contents");
+  return Array.isArray(first) || Array.isArray(root.onResponseReceivedCommands);
 }
 
 /** Pure parser of a search page or continuation page body. */
@@ -146,7 +152,7 @@ export function parseSearchPage(body: string, query: Pick<YoutubeQuery, "maxResu
     const message = asString(apiError.message) ?? "unknown error";
     return { ok: false, error: { class: "http", message: `YouTube search error ${asCount(apiError.code) ?? "?"}: ${message}` } };
   }
-  if (!hasResultsShape(root)) return { ok: false, error: parseFailure("YouTube search", "neither contents nor continuation items") };
+  if (!hasResultsShape(root)) return { ok: false, error: parseFailure("YouTube search", "neither the search results layout nor continuation items (has YouTube changed its answer?)") };
 
   const page: YoutubeSearchPage = { videos: [], continuation: null, estimated_results: asCount(root.estimatedResults), skipped: 0 };
   for (const section of sections(root)) {

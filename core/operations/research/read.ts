@@ -13,14 +13,14 @@ export type PageOutcome =
 
 async function readOne(ports: Ports, url: string, deadline: number): Promise<PageOutcome> {
   const left = deadline - ports.clock.now();
-  if (left < 200) return { status: "skipped", reason: "no time left" };
+  if (left < 200) return { status: "skipped", reason: "no time left before the deadline" };
   let host = "";
   try {
     host = new URL(url).hostname;
     const page = await ports.pages.fetchPage(url, { timeoutMs: Math.min(left, 8_000) });
     const type = (page.contentType ?? "").toLowerCase();
-    if (page.status >= 400) throw new Error(`HTTP ${page.status}`);
-    if (!(type.includes("html") || type === "")) throw new Error(`unsupported content type ${type}`);
+    if (page.status >= 400) throw new Error(`the page answered HTTP ${page.status}`);
+    if (!(type.includes("html") || type === "")) throw new Error(`not an HTML page (${type})`);
     const content = await extractPage(ports, { body: page.body, contentType: page.contentType, url: page.finalUrl, onlyMainContent: true, formats: ["text"] });
     await ports.sources.record(host, { fetched: true, ok: true }).catch(() => {});
     if (!content.text.trim()) return { status: "skipped", reason: "no readable text" };
@@ -28,7 +28,7 @@ async function readOne(ports: Ports, url: string, deadline: number): Promise<Pag
   } catch (err) {
     if (host) await ports.sources.record(host, { fetched: true, ok: false }).catch(() => {});
     // The port's own timeout is the deadline speaking: the page was late, not broken.
-    if (err instanceof FetchTimeout) return { status: "skipped", reason: "late" };
+    if (err instanceof FetchTimeout) return { status: "skipped", reason: "not read before the deadline" };
     return { status: "failed", reason: err instanceof Error ? err.message : String(err) };
   }
 }
@@ -36,7 +36,7 @@ async function readOne(ports: Ports, url: string, deadline: number): Promise<Pag
 /** Settles at the deadline with "skipped", so one slow page never delays the report. */
 function byDeadline(p: Promise<PageOutcome>, ports: Ports, deadline: number): Promise<PageOutcome> {
   return new Promise((resolve) => {
-    const t = setTimeout(() => resolve({ status: "skipped", reason: "late" }), Math.max(0, deadline - ports.clock.now()));
+    const t = setTimeout(() => resolve({ status: "skipped", reason: "not read before the deadline" }), Math.max(0, deadline - ports.clock.now()));
     p.then(resolve, (err) => resolve({ status: "failed", reason: String(err) })).finally(() => clearTimeout(t));
   });
 }

@@ -4,7 +4,7 @@
  * a report whose every sentence cites its sources. `onProgress` reports each stage (SSE).
  */
 import { loadLibraries } from "../../lazy.ts";
-import { describeStatuses, type BackendRunner, type BackendRunStatus, type RunOutcome } from "../../backends/runner.ts";
+import { describeStatuses, failedRunExtra, type BackendRunner, type BackendRunStatus, type RunOutcome } from "../../backends/runner.ts";
 import type { RawResult } from "../../backends/types.ts";
 import { countTokens, truncateToTokens } from "../../budget/tokens.ts";
 import { ApiError } from "../../errors.ts";
@@ -54,11 +54,15 @@ export function combineStatuses(runs: readonly RunOutcome<RawResult>[]): Record<
         continue;
       }
       const better = (STATUS_RANK[s.status] ?? 9) < (STATUS_RANK[prev.status] ?? 9);
+      const kept = better ? s : prev;
+      // A backend that failed every run is asked again at the latest of its suspensions' ends.
+      const retryAt = [s.retry_at, prev.retry_at].filter((r): r is string => r !== undefined).sort().pop();
       out[id] = {
-        status: better ? s.status : prev.status,
+        status: kept.status,
         results: prev.results + s.results,
         latency_ms: Math.max(prev.latency_ms, s.latency_ms),
-        ...((better ? s.error : prev.error) !== undefined && (better ? s.status : prev.status) !== "ok" ? { error: (better ? s.error : prev.error)! } : {}),
+        ...(kept.error !== undefined && kept.status !== "ok" ? { error: kept.error } : {}),
+        ...(retryAt !== undefined && kept.status !== "ok" ? { retry_at: retryAt } : {}),
       };
     }
   }
@@ -147,9 +151,9 @@ export async function research(deps: ResearchDeps, req: ResearchRequest, onProgr
   const tried = Object.entries(statuses).filter(([, s]) => s.status !== "disabled" && s.status !== "skipped");
   if (!tried.some(([, s]) => s.status === "ok")) {
     if (tried.length > 0 && tried.every(([, s]) => s.status === "timeout")) {
-      throw new ApiError("timeout", `No search backend answered before the deadline: ${describeStatuses(statuses)}.`, { fields: { backends: statuses } });
+      throw new ApiError("timeout", `No search backend answered before the deadline: ${describeStatuses(statuses)}.`, failedRunExtra(statuses, ports.clock.now()));
     }
-    throw new ApiError("upstream_error", tried.length ? `Every search backend failed: ${describeStatuses(statuses)}.` : `No search backend could be asked: ${describeStatuses(statuses)}.`, { fields: { backends: statuses } });
+    throw new ApiError("upstream_error", tried.length ? `Every search backend failed: ${describeStatuses(statuses)}.` : `No search backend could be asked: ${describeStatuses(statuses)}.`, failedRunExtra(statuses, ports.clock.now()));
   }
   // Each (backend, query) list counts as its own voter, so a page several queries find ranks higher.
   const lists: Record<string, RawResult[]> = {};
@@ -246,6 +250,8 @@ export async function research(deps: ResearchDeps, req: ResearchRequest, onProgr
         read,
         failed: pages.filter((p) => p.status === "failed").length,
         skipped: tier.readPages ? pages.filter((p) => p.status === "skipped").length : 0,
+        // Each source whose page was not read, and why: its excerpt is then the engine's snippet.
+        unread: tier.readPages ? rankedPages.flatMap((p, i) => (p.status === "read" ? [] : [{ id: ids[i]!, url: ranked[i]!.url, reason: p.reason }])) : [],
       },
     },
     report,

@@ -30,7 +30,13 @@ export const ResearchResponseSchema = v.object({
     llm_error: v.optional(v.string()),
     notice: v.optional(v.string()),
     backends: v.record(v.string(), BackendStatus),
-    pages: v.object({ read: Count, failed: Count, skipped: Count }),
+    pages: v.object({
+      read: Count, failed: Count, skipped: Count,
+      unread: v.pipe(
+        v.array(v.object({ id: SourceId, url: v.string(), reason: v.string() })),
+        v.description("Each source whose page was not read (failed, or skipped for lack of time or text), with why; its excerpt is then the engine's snippet. Empty at tier basic, which reads no page"),
+      ),
+    }),
   }),
   report: v.object({
     summary: v.string(),

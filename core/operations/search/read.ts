@@ -2,7 +2,8 @@
  * Reading one result's page for search, through the guarded page port like every page read:
  * the tier's query-focused excerpt, and what the request's options ask of the page — whole
  * content as markdown or text, query-relevant chunks, the site's icon and its images. A page
- * that fails, is not HTML or misses the deadline gives null, and the source registry learns it.
+ * that fails, is not HTML or misses the deadline gives null, and the source registry learns it;
+ * why goes into `unread` (url → reason), which the answer's meta.pages reports.
  */
 import { truncateToTokens } from "../../budget/tokens.ts";
 import { decodeHtml } from "../../extract/decode-html.ts";
@@ -36,16 +37,20 @@ export interface PageRead {
   images: PageImage[];
 }
 
-export async function readPage(ports: Ports, url: string, wants: ReadWants, deadline: number): Promise<PageRead | null> {
+export async function readPage(ports: Ports, url: string, wants: ReadWants, deadline: number, unread?: Map<string, string>): Promise<PageRead | null> {
+  const unreadBecause = (reason: string) => {
+    unread?.set(url, reason);
+    return null;
+  };
   const left = deadline - ports.clock.now();
-  if (left < 200) return null;
+  if (left < 200) return unreadBecause("no time left before the deadline");
   const host = new URL(url).hostname;
   try {
     const page = await ports.pages.fetchPage(url, { timeoutMs: Math.min(left, 8_000) });
     const type = (page.contentType ?? "").toLowerCase();
     if (page.status >= 400 || !(type.includes("html") || type === "")) {
       await ports.sources.record(host, { fetched: true, ok: false }).catch(() => {});
-      return null;
+      return unreadBecause(page.status >= 400 ? `the page answered HTTP ${page.status}` : `not an HTML page (${type})`);
     }
     const formats: Rendering[] = ["text"];
     if (wants.media) formats.push("html");
@@ -65,9 +70,9 @@ export async function readPage(ports: Ports, url: string, wants: ReadWants, dead
       favicon: media?.favicon ?? null,
       images: media?.images ?? [],
     };
-  } catch {
+  } catch (err) {
     await ports.sources.record(host, { fetched: true, ok: false }).catch(() => {});
-    return null;
+    return unreadBecause(err instanceof Error ? err.message : String(err));
   }
 }
 

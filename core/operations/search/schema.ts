@@ -113,6 +113,10 @@ export const SearchResponseSchema = v.object({
     undated: v.optional(v.picklist(["kept", "dropped"])),
     date_filter: v.optional(v.object({ start_date: v.nullable(v.string()), end_date: v.nullable(v.string()), out_of_range: Count, undated: Count, dated_from_pages: Count })),
     answer: v.optional(v.picklist(["extractive", "llm"])),
+    pages: v.optional(v.pipe(
+      v.object({ read: Count, failed: v.array(v.object({ url: v.string(), reason: v.string() })) }),
+      v.description("When result pages were read (tiers above basic, answers, raw content, chunks, dates): how many were, and each that could not be, with why, so a null excerpt is explained"),
+    )),
     ignored: v.array(IgnoredOption),
   }),
   answer: v.optional(v.nullable(v.string())),

@@ -6,7 +6,7 @@
  */
 import { loadLibraries } from "../../lazy.ts";
 import { countTokens } from "../../budget/tokens.ts";
-import { describeStatuses } from "../../backends/runner.ts";
+import { describeStatuses, failedRunExtra } from "../../backends/runner.ts";
 import type { RawResult } from "../../backends/types.ts";
 import { ApiError } from "../../errors.ts";
 import { mergeResults, type MergedResult } from "../../ranking/merge.ts";
@@ -55,6 +55,8 @@ export interface SearchResponse {
     undated?: "kept" | "dropped";
     date_filter?: { start_date: string | null; end_date: string | null; out_of_range: number; undated: number; dated_from_pages: number };
     answer?: "extractive" | "llm";
+    /** When pages were read: how many were, and each that could not be, with why. */
+    pages?: { read: number; failed: Array<{ url: string; reason: string }> };
     ignored: Ignored[];
   };
   answer?: string | null;
@@ -115,9 +117,9 @@ export async function search(ports: Ports, services: Services, req: SearchReques
   if (answered.length === 0) {
     const named = describeStatuses(statuses);
     if (tried.length > 0 && tried.every(([, s]) => s.status === "timeout")) {
-      throw new ApiError("timeout", `No search backend answered before the deadline: ${named}.`, { fields: { backends: statuses } });
+      throw new ApiError("timeout", `No search backend answered before the deadline: ${named}.`, failedRunExtra(statuses, ports.clock.now()));
     }
-    throw new ApiError("upstream_error", tried.length ? `Every search backend failed: ${named}.` : `No search backend could be asked: ${named}.`, { fields: { backends: statuses } });
+    throw new ApiError("upstream_error", tried.length ? `Every search backend failed: ${named}.` : `No search backend could be asked: ${named}.`, failedRunExtra(statuses, ports.clock.now()));
   }
 
   for (const [id, results] of Object.entries(outcome.results)) {
@@ -146,8 +148,13 @@ export async function search(ports: Ports, services: Services, req: SearchReques
     media: plan.images || plan.favicon,
   };
   const read = new Map<string, Promise<PageRead | null>>();
+  // Pages that could not be read, and why: an excerpt missing for a reason is said in meta.pages.
+  const unread = new Map<string, string>();
   const readOnce = (url: string) => {
-    if (!read.has(url)) read.set(url, byDeadline(readPage(ports, url, wants, deadline), ports, deadline));
+    if (!read.has(url)) {
+      const late = (p: PageRead | null) => (p === null && !unread.has(url) && unread.set(url, "not read before the deadline"), p);
+      read.set(url, byDeadline(readPage(ports, url, wants, deadline, unread), ports, deadline).then(late));
+    }
     return read.get(url)!;
   };
   let datedFromPages = 0;
@@ -194,6 +201,7 @@ export async function search(ports: Ports, services: Services, req: SearchReques
       ...(plan.range && dated
         ? { undated: req.undated === "keep" ? ("kept" as const) : ("dropped" as const), date_filter: { ...plan.range, out_of_range: dated.outOfRange, undated: dated.undated, dated_from_pages: datedFromPages } }
         : {}),
+      ...(read.size ? { pages: { read: read.size - unread.size, failed: [...unread].map(([url, reason]) => ({ url, reason })) } } : {}),
       ignored,
     },
     results,

@@ -72,6 +72,7 @@ export const SocialResearchResponse = v.object({
         kept: Count,
         latency_ms: Count,
         reason: v.optional(v.string()),
+        retry_at: v.optional(v.pipe(v.string(), v.description("When this failed platform will be asked again (ISO 8601 UTC): it is suspended until then (its rate limit's reset, or a back-off after errors)"))),
       }),
     ),
   }),

@@ -11,7 +11,7 @@ import { loadLibraries } from "../../lazy.ts";
 import { ApiError } from "../../errors.ts";
 import type { Clock, FetchPort } from "../../ports.ts";
 import type { BackendRegistry } from "../../backends/registry.ts";
-import type { BackendRunner, BackendRunStatus, Timers } from "../../backends/runner.ts";
+import { failedRunExtra, type BackendRunner, type BackendRunStatus, type Timers } from "../../backends/runner.ts";
 import { SOCIAL_PLATFORMS, type SocialItem, type SocialPlatform, type SocialReply } from "../../backends/social/types.ts";
 import { excerpt, TIER_TOKENS, tokenCount } from "./excerpt.ts";
 import { rankSocial } from "./rank.ts";
@@ -41,14 +41,15 @@ const REPLY_SHARE = 4; // each reply gets a quarter of the tier's per-source bud
 function statusOf(run: BackendRunStatus | undefined): PlatformStatus {
   if (!run) return { status: "error", returned: 0, kept: 0, latency_ms: 0, reason: "not run" };
   const base = { returned: run.results, kept: 0, latency_ms: run.latency_ms };
+  const retry = run.retry_at ? { retry_at: run.retry_at } : {};
   switch (run.status) {
     case "ok":
       return { status: "ok", ...base };
     case "timeout":
     case "disabled":
-      return { status: run.status, ...base, reason: run.error ?? run.status };
+      return { status: run.status, ...base, reason: run.error ?? run.status, ...retry };
     default: // error, and "skipped" = suspended by the circuit breaker after recent failures
-      return { status: "error", ...base, reason: run.error ?? "failed" };
+      return { status: "error", ...base, reason: run.error ?? "failed", ...retry };
   }
 }
 
@@ -95,7 +96,9 @@ export async function socialResearch(deps: SocialResearchDeps, req: SocialResear
   if (!answered.length) {
     const failed = Object.fromEntries(runnable.map((id) => [id, platforms[id]!]));
     const allTimedOut = runnable.every((id) => platforms[id]!.status === "timeout");
-    throw new ApiError(allTimedOut ? "timeout" : "upstream_error", `Every requested platform failed: ${failureList(failed)}.`, { fields: { platforms } });
+    // Each platform suspended (a rate limit's reset, a back-off): say when the first is asked again.
+    const { retryAfter, headers } = failedRunExtra(Object.fromEntries(runnable.map((id) => [id, run.backends[id]!])), clock.now());
+    throw new ApiError(allTimedOut ? "timeout" : "upstream_error", `Every requested platform failed: ${failureList(failed)}.`, { fields: { platforms }, ...(retryAfter === undefined ? {} : { retryAfter, headers }) });
   }
 
   const ranked = rankSocial(run.results, { query: req.query, now: clock.now(), freshness: req.freshness ?? null, maxSources: req.max_sources });

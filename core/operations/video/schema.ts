@@ -71,6 +71,17 @@ export const VideoSearchResponse = v.object({
     duration_ms: Count,
     approximate_dates: v.optional(v.boolean()),
     backends: v.optional(v.record(v.string(), BackendStatus)),
+    transcripts: v.optional(
+      v.pipe(
+        v.object({
+          found: Count,
+          missing: v.array(v.object({ video_id: v.string(), reason: v.string() })),
+        }),
+        v.description(
+          "When transcripts were asked for (include_transcript, tier above basic): how many results have one, and for each that has none, why (the video has no captions or none in the language, it is not playable, or the player or caption request failed or ran out of time, which may pass)",
+        ),
+      ),
+    ),
   }),
   results: v.array(VideoResult),
 });

@@ -11,7 +11,7 @@
  */
 import { loadLibraries } from "../../lazy.ts";
 import type { RegistryEntry, BackendRegistry } from "../../backends/registry.ts";
-import type { BackendRunner, BackendRunStatus, Timers } from "../../backends/runner.ts";
+import { failedRunExtra, type BackendRunner, type BackendRunStatus, type Timers } from "../../backends/runner.ts";
 import type { VideoItem, YoutubeQuery, YoutubeSearchPage } from "../../backends/youtube/search.ts";
 import { countTokens } from "../../budget/tokens.ts";
 import { transcriptDigest } from "../../budget/transcript-excerpt.ts";
@@ -20,7 +20,7 @@ import type { Clock, FetchPort } from "../../ports.ts";
 import { passesFilters, type VideoFilters } from "./filters.ts";
 import type { VideoResultBody, VideoSearchRequest, VideoSearchResponseBody } from "./schema.ts";
 import { scoreVideos } from "./score.ts";
-import { fetchTranscript, type TranscriptResult } from "./transcripts.ts";
+import { fetchTranscript, summarizeTranscripts, type TranscriptResult } from "./transcripts.ts";
 import { DATA_API_BACKEND, fetchVideoDetails, type DataApiSettings, type EnrichOutcome } from "./enrich.ts";
 import { pool } from "../../pool.ts";
 
@@ -53,8 +53,8 @@ export type VideoSearchFailure = {
 };
 
 /** A failed search as the API error it answers with: 502/504, each backend's status attached. */
-export function videoSearchError(failure: VideoSearchFailure): ApiError {
-  return new ApiError(failure.code, failure.message, { fields: { backends: failure.backends } });
+export function videoSearchError(failure: VideoSearchFailure, now: number = Date.now()): ApiError {
+  return new ApiError(failure.code, failure.message, failedRunExtra(failure.backends, now));
 }
 
 const GLOBAL_TIMERS: Timers = {
@@ -203,7 +203,7 @@ export async function videoSearch(deps: VideoSearchDeps, req: VideoSearchRequest
   }
 
   const collected = await collectWithFallback(deps, req, filters, start, deadline);
-  if (!collected.ok) throw videoSearchError(collected.failure);
+  if (!collected.ok) throw videoSearchError(collected.failure, clock.now());
   const videos = collected.videos;
 
   const wantTranscripts = req.include_transcript && req.tier !== "basic";
@@ -213,6 +213,8 @@ export async function videoSearch(deps: VideoSearchDeps, req: VideoSearchRequest
       : videos.map((): TranscriptResult => ({ segments: null, player: null })),
     enrich(deps, videos, deadline),
   ]);
+  // YouTube's player and captions count toward its /health as its search does.
+  for (const t of transcripts) if (t.upstreamFailed !== undefined) deps.runner.observe?.(VIDEO_BACKEND, !t.upstreamFailed);
   const backends: Record<string, BackendRunStatus> = { ...collected.backends };
   if (enriched) backends[DATA_API_BACKEND] = enriched.status;
 
@@ -231,6 +233,7 @@ export async function videoSearch(deps: VideoSearchDeps, req: VideoSearchRequest
         view_count: data?.view_count ?? video.view_count ?? player?.viewCount ?? 0,
       },
       segments: transcripts[i]!.segments,
+      transcript: transcripts[i]!,
     };
   }).filter((m) => passesFilters(m.video, filters, start));
 
@@ -274,6 +277,7 @@ export async function videoSearch(deps: VideoSearchDeps, req: VideoSearchRequest
       duration_ms: Math.max(0, Math.round(clock.now() - start)),
       ...(approximate ? { approximate_dates: true } : {}),
       backends,
+      ...(wantTranscripts ? { transcripts: summarizeTranscripts(merged.map((m) => ({ video_id: m.video.video_id, transcript: m.transcript }))) } : {}),
     },
     results,
   };
