@@ -30,7 +30,10 @@ export interface Manifest {
 }
 
 export function fixtureCommits(): string[] {
-  return readdirSync(FIXTURES).filter((d) => existsSync(join(FIXTURES, d, "manifest.json")) && existsSync(join(FIXTURES, d, "quarry.db")));
+  const commits = readdirSync(FIXTURES).filter((d) => existsSync(join(FIXTURES, d, "manifest.json")));
+  // A fixture without its database must fail, not drop out of the suite unseen (.gitignore once kept them out of git).
+  for (const c of commits) if (!existsSync(join(FIXTURES, c, "quarry.db"))) throw new Error(`tests/fixtures/upgrade/${c} has no quarry.db`);
+  return commits;
 }
 
 export function pgFixtureCommits(): string[] {
