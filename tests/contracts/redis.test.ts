@@ -89,11 +89,12 @@ describe("Redis specifics", () => {
     try {
       await locker.query("BEGIN");
       await locker.query("LOCK TABLE quarry_usage IN EXCLUSIVE MODE");
-      const pending = c.commit(r.ticket!).then(() => "committed", (e: Error) => e.name);
-      // Cancel every write waiting on the lock (the admission's window log may wait there too).
-      for (let i = 0; i < 100; i++) {
-        const w = await h.pool.query("SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()");
-        if (w.rowCount) break;
+      let settled = false;
+      const pending = c.commit(r.ticket!).then(() => "committed", (e: Error) => e.name).finally(() => (settled = true));
+      // Cancel every write waiting on the lock until the commit has its answer: the admission's window
+      // log may wait there first, and under load the commit's own write may queue only after it.
+      for (let i = 0; i < 250 && !settled; i++) {
+        await h.pool.query("SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()");
         await new Promise((res) => setTimeout(res, 20));
       }
       expect(await pending).toBe("StorageError");
