@@ -52,6 +52,24 @@ describe("POST /v1/search", () => {
     expect(after.services.backends.detail.wikipedia).toEqual({ status: "ok", success_rate: 1, calls: 1 });
   });
 
+  it("keeps a partial answer (an engine failed) cached for a minute, a full one for ten: a recovered engine is asked again soon", async () => {
+    await app();
+    // These tests read the real time (engines' timeouts); the cache's minutes pass by an offset.
+    let later = 0;
+    t.clock.now = () => Date.now() + later;
+    replay.faults.duckduckgo = "500";
+    const first = await (await searchReq({ query: "blue tack" })).json();
+    expect(first.meta.backends.duckduckgo.status).toBe("error");
+    expect((await (await searchReq({ query: "blue tack" })).json()).meta.cached).toBe(true);
+    delete replay.faults.duckduckgo;
+    later += 61_000;
+    const fresh = await (await searchReq({ query: "blue tack" })).json();
+    expect(fresh.meta).toMatchObject({ cached: false, backends: { duckduckgo: { status: "ok" } } });
+    // The full answer that replaced it stays for ten minutes.
+    later += 9 * 60_000;
+    expect((await (await searchReq({ query: "blue tack" })).json()).meta.cached).toBe(true);
+  });
+
   it("merges the recorded answers of four engines into one ranked, deduplicated list with honest status", async () => {
     await app();
     const res = await searchReq({ query: "blue tack", max_results: 10 });

@@ -33,6 +33,11 @@ const ANSWER_PAGES = 5;
 /** Undated results whose pages are read for a date when a date range is asked. */
 const UNDATED_PAGES = 10;
 const CACHE_TTL_SECONDS = 10 * 60;
+/**
+ * A partial answer (an engine failed, timed out or was paused) is kept a minute, not ten: a burst of
+ * the same request still gets the copy, and the recovered engine is asked again soon after.
+ */
+const PARTIAL_CACHE_TTL_SECONDS = 60;
 
 /** A merged result plus what was read from its page. */
 export interface SearchResultItem extends MergedResult {
@@ -220,6 +225,7 @@ export async function search(ports: Ports, services: Services, req: SearchReques
   if (plan.images) body.images = collectImages(results, pages, extras, req.include_image_descriptions);
   body.meta.tokens_used = tokens;
   body.meta.duration_ms = Math.round(performance.now() - t0);
-  await ports.cache.set(key, body, CACHE_TTL_SECONDS).catch(() => {});
+  const partial = answered.length < tried.length || Object.values(statuses).some((st) => st.retry_at);
+  await ports.cache.set(key, body, partial ? PARTIAL_CACHE_TTL_SECONDS : CACHE_TTL_SECONDS).catch(() => {});
   return body;
 }
