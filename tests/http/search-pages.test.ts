@@ -8,38 +8,29 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { send, startPageServer, type PageServer } from "../helpers/page-server.ts";
-import { startReplayServer, type ReplayServer } from "../helpers/replay-server.ts";
-import { createKeyCli, startServer, tempDataDir, type Server } from "../helpers/server.ts";
-import { searxngBody } from "../research/fixtures.ts";
+import type { PageServer } from "../helpers/page-server.ts";
+import type { Server } from "../helpers/server.ts";
+import { startUnreadPagesRig, type UnreadPagesRig } from "../helpers/unread-pages.ts";
 
 const ARTICLE = "<html><head><title>Putty adhesives</title></head><body><article><h1>Putty adhesives</h1><p>Reusable putty adhesive holds posters to walls without damage. The putty adhesive can be pulled off and used again many times.</p><p>Most putty adhesive is blue, though white and yellow kinds are sold too.</p></article></body></html>";
 
+let rig: UnreadPagesRig;
 let server: Server;
-let replay: ReplayServer;
 let site: PageServer;
 let key: string;
 
 beforeAll(async () => {
-  replay = await startReplayServer();
-  site = await startPageServer();
-  site.route("/article", send("text/html; charset=utf-8", ARTICLE));
-  site.route("/gone", send("text/html", "<h1>Server error</h1>", 503));
-  site.route("/picture", send("image/png", Buffer.from([0x89, 0x50, 0x4e, 0x47])));
-  Object.assign(replay.faults, { duckduckgo: "500", wikipedia: "500", brave: "500" });
-  replay.bodies.searxng = searxngBody("putty adhesive", [
-    { url: `${site.url}/article`, title: "Putty adhesives", content: "Reusable putty adhesive" },
-    { url: `${site.url}/gone`, title: "Putty adhesive shop", content: "Buy putty adhesive" },
-    { url: `${site.url}/picture`, title: "Putty adhesive picture", content: "A picture of putty adhesive" },
-  ]);
-  const dataDir = tempDataDir();
-  server = await startServer("node", { QUARRY_DATA_DIR: dataDir, QUARRY_IP_RATE: "off", QUARRY_EGRESS_ALLOW: "127.0.0.1/32", ...replay.env() });
-  key = createKeyCli({ QUARRY_DATA_DIR: dataDir }, "acme", "search", "enterprise").key;
+  rig = await startUnreadPagesRig({
+    article: ARTICLE,
+    query: "putty adhesive",
+    titles: ["Putty adhesives", "Putty adhesive shop", "Putty adhesive picture"],
+    snippets: ["Reusable putty adhesive", "Buy putty adhesive", "A picture of putty adhesive"],
+    scope: "search",
+  });
+  ({ server, site, key } = rig);
 }, 60_000);
 afterAll(async () => {
-  await server?.stop();
-  await replay?.close();
-  await site?.close();
+  await rig?.close();
 });
 
 type Failed = { url: string; reason: string };

@@ -4,38 +4,29 @@
  * meta.pages.unread with why, beside the counts, so a report resting on a snippet is known as such.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { send, startPageServer, type PageServer } from "../helpers/page-server.ts";
-import { startReplayServer, type ReplayServer } from "../helpers/replay-server.ts";
-import { createKeyCli, startServer, tempDataDir, type Server } from "../helpers/server.ts";
-import { searxngBody } from "./fixtures.ts";
+import type { PageServer } from "../helpers/page-server.ts";
+import type { Server } from "../helpers/server.ts";
+import { startUnreadPagesRig, type UnreadPagesRig } from "../helpers/unread-pages.ts";
 
 const ARTICLE = "<html><head><title>Why putty adhesive is reusable</title></head><body><article><h1>Why putty adhesive is reusable</h1><p>Putty adhesive is reusable because it is a pressure-sensitive adhesive that never cures: it stays soft and tacky.</p><p>Because it never hardens, putty adhesive can be peeled off a wall and pressed on again many times.</p></article></body></html>";
 
+let rig: UnreadPagesRig;
 let server: Server;
-let replay: ReplayServer;
 let site: PageServer;
 let key: string;
 
 beforeAll(async () => {
-  replay = await startReplayServer();
-  site = await startPageServer();
-  site.route("/article", send("text/html; charset=utf-8", ARTICLE));
-  site.route("/gone", send("text/html", "<h1>Server error</h1>", 503));
-  site.route("/picture", send("image/png", Buffer.from([0x89, 0x50, 0x4e, 0x47])));
-  Object.assign(replay.faults, { duckduckgo: "500", wikipedia: "500", brave: "500" });
-  replay.bodies.searxng = searxngBody("why is putty adhesive reusable", [
-    { url: `${site.url}/article`, title: "Why putty adhesive is reusable", content: "Putty adhesive never cures." },
-    { url: `${site.url}/gone`, title: "Putty adhesive explained", content: "Putty adhesive stays soft, so it is reusable." },
-    { url: `${site.url}/picture`, title: "Putty adhesive on a wall", content: "A picture of reusable putty adhesive." },
-  ]);
-  const dataDir = tempDataDir();
-  server = await startServer("node", { QUARRY_DATA_DIR: dataDir, QUARRY_IP_RATE: "off", QUARRY_EGRESS_ALLOW: "127.0.0.1/32", ...replay.env() });
-  key = createKeyCli({ QUARRY_DATA_DIR: dataDir }, "acme", "research", "enterprise").key;
+  rig = await startUnreadPagesRig({
+    article: ARTICLE,
+    query: "why is putty adhesive reusable",
+    titles: ["Why putty adhesive is reusable", "Putty adhesive explained", "Putty adhesive on a wall"],
+    snippets: ["Putty adhesive never cures.", "Putty adhesive stays soft, so it is reusable.", "A picture of reusable putty adhesive."],
+    scope: "research",
+  });
+  ({ server, site, key } = rig);
 }, 60_000);
 afterAll(async () => {
-  await server?.stop();
-  await replay?.close();
-  await site?.close();
+  await rig?.close();
 });
 
 const research = async (body: unknown) => {

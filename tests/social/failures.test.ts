@@ -8,23 +8,21 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startReplayServer, type ReplayServer } from "../helpers/replay-server.ts";
-import { createKeyCli, startServer, tempDataDir, type Server } from "../helpers/server.ts";
+import { startReplayedQuarry, type ReplayServer } from "../helpers/replay-server.ts";
+import type { Server } from "../helpers/server.ts";
 
 const PLATFORMS = ["hackernews", "stackexchange", "github", "lemmy"];
 let server: Server;
 let replay: ReplayServer;
 let key: string;
 
+let close: () => Promise<void>;
+
 beforeAll(async () => {
-  replay = await startReplayServer();
-  const dataDir = tempDataDir();
-  server = await startServer("node", { QUARRY_DATA_DIR: dataDir, QUARRY_IP_RATE: "off", ...replay.env() });
-  key = createKeyCli({ QUARRY_DATA_DIR: dataDir }, "acme", "research", "enterprise").key;
+  ({ server, replay, key, close } = await startReplayedQuarry("research"));
 }, 60_000);
 afterAll(async () => {
-  await server?.stop();
-  await replay?.close();
+  await close?.();
 });
 
 const post = (body: unknown) =>

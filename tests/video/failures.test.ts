@@ -9,22 +9,20 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createKeyCli, startServer, tempDataDir, type Server } from "../helpers/server.ts";
-import { startReplayServer, type ReplayServer } from "../helpers/replay-server.ts";
+import type { Server } from "../helpers/server.ts";
+import { startReplayedQuarry, type ReplayServer } from "../helpers/replay-server.ts";
 
 let server: Server;
 let replay: ReplayServer;
 let key: string;
 
+let close: () => Promise<void>;
+
 beforeAll(async () => {
-  replay = await startReplayServer();
-  const dataDir = tempDataDir();
-  server = await startServer("node", { QUARRY_DATA_DIR: dataDir, QUARRY_IP_RATE: "off", ...replay.env() });
-  key = createKeyCli({ QUARRY_DATA_DIR: dataDir }, "acme", "search", "enterprise").key;
+  ({ server, replay, key, close } = await startReplayedQuarry("search"));
 }, 60_000);
 afterAll(async () => {
-  await server?.stop();
-  await replay?.close();
+  await close?.();
 });
 beforeEach(() => {
   for (const k of Object.keys(replay.faults)) delete replay.faults[k];
@@ -122,10 +120,7 @@ describe("video search: failed searches are named for what they are and cost not
 describe("video search: /health sees YouTube's player failing", () => {
   it("a search whose players all fail moves youtube to failing, though its search answered", async () => {
     // A fresh server: the health window above holds this file's earlier calls.
-    const own = await startReplayServer();
-    const dataDir = tempDataDir();
-    const fresh = await startServer("node", { QUARRY_DATA_DIR: dataDir, QUARRY_IP_RATE: "off", ...own.env() });
-    const ownKey = createKeyCli({ QUARRY_DATA_DIR: dataDir }, "acme", "search", "enterprise").key;
+    const { server: fresh, replay: own, key: ownKey, close: closeFresh } = await startReplayedQuarry("search");
     try {
       own.faults["youtube/youtubei/v1/player"] = "500";
       const res = await fetch(`${fresh.url}/v1/video/search`, { method: "POST", headers: { authorization: `Bearer ${ownKey}`, "content-type": "application/json" }, body: JSON.stringify({ query: "test video", max_results: 3 }) });
@@ -140,8 +135,7 @@ describe("video search: /health sees YouTube's player failing", () => {
       const after = await (await fetch(`${fresh.url}/health`)).json();
       expect(after.services.backends.detail.youtube).toMatchObject({ status: "ok", calls: 8 });
     } finally {
-      await fresh.stop();
-      await own.close();
+      await closeFresh();
     }
   }, 60_000);
 });
