@@ -33,4 +33,17 @@ describe("renderings", () => {
     }
     expect(extractContent(shell, url).shell).toBeUndefined();
   });
+
+  it("takes neither a microdata <article> of <meta> tags nor unspaced Japanese text for an empty page", () => {
+    const check = (html: string) => extractContent(html, url, { formats: ["text"], shellCheck: true }).shell;
+    const words = Array.from({ length: 70 }, (_, i) => `word${i}`).join(" ");
+    // A short news brief whose <article> only wraps schema.org properties; the text is beside it.
+    const brief = `<html><body><article itemscope><meta itemprop="datePublished" content="2019-11-20"></article><div class="body"><p>${words}</p></div><script src="/site.js"></script></body></html>`;
+    expect(check(brief)).toBe(false);
+    // The same page with the <article> truly empty, waiting for the script, is a shell.
+    expect(check(brief.replace(/<meta[^>]*>/, ""))).toBe(true);
+    // Japanese prose has no spaces: 400 characters of it are an article, not one "word".
+    const ja = "港の渡し船は秋に止まり、漁師たちが自分の船で郵便を運んだ。".repeat(15);
+    expect(check(`<html><body><article></article><div><p>${ja}</p></div><script src="/site.js"></script></body></html>`)).toBe(false);
+  });
 });
