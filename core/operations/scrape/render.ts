@@ -1,7 +1,7 @@
 /**
  * When and how scrape renders a page in a browser (api.md §10). `render: "auto"` renders only
- * pages whose static HTML is a script shell with little text (extract/script-shell.ts), so
- * ordinary pages stay on the fast path; actions, wait_for and screenshots need the browser
+ * pages whose static HTML is a script shell (extract/script-shell.ts: a script that can write
+ * text, and an empty root, container or placeholder), so ordinary pages stay on the fast path; actions, wait_for and screenshots need the browser
  * whatever the mode.
  */
 import { ApiError } from "../../errors.ts";
