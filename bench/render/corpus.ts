@@ -85,6 +85,10 @@ js["/assets/consent.js"] = `document.querySelector("#consent button").addEventLi
 add({ path: "/chrome-only", kind: "long static nav/footer, empty article container", render: true, text: STORY[0]! },
   doc(`${NAV}<main><article id="article-body" class="story"></article></main>${FOOTER}<script src="/assets/article.js"></script>`));
 js["/assets/article.js"] = `fetch("/api/story").then((r) => r.json()).then((d) => { document.getElementById("article-body").innerHTML = "<h1>" + d.title + "</h1>" + d.paragraphs.map((p) => "<p>" + p + "</p>").join(""); });`;
+// 7b. An SPA root between a long static header and footer (no <main> or <article> in the HTML).
+add({ path: "/spa-chrome", kind: "SPA root between long static nav/footer", render: true, text: STORY[3]! },
+  doc(`${NAV}<div id="app"></div>${FOOTER.replace("</footer>", "<p>Our reporters cover council meetings, the lifeboat station, the schools, the fishing fleet and every ferry sailing, and we welcome tips from readers on any island.</p></footer>")}<script src="/assets/app.js"></script>`));
+js["/assets/app.js"] = renderInto("app");
 // 8a. Infinite scroll whose first page of items is in the HTML: static is right.
 const ITEMS = ["Harbour dredging starts next month", "Ferry timetable for the winter season", "Lifeboat crew rescues stranded walkers", "New bakery opens on the quay", "School choir wins regional prize", "Storm damages the old boathouse"];
 const itemHtml = (prefix: string) => ITEMS.map((t, i) => `<li class="item"><h2>${prefix}${t}</h2><p>Item ${i + 1}: the full report on ${t.toLowerCase()}, with comments from residents and the council.</p></li>`).join("");

@@ -6,11 +6,12 @@
  * A shell has a script that can write content (tag managers and analytics only measure), and one
  * of: an empty application root; a <noscript> asking for JavaScript; an inline script that moves
  * the page elsewhere (location.replace); no text but a placeholder ("Loading…"); or <main> and
- * <article> elements that are all (nearly) empty, even under a long static header and footer.
+ * <article> elements that are all (nearly) empty, or none and an empty application root, even
+ * under a long static header and footer.
  * A short page whose few words are real text (a notice) is no shell: rendering would not add any.
  */
 
-/** As many words in the static main text, and a page is read as it is (unless its content holders are empty). */
+/** As many words in the static main text, and a page is read as it is (unless its content holders or root are empty). */
 const SHELL_WORDS = 60;
 /** Up to as many words, and the static main text may be an empty page's remains ("Loading…", "Redirecting…"). */
 const EMPTY_WORDS = 3;
@@ -48,18 +49,19 @@ function contentScripts(html: string): { any: boolean; redirects: boolean } {
 }
 
 /**
- * The page has <main> or <article> elements and none holds text: its content is still to come.
- * One holding <meta> is a microdata wrapper (schema.org properties), not where the text goes.
+ * What the page's <main> and <article> elements hold: "none" when it has none, "empty" when none
+ * holds text (its content is still to come), "filled" otherwise. One holding <meta> is a
+ * microdata wrapper (schema.org properties), not where the text goes.
  */
-function emptyHolders(html: string): boolean {
+function holders(html: string): "none" | "empty" | "filled" {
   let seen = false;
-  for (const [, , inner] of html.matchAll(/<(main|article)\b[^>]*>([\s\S]*?)<\/\1>/gi)) {
+  for (const [, , inner] of html.matchAll(/<(main|article)(?=[\s>])[^>]*>([\s\S]*?)<\/\1>/gi)) {
     if (/<meta\b/i.test(inner!)) continue;
     seen = true;
     const text = inner!.replace(/<(script|style|noscript|template)\b[\s\S]*?<\/\1>/gi, " ").replace(/<[^>]*>/g, " ");
-    if (countWords(text, HOLDER_WORDS) >= HOLDER_WORDS) return false;
+    if (countWords(text, HOLDER_WORDS) >= HOLDER_WORDS) return "filled";
   }
-  return seen;
+  return seen ? "empty" : "none";
 }
 
 /** `text`: the main content's text, asked for only when the page has scripts (a page without is no shell). */
@@ -70,8 +72,12 @@ export function looksLikeShell(html: string, text: () => string): boolean {
   const main = text();
   const words = countWords(main, MAX_WORDS_UNDER_EMPTY_HOLDERS);
   if (words >= MAX_WORDS_UNDER_EMPTY_HOLDERS) return false;
-  if (emptyHolders(html)) return true;
+  // The static text, however long, is a header's and a footer's when the content holders are empty,
+  // or when there are none and the application root is.
+  const held = holders(html);
+  const emptyRoot = APP_ROOT.test(html);
+  if (held === "empty" || (held === "none" && emptyRoot)) return true;
   if (words >= SHELL_WORDS) return false;
   const askingForJs = /<noscript\b[^>]*>[\s\S]{0,2000}?\b(javascript|enable|js)\b/i.test(html);
-  return APP_ROOT.test(html) || askingForJs || scripts.redirects || words <= EMPTY_WORDS || PLACEHOLDER.test(main);
+  return emptyRoot || askingForJs || scripts.redirects || words <= EMPTY_WORDS || PLACEHOLDER.test(main);
 }
