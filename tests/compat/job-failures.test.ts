@@ -4,7 +4,7 @@
  * (an HTTP status only when the page answered one), robots.txt refusals are in robotsBlocked, and
  * a crawl cut short by the key's quota, which the client's status reads as "completed", says so.
  */
-import Firecrawl from "@mendable/firecrawl-js";
+import Firecrawl, { FirecrawlAppV1 } from "@mendable/firecrawl-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { send } from "../helpers/page-server.ts";
 import { startHarness, type Harness } from "./harness.ts";
@@ -21,6 +21,7 @@ beforeAll(async () => {
   h.site.route("/f/broken", send("text/html; charset=utf-8", html("Broken"), 500));
   h.site.route("/f/picture", send("image/png", Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0])));
   h.site.route("/f/slow", (req, res) => void setTimeout(() => send("text/html; charset=utf-8", html("Slow"))(req, res), 4000));
+  h.site.route("/f/late", (req, res) => void setTimeout(() => send("text/html; charset=utf-8", html("Late"))(req, res), 300));
   h.site.route("/hidden/page", send("text/html; charset=utf-8", html("Hidden")));
   const chain = (i: number) => `<a href="/q/${"abcdef"[i + 1]}">next</a>`;
   for (let i = 0; i < 5; i++) h.site.route(`/q/${"abcdef"[i]}`, send("text/html; charset=utf-8", html(`Chain ${"abcdef"[i]}`, chain(i))));
@@ -67,4 +68,15 @@ describe("Firecrawl v2 client: a job's failures", () => {
     expect(stop!.url).toBe(`${h.site.url}/q/a`);
     expect(stop!.error).toMatch(/stopped after 2 pages.*monthly quota ran out/);
   }, 90_000);
+
+  it("v1: a batch whose first 100 recorded pages all failed still returns the page read after them", async () => {
+    // Unrouted paths answer 404; the late page is queued last and answers last.
+    const urls = [...Array.from({ length: 100 }, (_, i) => `${h.site.url}/missing/${i}`), `${h.site.url}/f/late`];
+    const app = new FirecrawlAppV1({ apiKey: h.keys.full, apiUrl: `${h.url}/compat/firecrawl` });
+    const res = await app.batchScrapeUrls(urls, { formats: ["markdown"] }, 1);
+    if (!res.success) throw new Error("batch failed");
+    expect(res.status).toBe("completed");
+    expect(res.data.map((d) => d.metadata?.sourceURL)).toEqual([`${h.site.url}/f/late`]);
+    expect(res.data[0].markdown).toMatch(/Late is a page/);
+  }, 120_000);
 });

@@ -204,7 +204,13 @@ export function firecrawlJobStatus(dispatch: Dispatch, publicBase: PublicBase, r
     if (routeKind === "crawl" && id === "active") throw new ApiError("not_found", `Quarry does not list active crawls (GET ${c.req.path}); read each crawl by the id its start answered.`);
     const kind = kindOf(routeKind, id);
     const segment = kind === "crawl" ? "crawl" : "batch/scrape";
-    const job = await jobSlice(dispatch, c, kind, id, authorizationOf(c), skipQuery(c));
+    let job = await jobSlice(dispatch, c, kind, id, authorizationOf(c), skipQuery(c));
+    // Failed pages are left out of `data` (the errors route lists them). A slice of only failed
+    // pages would answer no data with a `next`, and the v1 client stops following `next` at an
+    // empty answer: it would return no pages though later slices have them. Read on instead.
+    while (!job.data.some((p) => !p.error) && skipOf(job.next) !== null) {
+      job = await jobSlice(dispatch, c, kind, id, authorizationOf(c), `?skip=${skipOf(job.next)}`);
+    }
     const skip = skipOf(job.next);
     return c.json({
       success: true,
