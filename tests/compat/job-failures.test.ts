@@ -22,6 +22,11 @@ beforeAll(async () => {
   h.site.route("/f/picture", send("image/png", Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0])));
   h.site.route("/f/slow", (req, res) => void setTimeout(() => send("text/html; charset=utf-8", html("Slow"))(req, res), 4000));
   h.site.route("/f/late", (req, res) => void setTimeout(() => send("text/html; charset=utf-8", html("Late"))(req, res), 300));
+  h.site.route("/m/", send("text/html; charset=utf-8", "<h1>down</h1>", 500));
+  const urlset = (paths: string[]) => `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${paths.map((p) => `<url><loc>${h.site.url}${p}</loc></url>`).join("")}</urlset>`;
+  h.site.route("/sitemap.xml", (req, res) => send("application/xml", `<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>${h.site.url}/sitemap-a.xml</loc></sitemap><sitemap><loc>${h.site.url}/sitemap-b.xml</loc></sitemap></sitemapindex>`)(req, res));
+  h.site.route("/sitemap-a.xml", (req, res) => send("application/xml", urlset(["/m/one", "/m/two"]))(req, res));
+  h.site.route("/sitemap-b.xml", send("text/plain", "down", 503));
   h.site.route("/hidden/page", send("text/html; charset=utf-8", html("Hidden")));
   const chain = (i: number) => `<a href="/q/${"abcdef"[i + 1]}">next</a>`;
   for (let i = 0; i < 5; i++) h.site.route(`/q/${"abcdef"[i]}`, send("text/html; charset=utf-8", html(`Chain ${"abcdef"[i]}`, chain(i))));
@@ -79,4 +84,12 @@ describe("Firecrawl v2 client: a job's failures", () => {
     expect(res.data.map((d) => d.metadata?.sourceURL)).toEqual([`${h.site.url}/f/late`]);
     expect(res.data[0].markdown).toMatch(/Late is a page/);
   }, 120_000);
+
+  it("map: a start page and a sitemap that failed are named in agent_hints, which the v2 client passes on", async () => {
+    const res = await v2(h.keys.full).map(`${h.site.url}/m/`, { limit: 100 });
+    expect(res.links.map((l) => l.url)).toEqual(expect.arrayContaining([`${h.site.url}/m/one`, `${h.site.url}/m/two`]));
+    expect(res.agent_hints).toHaveLength(2);
+    expect(res.agent_hints![0]).toMatch(/start page could not be read \(the page answered 500\)/);
+    expect(res.agent_hints![1]).toContain(`${h.site.url}/sitemap-b.xml could not be read`);
+  }, 60_000);
 });
