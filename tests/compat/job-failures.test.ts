@@ -27,6 +27,8 @@ beforeAll(async () => {
   h.site.route("/sitemap.xml", (req, res) => send("application/xml", `<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>${h.site.url}/sitemap-a.xml</loc></sitemap><sitemap><loc>${h.site.url}/sitemap-b.xml</loc></sitemap></sitemapindex>`)(req, res));
   h.site.route("/sitemap-a.xml", (req, res) => send("application/xml", urlset(["/m/one", "/m/two"]))(req, res));
   h.site.route("/sitemap-b.xml", send("text/plain", "down", 503));
+  h.site.route("/r/", send("text/html; charset=utf-8", html("Busy", ["a", "b", "c", "d", "e", "f"].map((x) => `<a href="/r/${x}">${x}</a>`).join(""))));
+  for (const x of ["a", "b", "c", "d", "e", "f"]) h.site.route(`/r/${x}`, send("text/html; charset=utf-8", "slow down", 429));
   h.site.route("/hidden/page", send("text/html; charset=utf-8", html("Hidden")));
   const chain = (i: number) => `<a href="/q/${"abcdef"[i + 1]}">next</a>`;
   for (let i = 0; i < 5; i++) h.site.route(`/q/${"abcdef"[i]}`, send("text/html; charset=utf-8", html(`Chain ${"abcdef"[i]}`, chain(i))));
@@ -91,5 +93,15 @@ describe("Firecrawl v2 client: a job's failures", () => {
     expect(res.agent_hints).toHaveLength(2);
     expect(res.agent_hints![0]).toMatch(/start page could not be read \(the page answered 500\)/);
     expect(res.agent_hints![1]).toContain(`${h.site.url}/sitemap-b.xml could not be read`);
+  }, 60_000);
+
+  it("a crawl the site refused after its start page reads completed, and its errors say it stopped", async () => {
+    const job = await v2(h.keys.full).crawl(`${h.site.url}/r/`, { limit: 10, pollInterval: 1, timeout: 60 });
+    expect(job.status).toBe("completed");
+    const { errors } = await v2(h.keys.full).getCrawlErrors(job.id!);
+    expect(errors.filter((e) => e.code === "HTTP_429").length).toBeGreaterThanOrEqual(5);
+    expect(errors.find((e) => e.code === "HTTP_429")!.error).toMatch(/refused the crawler with HTTP 429/);
+    const stop = errors.find((e) => e.code === "SITE_REFUSED");
+    expect(stop?.error).toMatch(/stopped after 1 page: the site refused the crawler/);
   }, 60_000);
 });

@@ -3,7 +3,7 @@
  * can branch on and an `error` sentence that says what happened and what to do, from the native
  * reason (api.md §9: `http_404`, `timeout`, `unsupported_content`, `robots_disallowed`, …). A
  * reason that is not an HTTP status is never given an `HTTP_…` code (an unsupported page answered
- * 200, a robots.txt refusal was never fetched). A job stopped early (quota, deadline) says so in
+ * 200, a robots.txt refusal was never fetched). A job stopped early (quota, deadline, a site that refused it after some pages) says so in
  * one more entry, since the clients' crawl status has no field for it and reads "completed".
  */
 import type { NativeJob } from "../native-jobs.ts";
@@ -35,14 +35,18 @@ export function firecrawlFailure(f: Failure): { code: string; error: string } {
   return { code: f.error.toUpperCase(), error: SENTENCE[f.error] ?? `The page failed: ${f.error}.` };
 }
 
+const read = (job: NativeJob) => `${job.completed} ${job.completed === 1 ? "page" : "pages"}`;
+
 const STOPS: Record<string, (job: NativeJob) => string> = {
-  quota_exceeded: (job) => `The job stopped after ${job.completed} pages: the API key's monthly quota ran out. Pages not read cost nothing; the pages read are kept.`,
-  deadline: (job) => `The job stopped after ${job.completed} pages: it ran past the server's job deadline (QUARRY_JOB_DEADLINE).`,
+  quota_exceeded: (job) => `The job stopped after ${read(job)}: the API key's monthly quota ran out. Pages not read cost nothing; the pages read are kept.`,
+  site_refused: (job) => `The job stopped after ${read(job)}: the site refused the crawler (robots.txt, or 403, 429 or 503 answers in a row); wait before crawling it again.`,
+  deadline: (job) => `The job stopped after ${read(job)}: it ran past the server's job deadline (QUARRY_JOB_DEADLINE).`,
 };
 
 /** The entry that says why a job stopped early, or null (finished, cancelled by the caller, or its refusing pages already listed). */
 export function stopEntry(job: NativeJob): { code: string; error: string; url: string } | null {
-  const say = job.stopped_reason ? STOPS[job.stopped_reason] : undefined;
+  // A site that refused the start page failed the job, and that page's entry says why.
+  const say = job.stopped_reason && !(job.stopped_reason === "site_refused" && job.completed === 0) ? STOPS[job.stopped_reason] : undefined;
   if (!say) return null;
   return { code: job.stopped_reason!.toUpperCase(), error: say(job), url: job.data[0]?.url ?? "" };
 }
