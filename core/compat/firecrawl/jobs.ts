@@ -14,6 +14,7 @@ import { authorizationOf, type Dispatch } from "../dispatch.ts";
 import { asIgnored, bodyOf, readBody, refuseSchemesAsInvalid } from "../http.ts";
 import { JOB_PATH, jobSlice, skipOf, skipQuery, wholeJob, type JobKind, type NativeJob } from "../native-jobs.ts";
 import type { Clamped } from "../clamped.ts";
+import { firecrawlFailure, stopEntry } from "./failures.ts";
 import { badField, Delay, MaxConcurrency, urlDepth, withScheme } from "./checks.ts";
 import { CLIENT_FIELDS, firecrawlWarning, ScrapeOptions, toNativeScrape, type FirecrawlScrapeOptions } from "./scrape.ts";
 
@@ -203,7 +204,13 @@ export function firecrawlJobStatus(dispatch: Dispatch, publicBase: PublicBase, r
     if (routeKind === "crawl" && id === "active") throw new ApiError("not_found", `Quarry does not list active crawls (GET ${c.req.path}); read each crawl by the id its start answered.`);
     const kind = kindOf(routeKind, id);
     const segment = kind === "crawl" ? "crawl" : "batch/scrape";
-    const job = await jobSlice(dispatch, c, kind, id, authorizationOf(c), skipQuery(c));
+    let job = await jobSlice(dispatch, c, kind, id, authorizationOf(c), skipQuery(c));
+    // Failed pages are left out of `data` (the errors route lists them). A slice of only failed
+    // pages would answer no data with a `next`, and the v1 client stops following `next` at an
+    // empty answer: it would return no pages though later slices have them. Read on instead.
+    while (!job.data.some((p) => !p.error) && skipOf(job.next) !== null) {
+      job = await jobSlice(dispatch, c, kind, id, authorizationOf(c), `?skip=${skipOf(job.next)}`);
+    }
     const skip = skipOf(job.next);
     return c.json({
       success: true,
@@ -233,10 +240,15 @@ export function firecrawlJobErrors(dispatch: Dispatch, routeKind: JobKind) {
     const id = c.req.param("id") ?? "";
     const job = await wholeJob(dispatch, c, kindOf(routeKind, id), id, authorizationOf(c));
     const when = job.finished_at ?? job.created_at;
+    const stop = stopEntry(job);
     return c.json({
       success: true,
-      errors: job.failures.map((f, i) => ({ id: `${id}-${i + 1}`, timestamp: when, url: f.url, error: f.error, code: f.status_code ? `HTTP_${f.status_code}` : "FETCH_FAILED" })),
-      robotsBlocked: job.skipped_urls.filter((s) => /robots/i.test(s.reason)).map((s) => s.url),
+      errors: [
+        ...job.failures.map((f, i) => ({ id: `${id}-${i + 1}`, timestamp: when, url: f.url, ...firecrawlFailure(f) })),
+        ...(stop ? [{ id: `${id}-stopped`, timestamp: when, ...stop }] : []),
+      ],
+      // Robots refusals: the links robots.txt kept out, and the pages (a start page, a batch URL) it refused.
+      robotsBlocked: [...job.skipped_urls.filter((s) => /robots/i.test(s.reason)), ...job.failures.filter((f) => /^robots_/.test(f.error))].map((s) => s.url),
       quarry: { skipped_urls: job.skipped_urls },
     });
   };

@@ -53,11 +53,26 @@ export function firecrawlMap(dispatch: Dispatch, version: "v1" | "v2") {
     ignored.sort();
     const res = bodyOf<{ meta: Record<string, unknown>; links: Array<{ url: string; title: string | null }> }>(await dispatch(c, { method: "POST", path: "/v1/map", body: native, authorization: authorizationOf(c) }));
     const warning = firecrawlWarning(ignored, clamped);
+    const hints = mapHints(res.meta);
     return c.json({
       success: true,
       links: version === "v1" ? res.links.map((l) => l.url) : res.links.map((l) => ({ url: l.url, ...(l.title !== null ? { title: l.title } : {}) })),
       ...(warning ? { warning } : {}),
+      ...(hints.length ? { agent_hints: hints } : {}),
       quarry: { ignored: asIgnored(ignored), clamped, meta: res.meta },
     });
   };
+}
+
+/**
+ * What the map could not read, as `agent_hints` (the one field of a map answer the v2 client
+ * passes on besides the links): the start page failing, or a sitemap, leaves the list partial.
+ */
+function mapHints(meta: Record<string, unknown>): string[] {
+  const hints: string[] = [];
+  if (typeof meta.page_error === "string") hints.push(`The start page could not be read (${meta.page_error.replace(/[.!?]+$/, "")}), so the links a working page would have are missing; the URLs come from what it answered and the site's sitemaps.`);
+  const failed = Array.isArray(meta.sitemap_errors) ? (meta.sitemap_errors as Array<{ url: string; error: string }>) : [];
+  for (const f of failed.slice(0, 5)) hints.push(`The sitemap ${f.url} could not be read (${f.error}), so the URLs it lists may be missing.`);
+  if (failed.length > 5) hints.push(`${failed.length - 5} more sitemaps could not be read (quarry.meta.sitemap_errors lists them).`);
+  return hints;
 }
