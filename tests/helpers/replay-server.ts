@@ -17,11 +17,11 @@ export function replayEnv(url: string): Record<string, string> {
   };
 }
 
-/** A real `quarry serve` whose upstreams are this replay server, and an enterprise key with `scopes` (comma-separated). */
-export async function startReplayedQuarry(scopes: string): Promise<{ server: Server; replay: ReplayServer; key: string; close(): Promise<void> }> {
+/** A real `quarry serve` whose upstreams are this replay server (plus `env`), and an enterprise key with `scopes` (comma-separated). */
+export async function startReplayedQuarry(scopes: string, env: Record<string, string> = {}): Promise<{ server: Server; replay: ReplayServer; key: string; close(): Promise<void> }> {
   const replay = await startReplayServer();
   const dataDir = tempDataDir();
-  const server = await startServer("node", { QUARRY_DATA_DIR: dataDir, QUARRY_IP_RATE: "off", ...replay.env() });
+  const server = await startServer("node", { QUARRY_DATA_DIR: dataDir, QUARRY_IP_RATE: "off", ...replay.env(), ...env });
   const key = createKeyCli({ QUARRY_DATA_DIR: dataDir }, "acme", scopes, "enterprise").key;
   return {
     server,
