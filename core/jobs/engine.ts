@@ -177,7 +177,7 @@ export class JobEngine implements WorkContext {
     await this.running.stop(this.queue.stop(), this.ports.clock.now());
     this.leases.stop();
     this.retries.stop();
-    await Promise.allSettled([...this.settlements]);
+    await Promise.allSettled([...this.settlements, this.gate.settled?.()]);
     await this.webhooks.stop();
   }
 

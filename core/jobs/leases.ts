@@ -3,6 +3,10 @@
  * claim is held only as long as QUARRY_JOB_RECOVERY unless renewed, so the pages a dead instance
  * held come back soon; every live task's lease is renewed together, every third of that time.
  * One process needs no lease: its claims are its own until it restarts.
+ *
+ * A renewal succeeds only against the lease its caller last knew, so renewals take turns: the
+ * timer's and a task's own (right before its request) at once would otherwise see one succeed and
+ * the other report the page lost, and a page nobody works would stay claimed until its lease ran out.
  */
 import type { JobTask } from "./model.ts";
 import type { JobStore } from "./ports.ts";
@@ -19,6 +23,7 @@ const FREE: Heartbeat = { stop: () => {}, holds: async () => true };
 export class LeaseKeeper {
   private readonly beating = new Set<{ task: JobTask; lease: number; lost: boolean }>();
   private timer: ReturnType<typeof setInterval> | null = null;
+  private turn: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly store: JobStore,
@@ -33,10 +38,17 @@ export class LeaseKeeper {
     if (!this.shared) return FREE;
     const held = { task, lease, lost: false };
     this.beating.add(held);
-    const renew = async (list: Array<typeof held>) => {
-      const until = this.now() + this.leaseMs;
-      const still = await this.store.renew(list.map(({ task, lease }) => ({ task, lease })), until);
-      list.forEach((h, i) => (still[i] ? (h.lease = until) : (h.lost = true)));
+    const renew = (list: Array<typeof held>): Promise<void> => {
+      const next = this.turn.then(async () => {
+        // Read when its turn comes: the renewal before it may have moved the leases on.
+        const live = list.filter((h) => !h.lost);
+        if (!live.length) return;
+        const until = this.now() + this.leaseMs;
+        const still = await this.store.renew(live.map(({ task, lease }) => ({ task, lease })), until);
+        live.forEach((h, i) => (still[i] ? (h.lease = until) : (h.lost = true)));
+      });
+      this.turn = next.catch(() => {});
+      return next;
     };
     this.timer ??= setInterval(() => {
       const list = [...this.beating].filter((h) => !h.lost);

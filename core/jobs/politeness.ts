@@ -12,6 +12,8 @@ import { fetchRobots, type Robots } from "./site-files.ts";
 /** A slot on a host for one request; the returned function gives it back (once, however often called). */
 export interface Gate {
   acquire(host: string, delayMs?: number, signal?: AbortSignal): Promise<() => void>;
+  /** Resolves once the slots given back so far are free for every instance (a stopping server waits for it). */
+  settled?(): Promise<void>;
 }
 
 interface HostState {
@@ -104,6 +106,7 @@ const MAX_POLL_MS = 100;
 export class SharedHostGate implements Gate {
   private readonly local: HostGate;
   private readonly held = new Set<string>();
+  private readonly releasing = new Set<Promise<void>>();
   private timer: ReturnType<typeof setInterval> | null = null;
   private n = 0;
   private readonly prefix = crypto.randomUUID();
@@ -145,8 +148,15 @@ export class SharedHostGate implements Gate {
       this.held.delete(holder);
       if (!this.held.size && this.timer) (clearInterval(this.timer), (this.timer = null));
       // The store's slot first, then this process's: a local waiter never asks the store while the slot is still taken.
-      void this.store.releaseHostSlot(holder).catch(() => {}).finally(releaseLocal);
+      const gone = this.store.releaseHostSlot(holder).catch(() => {}).finally(releaseLocal);
+      this.releasing.add(gone);
+      void gone.finally(() => this.releasing.delete(gone));
     };
+  }
+
+  /** A slot left in the store by a stopped instance would hold one of the host's turns until its lease ran out. */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.releasing]);
   }
 
   private beat(): void {
