@@ -1,5 +1,5 @@
 /**
- * The `quarry` CLI (api.md §1): serve, keys create|list|revoke, accounts list|set-plan, usage.
+ * The `quarry` CLI (api.md §1): serve, keys create|list|revoke, accounts list|set-plan, usage, backup.
  * `--json` prints exactly one JSON object on stdout; human text otherwise. Errors go to
  * stderr. Exit codes follow one rule (README, "The CLI"): 2 when the command cannot be done as
  * typed (a usage mistake, or a name that matches nothing: no such account, key or plan), 1
@@ -35,6 +35,7 @@ const HELP = `quarry — search and research API for AI agents
   quarry accounts list [--json]
   quarry accounts set-plan NAME PLAN [--json]
   quarry usage --account NAME [--json]
+  quarry backup FILE [--json]                    a consistent copy of the SQLite database, server running or not
 
 Scopes: ${SCOPES.join(", ")}. Configuration comes from QUARRY_* environment variables
 (and a .env file in the working directory); see README.md.`;
@@ -56,6 +57,7 @@ const ACCEPTS: Record<string, { options: string[]; args: string[] }> = {
   "accounts list": { options: ["json"], args: [] },
   "accounts set-plan": { options: ["json"], args: ["NAME", "PLAN"] },
   usage: { options: ["account", "json"], args: [] },
+  backup: { options: ["json"], args: ["FILE"] },
 };
 
 function checkArguments(command: string, given: Record<string, unknown>, args: string[]): void {
@@ -284,7 +286,23 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     });
   }
-  fail(`unknown command "${cmd}"; commands: serve, demo, mcp, keys, accounts, usage, help (see quarry help)`);
+  if (cmd === "backup") {
+    const file = sub;
+    if (!file) fail("usage: quarry backup FILE (a new file: the copy of the database)");
+    const config = loadConfig(process.env);
+    if (config.databaseUrl) fail("QUARRY_DATABASE_URL is set, so the data is in PostgreSQL: back it up with pg_dump (quarry backup copies the embedded SQLite database)");
+    const { backupSqlite, BackupRefused } = await import("./backup.ts");
+    try {
+      const done = backupSqlite(config.dataDir, file);
+      const made = done.written_by ? `, data format ${done.format} written by Quarry ${done.written_by}` : "";
+      out(json, done, `Backed up ${done.source} to ${done.file} (${done.bytes} bytes${made}); checked. To restore: stop the server, put it in place as quarry.db in QUARRY_DATA_DIR (remove quarry.db-wal and quarry.db-shm there), start it.`);
+      return 0;
+    } catch (err) {
+      if (err instanceof BackupRefused) fail(err.message);
+      throw err;
+    }
+  }
+  fail(`unknown command "${cmd}"; commands: serve, demo, mcp, keys, accounts, usage, backup, help (see quarry help)`);
 }
 
 export async function run(argv: string[]): Promise<void> {

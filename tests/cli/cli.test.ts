@@ -79,7 +79,7 @@ describe("quarry CLI", () => {
     const keys = JSON.parse(cli(["keys", "list", "--account", "extras", "--json"], env).stdout).keys;
     expect(keys.map((k: { id: string }) => k.id)).toEqual([made.id]);
     expect(JSON.parse(cli(["usage", "--account", "extras", "--json"], env).stdout).plan).toBe("free");
-    expect(cli(["fly"], env).stderr).toBe('quarry: unknown command "fly"; commands: serve, demo, mcp, keys, accounts, usage, help (see quarry help)\n');
+    expect(cli(["fly"], env).stderr).toBe('quarry: unknown command "fly"; commands: serve, demo, mcp, keys, accounts, usage, backup, help (see quarry help)\n');
   }, 120_000);
 
   it("--version, help, and a group without its subcommand say what exists", () => {
