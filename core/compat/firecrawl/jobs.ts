@@ -222,7 +222,8 @@ export function firecrawlJobStatus(dispatch: Dispatch, publicBase: PublicBase, r
       // v1 clients follow `next` while the key is there at all: the last slice leaves it out.
       ...(skip === null ? (version === "v2" ? { next: null } : {}) : { next: `${publicBase(c)}/compat/firecrawl/${version}/${segment}/${encodeURIComponent(id)}?skip=${skip}` }),
       data: job.data.filter((p) => !p.error).map(document),
-      quarry: { status: job.status, stopped_reason: job.stopped_reason, failed: job.failed, skipped: job.skipped },
+      // A job with a webhook: what became of its deliveries, as the native status gives it.
+      quarry: { status: job.status, stopped_reason: job.stopped_reason, failed: job.failed, skipped: job.skipped, ...(job.webhook ? { webhook: job.webhook } : {}) },
     });
   };
 }
