@@ -4,6 +4,7 @@
  * Firecrawl's `{status: scraping|completed|failed|cancelled, completed, total, data, next}` with
  * `next` an absolute URL of this API (`QUARRY_PUBLIC_URL`, or the request's origin), which the
  * SDK follows by itself; `/errors` lists the failed pages and the URLs robots.txt kept out.
+ * Quarry's own fields ride in `quarry`, a job's webhook deliveries (`quarry.webhook`) among them.
  */
 import type { Context } from "hono";
 import * as v from "valibot";
