@@ -66,10 +66,10 @@ describe.each(STORES)("a job's webhook deliveries on its status (%s)", (_name, o
   let env: Record<string, string>;
   let server: Server;
   let key: string;
-  const jobs: Record<string, { id: string; status: Job; started: number }> = {};
+  const jobs: Record<string, { id: string; path: string; status: Job; started: number }> = {};
 
-  const batch = async (body: Record<string, unknown>) => {
-    const res = await fetch(`${server.url}/v1/batch/scrape`, {
+  const batch = async (body: Record<string, unknown>, path = "/v1/batch/scrape") => {
+    const res = await fetch(`${server.url}${path}`, {
       method: "POST",
       headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
       body: JSON.stringify(body),
@@ -77,7 +77,6 @@ describe.each(STORES)("a job's webhook deliveries on its status (%s)", (_name, o
     expect(res.status).toBe(202);
     return ((await res.json()) as { id: string }).id;
   };
-  const status = (id: string) => json(`${server.url}/v1/batch/scrape/${id}`, key);
 
   beforeAll(async () => {
     store = await open();
@@ -87,14 +86,17 @@ describe.each(STORES)("a job's webhook deliveries on its status (%s)", (_name, o
     const urls = [`${site.ipUrl}/about`, `${site.ipUrl}/contact`];
     // All three at once: the failing ones retry over the same 15 s.
     const started = Date.now();
-    const [refused, accepted, unresolvable] = await Promise.all([
+    const [refused, accepted, unresolvable, crawl] = await Promise.all([
       batch({ urls, webhook: { url: `${hookBase}/fail`, secret: SECRET } }),
       batch({ urls, webhook: { url: `${hookBase}/ok`, secret: SECRET } }),
       batch({ urls: urls.slice(0, 1), webhook: { url: "http://hooks.invalid/x", events: ["completed"] } }),
+      batch({ url: `${site.ipUrl}/`, limit: 1, webhook: { url: `${hookBase}/ok`, events: ["started", "completed"] } }, "/v1/crawl"),
     ]);
-    for (const [name, id, events] of [["refused", refused, 4], ["accepted", accepted, 4], ["unresolvable", unresolvable, 1]] as const) {
-      jobs[name] = { id: id!, started, status: await waitFor(`${server.url}/v1/batch/scrape/${id}`, key, settled(events), 60_000) };
-    }
+    const waits = ([["refused", refused, 4], ["accepted", accepted, 4], ["unresolvable", unresolvable, 1], ["crawl", crawl, 2]] as const).map(async ([name, id, events]) => {
+      const path = name === "crawl" ? "/v1/crawl" : "/v1/batch/scrape";
+      jobs[name] = { id: id!, path, started, status: await waitFor(`${server.url}${path}/${id}`, key, settled(events), 60_000) };
+    });
+    await Promise.all(waits);
   }, 120_000);
   afterAll(async () => {
     await server?.stop();
@@ -128,6 +130,12 @@ describe.each(STORES)("a job's webhook deliveries on its status (%s)", (_name, o
     expect(JSON.stringify(j)).not.toContain(SECRET);
   });
 
+  it("a crawl's status shows its deliveries too", async () => {
+    const { id, status: j } = jobs.crawl!;
+    expect(received.filter((r) => r.jobId === id).map((r) => r.type).sort()).toEqual(["crawl.completed", "crawl.started"]);
+    expect(j.webhook).toEqual({ url: `${hookBase}/ok`, delivered: 2, pending: 0, failed: 0, last_error: null });
+  });
+
   it("a webhook whose host does not resolve: given up with url_not_allowed", async () => {
     const { status: j } = jobs.unresolvable!;
     expect(j.webhook).toEqual({ url: "http://hooks.invalid/x", delivered: 0, pending: 0, failed: 1, last_error: { event: "completed", at: expect.any(String), error: "url_not_allowed" } });
@@ -140,12 +148,18 @@ describe.each(STORES)("a job's webhook deliveries on its status (%s)", (_name, o
     expect("webhook" in j).toBe(false);
   });
 
-  it("keeps the counts across a restart: they are in the store, not in the process", async () => {
+  it("keeps the counts across a restart, and every instance shows the same: they are in the store, not in a process", async () => {
     await server.stop();
     server = await startServer("node", env);
-    for (const name of ["refused", "accepted", "unresolvable"]) {
-      const { id, status: before } = jobs[name]!;
-      expect((await status(id)).webhook, name).toEqual(before.webhook);
+    // PostgreSQL serves several instances at once: a second one reads the same.
+    const other = "QUARRY_DATABASE_URL" in env ? await startServer("node", env) : null;
+    try {
+      for (const [name, { id, path, status: before }] of Object.entries(jobs)) {
+        expect(before.webhook?.delivered + before.webhook?.failed, name).toBeGreaterThan(0);
+        for (const s of [server, other]) if (s) expect((await json(`${s.url}${path}/${id}`, key)).webhook, name).toEqual(before.webhook);
+      }
+    } finally {
+      await other?.stop();
     }
   }, 60_000);
 });
