@@ -1,6 +1,6 @@
 /** JobStore in process memory (tests, `QUARRY_DATA_DIR=:memory:`): nothing survives a restart. */
 import type { JobStore } from "../../core/ports.ts";
-import type { Delivery } from "../../core/jobs/ports.ts";
+import type { Delivery, WebhookFailure, WebhookTally } from "../../core/jobs/ports.ts";
 import type { FinishResult, JobRecord, JobStatus, JobTask, PageResult, SkippedUrl, StoredPage } from "../../core/jobs/model.ts";
 
 interface Entry {
@@ -24,6 +24,8 @@ export class MemoryJobStore implements JobStore {
   private readonly hosts = new Map<string, { nextStart: number; slots: Map<string, number> }>();
   private readonly slotHost = new Map<string, string>();
   private readonly deliveries = new Map<string, Delivery & { leaseUntil: number }>();
+  /** Per job: deliveries made and given up, and the last failed attempt. */
+  private readonly tallies = new Map<string, Omit<WebhookTally, "pending">>();
 
   async create(job: JobRecord, seeds: JobTask[], skipped: SkippedUrl[]): Promise<void> {
     const frontier = new Map<string, Entry>();
@@ -128,7 +130,7 @@ export class MemoryJobStore implements JobStore {
 
   async purge(now: number): Promise<number> {
     let n = 0;
-    for (const [id, h] of this.jobs) if (h.job.expiresAt !== null && h.job.expiresAt <= now) (this.jobs.delete(id), n++);
+    for (const [id, h] of this.jobs) if (h.job.expiresAt !== null && h.job.expiresAt <= now) (this.jobs.delete(id), this.tallies.delete(id), n++);
     return n;
   }
 
@@ -204,9 +206,33 @@ export class MemoryJobStore implements JobStore {
     this.deliveries.delete(id);
   }
 
-  async retryDelivery(id: string, attempt: number, nextAt: number): Promise<void> {
+  async retryDelivery(id: string, attempt: number, nextAt: number, failure: WebhookFailure): Promise<void> {
     const d = this.deliveries.get(id);
-    if (d) Object.assign(d, { attempt, nextAt, leaseUntil: 0 });
+    if (!d) return;
+    Object.assign(d, { attempt, nextAt, leaseUntil: 0 });
+    this.count(d.jobId, 0, 0, failure);
+  }
+
+  async endDelivery(id: string, failure: WebhookFailure | null): Promise<void> {
+    const d = this.deliveries.get(id);
+    if (!d) return;
+    this.deliveries.delete(id);
+    this.count(d.jobId, failure ? 0 : 1, failure ? 1 : 0, failure);
+  }
+
+  private count(jobId: string, delivered: number, failed: number, failure: WebhookFailure | null): void {
+    const t = this.tallies.get(jobId) ?? { delivered: 0, failed: 0, lastError: null };
+    t.delivered += delivered;
+    t.failed += failed;
+    if (failure && (!t.lastError || failure.at >= t.lastError.at)) t.lastError = { ...failure };
+    this.tallies.set(jobId, t);
+  }
+
+  async webhookTally(jobId: string): Promise<WebhookTally> {
+    const t = this.tallies.get(jobId);
+    let pending = 0;
+    for (const d of this.deliveries.values()) if (d.jobId === jobId) pending++;
+    return { delivered: t?.delivered ?? 0, pending, failed: t?.failed ?? 0, lastError: t?.lastError ? { ...t.lastError } : null };
   }
 
   async nextDeliveryAt(): Promise<number | null> {

@@ -7,7 +7,7 @@
  * SQLite (BEGIN IMMEDIATE): a page is recorded once however many workers were handed it.
  */
 import type { JobStore } from "../../core/ports.ts";
-import type { Delivery } from "../../core/jobs/ports.ts";
+import type { Delivery, WebhookFailure, WebhookTally } from "../../core/jobs/ports.ts";
 import type { FinishResult, JobRecord, JobStatus, JobTask, PageResult, SkippedUrl, StoredPage } from "../../core/jobs/model.ts";
 import type { Query, RawSql, Row, SqlDriver } from "./sql-drivers.ts";
 
@@ -33,6 +33,13 @@ CREATE TABLE IF NOT EXISTS quarry_webhooks (
   next_at BIGINT NOT NULL, lease_until BIGINT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS quarry_webhooks_next ON quarry_webhooks (next_at);
+CREATE INDEX IF NOT EXISTS quarry_webhooks_job ON quarry_webhooks (job_id);
+-- What became of a job's deliveries (its status shows it): a row from its first delivery made,
+-- given up or failed once. Databases from before it get the table on start and count from then.
+CREATE TABLE IF NOT EXISTS quarry_webhook_tally (
+  job_id TEXT PRIMARY KEY, delivered INTEGER NOT NULL DEFAULT 0, failed INTEGER NOT NULL DEFAULT 0,
+  error_event TEXT, error_at BIGINT, error TEXT
+);
 `;
 
 const ACTIVE_SQL = "('queued','running')";
@@ -237,6 +244,7 @@ export class SqlJobStore implements JobStore {
   async purge(now: number): Promise<number> {
     return this.db.tx(async (q) => {
       await q("DELETE FROM quarry_frontier WHERE job_id IN (SELECT id FROM quarry_jobs WHERE expires_at IS NOT NULL AND expires_at <= ?)", [now]);
+      await q("DELETE FROM quarry_webhook_tally WHERE job_id IN (SELECT id FROM quarry_jobs WHERE expires_at IS NOT NULL AND expires_at <= ?)", [now]);
       return (await q("DELETE FROM quarry_jobs WHERE expires_at IS NOT NULL AND expires_at <= ? RETURNING id", [now])).length;
     });
   }
@@ -315,14 +323,48 @@ export class SqlJobStore implements JobStore {
     await this.db.query("DELETE FROM quarry_webhooks WHERE id = ?", [id]);
   }
 
-  async retryDelivery(id: string, attempt: number, nextAt: number): Promise<void> {
-    await this.db.query("UPDATE quarry_webhooks SET attempt = ?, next_at = ?, lease_until = 0 WHERE id = ?", [attempt, nextAt, id]);
+  async retryDelivery(id: string, attempt: number, nextAt: number, failure: WebhookFailure): Promise<void> {
+    await this.db.tx(async (q) => {
+      const [d] = await q("UPDATE quarry_webhooks SET attempt = ?, next_at = ?, lease_until = 0 WHERE id = ? RETURNING job_id", [attempt, nextAt, id]);
+      if (d) await tally(q, String(d.job_id), 0, 0, failure);
+    });
+  }
+
+  async endDelivery(id: string, failure: WebhookFailure | null): Promise<void> {
+    await this.db.tx(async (q) => {
+      // Of two holders ending it (the first one's lease ran out mid-attempt), one deletes the row and counts it.
+      const [d] = await q("DELETE FROM quarry_webhooks WHERE id = ? RETURNING job_id", [id]);
+      if (d) await tally(q, String(d.job_id), failure ? 0 : 1, failure ? 1 : 0, failure);
+    });
+  }
+
+  async webhookTally(jobId: string): Promise<WebhookTally> {
+    const [r] = await this.db.query(
+      `SELECT t.delivered, t.failed, t.error_event, t.error_at, t.error, (SELECT count(*) FROM quarry_webhooks w WHERE w.job_id = ?) AS pending
+       FROM (SELECT 1 AS one) o LEFT JOIN quarry_webhook_tally t ON t.job_id = ?`,
+      [jobId, jobId],
+    );
+    const lastError = r?.error_at === null || r?.error_at === undefined ? null : { event: String(r.error_event), at: Number(r.error_at), error: String(r.error) };
+    return { delivered: Number(r?.delivered ?? 0), pending: Number(r?.pending ?? 0), failed: Number(r?.failed ?? 0), lastError };
   }
 
   async nextDeliveryAt(): Promise<number | null> {
     const [r] = await this.db.query("SELECT min(next_at) AS at FROM quarry_webhooks");
     return r?.at === null || r?.at === undefined ? null : Number(r.at);
   }
+}
+
+/** Adds to a job's delivery counts; `failure` becomes its last error unless a later one is recorded. */
+async function tally(q: Query, jobId: string, delivered: number, failed: number, failure: WebhookFailure | null): Promise<void> {
+  const later = "excluded.error_at IS NOT NULL AND (quarry_webhook_tally.error_at IS NULL OR excluded.error_at >= quarry_webhook_tally.error_at)";
+  await q(
+    `INSERT INTO quarry_webhook_tally (job_id, delivered, failed, error_event, error_at, error) VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (job_id) DO UPDATE SET delivered = quarry_webhook_tally.delivered + excluded.delivered, failed = quarry_webhook_tally.failed + excluded.failed,
+       error_event = CASE WHEN ${later} THEN excluded.error_event ELSE quarry_webhook_tally.error_event END,
+       error = CASE WHEN ${later} THEN excluded.error ELSE quarry_webhook_tally.error END,
+       error_at = CASE WHEN ${later} THEN excluded.error_at ELSE quarry_webhook_tally.error_at END`,
+    [jobId, delivered, failed, failure?.event ?? null, failure?.at ?? null, failure?.error ?? null],
+  );
 }
 
 /**

@@ -27,6 +27,8 @@ export interface NativeJob {
   data: NativeJobPage[];
   failures: Array<{ url: string; status_code: number; error: string }>;
   skipped_urls: Array<{ url: string; reason: string }>;
+  /** Only for a job with a webhook. */
+  webhook?: { url: string; delivered: number; pending: number; failed: number; last_error: { event: string; at: string; error: string } | null };
   next: string | null;
 }
 

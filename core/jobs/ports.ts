@@ -67,12 +67,40 @@ export interface JobStore {
   addDelivery(d: Delivery, leaseUntil: number): Promise<void>;
   /** Claims deliveries due at `now` that no one holds (a dead holder's lease ran out). */
   claimDeliveries(now: number, leaseUntil: number, limit: number): Promise<Delivery[]>;
-  /** Delivered or given up: gone. */
+  /** Gone without being counted (its job was deleted). */
   dropDelivery(id: string): Promise<void>;
-  /** Failed: attempt `attempt` is due at `nextAt`, by anyone. */
-  retryDelivery(id: string, attempt: number, nextAt: number): Promise<void>;
+  /**
+   * Attempt `attempt` failed with `failure`, which becomes its job's last webhook error (unless a
+   * later one is already recorded); the next attempt is due at `nextAt`, by anyone.
+   */
+  retryDelivery(id: string, attempt: number, nextAt: number, failure: WebhookFailure): Promise<void>;
+  /**
+   * Delivered (`failure` null), or given up after its last attempt failed with `failure` (which
+   * becomes its job's last webhook error): gone, and counted on its job's tally. Counted once
+   * however many holders end it; a delivery no longer stored changes nothing.
+   */
+  endDelivery(id: string, failure: WebhookFailure | null): Promise<void>;
   /** When the next waiting delivery is due; null when none waits. */
   nextDeliveryAt(): Promise<number | null>;
+  /** What became of a job's deliveries; all zero and no error for a job that made none. */
+  webhookTally(jobId: string): Promise<WebhookTally>;
+}
+
+/** A failed delivery attempt, as the job's status shows it (never the URL's secret or the receiver's body). */
+export interface WebhookFailure {
+  event: string;
+  /** Milliseconds since the epoch. */
+  at: number;
+  /** A short code: `http_<status>` for a receiver's non-2xx answer, else the fetch's error code (`timeout`, `url_not_allowed`, `upstream_error`, …). */
+  error: string;
+}
+
+/** A job's webhook deliveries: made, waiting (for a first attempt or a retry), given up; and the last failed attempt. */
+export interface WebhookTally {
+  delivered: number;
+  pending: number;
+  failed: number;
+  lastError: WebhookFailure | null;
 }
 
 /** One webhook event to deliver to its job's webhook (the URL and secret are read from the job). */

@@ -11,10 +11,20 @@
  * a killed holder's lease runs out and the delivery is taken again. A receiver can still see a
  * delivery twice if the process dies between the receiver's answer and the store forgetting it:
  * `X-Quarry-Delivery` carries the same id on every attempt, for the receiver to drop repeats.
+ *
+ * The store also keeps each job's tally (delivered, given up, the last failed attempt's code), in
+ * the same transaction that forgets a delivery, so the job's status tells its owner what the log
+ * tells the operator, on every instance and after restarts.
  */
 import type { Logger, PagePort } from "../ports.ts";
 import type { JobRecord, WebhookEvent } from "./model.ts";
-import type { Delivery, JobStore } from "./ports.ts";
+import type { Delivery, JobStore, WebhookFailure } from "./ports.ts";
+import { ApiError } from "../errors.ts";
+
+/** A failed attempt's short code, as a crawl's failed pages give theirs: the fetch's error code (timeout, url_not_allowed, upstream_error…). */
+function failureCode(err: unknown): string {
+  return err instanceof ApiError ? err.code : "upstream_error";
+}
 
 export interface WebhookOptions {
   attempts?: number;
@@ -129,24 +139,30 @@ export class Webhooks {
     if (hook.secret) headers["x-quarry-signature"] = await signBody(hook.secret, d.body);
     const n = d.attempt + 1;
     let why: string;
+    let code: string;
     try {
       const res = await this.pages.fetchPage(hook.url, { method: "POST", headers, body: new TextEncoder().encode(d.body), timeoutMs: this.timeoutMs });
       if (res.status >= 200 && res.status < 300) {
-        await this.store.dropDelivery(d.id);
+        await this.store.endDelivery(d.id, null);
         this.logger.debug({ job_id: d.jobId, event: d.event, attempt: n }, "webhook delivered");
         return;
       }
       why = `answered ${res.status}`;
+      code = `http_${res.status}`;
     } catch (err) {
       why = err instanceof Error ? err.message : String(err);
+      code = failureCode(err);
     }
     this.logger.warn({ job_id: d.jobId, event: d.event, attempt: n, reason: why }, "webhook delivery failed");
+    // The job's status shows the code, never `why` (a message may quote the URL, which may hold a token).
+    const failure: WebhookFailure = { event: d.event, at: this.now(), error: code };
     if (n >= attempts) {
-      await this.store.dropDelivery(d.id);
+      await this.store.endDelivery(d.id, failure);
+      this.logger.warn({ job_id: d.jobId, event: d.event, attempts: n, reason: code }, "webhook delivery given up");
       return;
     }
     const nextAt = this.now() + (this.opts.backoffMs ?? 1000) * 2 ** (n - 1);
-    await this.store.retryDelivery(d.id, n, nextAt);
+    await this.store.retryDelivery(d.id, n, nextAt, failure);
     this.wake(nextAt);
   }
 

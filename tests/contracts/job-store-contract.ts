@@ -157,7 +157,7 @@ export function jobStoreContract(make: () => Promise<JobStore>, opts: { singleOw
     // Held by the instance making its first attempt.
     expect(await mine(1500)).toEqual([]);
     expect(await s.nextDeliveryAt()).not.toBeNull();
-    await s.retryDelivery(id, 1, 3000);
+    await s.retryDelivery(id, 1, 3000, { event: "completed", at: 2000, error: "http_500" });
     expect(await mine(2500)).toEqual([]);
     expect(await mine(3000)).toEqual([{ ...d, attempt: 1, nextAt: 3000 }]);
     // Claimed: nobody else gets it until the lease (4000) runs out, as if its holder died.
@@ -165,5 +165,37 @@ export function jobStoreContract(make: () => Promise<JobStore>, opts: { singleOw
     expect(await mine(4001)).toHaveLength(1);
     await s.dropDelivery(id);
     expect(await mine(100_000)).toEqual([]);
+  });
+
+  it("tallies each job's deliveries: made, waiting, given up, and the latest failed attempt, each counted once", async () => {
+    const s = await make();
+    const job = jobRecord({ expiresAt: 9000 });
+    const other = jobRecord();
+    await s.create(job, [], []);
+    await s.create(other, [], []);
+    expect(await s.webhookTally(job.id)).toEqual({ delivered: 0, pending: 0, failed: 0, lastError: null });
+    const d = (event: string, jobId = job.id) => ({ id: `whd_${++n}`, jobId, event, body: "{}", attempt: 0, nextAt: 1000 });
+    const [started, page, done, elsewhere] = [d("started"), d("page"), d("completed"), d("started", other.id)];
+    for (const x of [started!, page!, done!, elsewhere!]) await s.addDelivery(x, 2000);
+    expect(await s.webhookTally(job.id)).toEqual({ delivered: 0, pending: 3, failed: 0, lastError: null });
+
+    await s.endDelivery(started!.id, null);
+    // A second holder ending it (its lease had run out) counts nothing more.
+    await s.endDelivery(started!.id, null);
+    await s.retryDelivery(page!.id, 1, 3000, { event: "page", at: 2500, error: "http_500" });
+    expect(await s.webhookTally(job.id)).toEqual({ delivered: 1, pending: 2, failed: 0, lastError: { event: "page", at: 2500, error: "http_500" } });
+    // An attempt that fails later is the last error; one reported late (an earlier attempt) is not.
+    await s.retryDelivery(done!.id, 1, 3000, { event: "completed", at: 2600, error: "timeout" });
+    await s.endDelivery(page!.id, { event: "page", at: 2550, error: "url_not_allowed" });
+    await s.endDelivery(page!.id, { event: "page", at: 2700, error: "http_502" });
+    expect(await s.webhookTally(job.id)).toEqual({ delivered: 1, pending: 1, failed: 1, lastError: { event: "completed", at: 2600, error: "timeout" } });
+    await s.endDelivery(done!.id, { event: "completed", at: 4000, error: "http_503" });
+    expect(await s.webhookTally(job.id)).toEqual({ delivered: 1, pending: 0, failed: 2, lastError: { event: "completed", at: 4000, error: "http_503" } });
+    // Each job its own; a purged job's tally goes with it.
+    expect(await s.webhookTally(other.id)).toEqual({ delivered: 0, pending: 1, failed: 0, lastError: null });
+    await s.endDelivery(elsewhere!.id, null);
+    expect(await s.purge(10_000)).toBeGreaterThanOrEqual(1);
+    expect(await s.webhookTally(job.id)).toEqual({ delivered: 0, pending: 0, failed: 0, lastError: null });
+    expect(await s.webhookTally(other.id)).toEqual({ delivered: 1, pending: 0, failed: 0, lastError: null });
   });
 }

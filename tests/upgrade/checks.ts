@@ -127,6 +127,16 @@ export function upgradeChecks(site: () => TestSite, commit: string, m0: Manifest
     expect((await json(`${server!.url}/v1/usage/daily`, main.key)).key.used).toBe(keptDays ? usage.used : 0);
   }, 120_000);
 
+  it("tallies the webhook deliveries of a job started on the old data (the tally's table is added on start)", async () => {
+    const { bot } = m.keys;
+    const started = await json(`${server!.url}/v1/batch/scrape`, bot.key, {
+      method: "POST",
+      body: JSON.stringify({ urls: [`${site().ipUrl}/about?hooked=1`], webhook: { url: `${site().ipUrl}/contact`, events: ["completed"] } }),
+    });
+    const job = await waitFor(`${server!.url}/v1/batch/scrape/${started.id}`, bot.key, (j) => j.webhook?.delivered === 1, 30_000);
+    expect(job.webhook).toEqual({ url: `${site().ipUrl}/contact`, delivered: 1, pending: 0, failed: 0, last_error: null });
+  }, 60_000);
+
   it("adds to the old source registry rather than starting it again", async () => {
     const scraped = await fetch(`${server!.url}/v1/scrape`, { method: "POST", headers: { authorization: `Bearer ${m.keys.main.key}`, "content-type": "application/json" }, body: JSON.stringify({ url: `${site().ipUrl}/about?again=1` }) });
     expect(scraped.status).toBe(200);

@@ -4,6 +4,7 @@
  * Firecrawl's `{status: scraping|completed|failed|cancelled, completed, total, data, next}` with
  * `next` an absolute URL of this API (`QUARRY_PUBLIC_URL`, or the request's origin), which the
  * SDK follows by itself; `/errors` lists the failed pages and the URLs robots.txt kept out.
+ * Quarry's own fields ride in `quarry`, a job's webhook deliveries (`quarry.webhook`) among them.
  */
 import type { Context } from "hono";
 import * as v from "valibot";
@@ -222,7 +223,8 @@ export function firecrawlJobStatus(dispatch: Dispatch, publicBase: PublicBase, r
       // v1 clients follow `next` while the key is there at all: the last slice leaves it out.
       ...(skip === null ? (version === "v2" ? { next: null } : {}) : { next: `${publicBase(c)}/compat/firecrawl/${version}/${segment}/${encodeURIComponent(id)}?skip=${skip}` }),
       data: job.data.filter((p) => !p.error).map(document),
-      quarry: { status: job.status, stopped_reason: job.stopped_reason, failed: job.failed, skipped: job.skipped },
+      // A job with a webhook: what became of its deliveries, as the native status gives it.
+      quarry: { status: job.status, stopped_reason: job.stopped_reason, failed: job.failed, skipped: job.skipped, ...(job.webhook ? { webhook: job.webhook } : {}) },
     });
   };
 }

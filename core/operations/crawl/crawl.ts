@@ -106,7 +106,8 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 export async function jobStatus(services: Services, caller: Caller, kind: JobKind, id: string, skip: number, base: string) {
   const job = await ownJob(services, caller, kind, id);
   const store = engineOf(services).store;
-  const [pages, skipped] = await Promise.all([store.pages(id, skip, PAGE_SLICE), store.skippedUrls(id, 100)]);
+  const hook = job.spec.webhook;
+  const [pages, skipped, tally] = await Promise.all([store.pages(id, skip, PAGE_SLICE), store.skippedUrls(id, 100), hook ? store.webhookTally(id) : null]);
   const data = pages.map((p) => {
     const d = p.data as Record<string, unknown>;
     const pick = Object.fromEntries(["final_url", "markdown", "text", "html", "links", "rendered", "render_note", "screenshot"].filter((k) => d[k] !== undefined).map((k) => [k, d[k]]));
@@ -119,6 +120,13 @@ export async function jobStatus(services: Services, caller: Caller, kind: JobKin
     data,
     failures: pages.filter((p) => !p.ok).map((p) => ({ url: p.url, status_code: p.statusCode, error: p.error ?? "failed" })),
     skipped_urls: skipped,
+    // Only the URL: the secret is never shown.
+    ...(hook && tally ? {
+      webhook: {
+        url: hook.url, delivered: tally.delivered, pending: tally.pending, failed: tally.failed,
+        last_error: tally.lastError && { event: tally.lastError.event, at: iso(tally.lastError.at)!, error: tally.lastError.error },
+      },
+    } : {}),
     next: skip + pages.length < recorded && pages.length === PAGE_SLICE ? `${base}${jobPath(kind, id)}?skip=${skip + PAGE_SLICE}` : null,
   };
 }

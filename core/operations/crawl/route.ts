@@ -32,7 +32,7 @@ export function jobRoutes({ services, config }: AppDeps): RouteDef[] {
     {
       method: "GET", path: `${prefix}/:id`, operationId: `${kind === "crawl" ? "crawl" : "batchScrape"}Status`,
       summary: `Read a ${noun}: status, counts and up to 100 pages`,
-      description: `The ${noun}'s status (queued, running, completed, failed, cancelled), its counts, why it stopped early if it did, and its pages in the order they were read, at most 100 per answer: \`next\` is the absolute URL of the following slice. Failed pages are listed with their reason; URLs not fetched (private addresses, robots.txt, URL traps) in \`skipped_urls\`. Another account's job is a 404. Not metered.`,
+      description: `The ${noun}'s status (queued, running, completed, failed, cancelled), its counts, why it stopped early if it did, and its pages in the order they were read, at most 100 per answer: \`next\` is the absolute URL of the following slice. Failed pages are listed with their reason; URLs not fetched (private addresses, robots.txt, URL traps) in \`skipped_urls\`. A job started with a \`webhook\` has \`webhook\`: how many of its deliveries the receiver accepted, how many wait for a retry, how many were given up after 5 attempts, and why the last failed attempt failed (\`http_500\`, \`timeout\`, \`url_not_allowed\`…); never the secret. Another account's job is a 404. Not metered.`,
       auth: true, scope: "scrape", group: null, params: { id: `The job id, ${kind}_<ulid>` }, query: SKIP, status: 200, response: JobStatusResponse, errors: [...jobErrors, "invalid_request"],
       handler: async (c) => c.json(await jobStatus(services, caller(c), kind, c.req.param("id") ?? "", skipOf(c), base(c))),
     },

@@ -63,6 +63,21 @@ export type BatchRequest = v.InferOutput<typeof BatchBody>;
 export const JobAccepted = v.object({ id: v.string(), status: v.string(), status_url: v.string() });
 
 const Nullable = v.nullable(v.string());
+
+const WebhookStatus = v.object({
+  url: v.pipe(v.string(), v.description("The webhook URL the job posts to (its secret is never shown)")),
+  delivered: v.pipe(Count, v.description("Deliveries the receiver accepted with a 2xx answer")),
+  pending: v.pipe(Count, v.description("Deliveries waiting for their first attempt or a retry (5 attempts over about 15 s)")),
+  failed: v.pipe(Count, v.description("Deliveries given up after their last attempt failed: the receiver never got those events")),
+  last_error: v.pipe(
+    v.nullable(v.object({
+      event: v.pipe(v.string(), v.description("The event of the failed attempt: started, page, completed, failed or cancelled")),
+      at: v.pipe(v.string(), v.description("When the attempt failed (ISO 8601)")),
+      error: v.pipe(v.string(), v.description("Why: `http_<status>` when the receiver answered a non-2xx status; `timeout` (no answer in 10 s); `url_not_allowed` (its host does not resolve, or resolves or redirects to a private address); `upstream_error` (connection refused or reset, TLS failure, too many redirects)")),
+    })),
+    v.description("The most recent failed attempt, whether or not a retry then succeeded; null when none failed"),
+  ),
+});
 export const JobStatusResponse = v.object({
   id: v.string(),
   status: v.picklist(["queued", "running", "completed", "failed", "cancelled"]),
@@ -84,6 +99,7 @@ export const JobStatusResponse = v.object({
   })),
   failures: v.pipe(v.array(v.object({ url: v.string(), status_code: Count, error: v.string() })), v.description("Every page that failed in this slice, with why")),
   skipped_urls: v.pipe(v.array(v.object({ url: v.string(), reason: v.string() })), v.description("URLs not fetched: private addresses, robots.txt, URL traps (first 100)")),
+  webhook: v.optional(v.pipe(WebhookStatus, v.description("Only for a job started with a `webhook`: what became of its deliveries (one per event sent)"))),
   next: v.pipe(Nullable, v.description("Absolute URL of the next slice of at most 100 pages, or null")),
 });
 
