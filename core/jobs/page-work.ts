@@ -12,7 +12,7 @@ import { decodeHtml } from "../extract/decode-html.ts";
 import { periodOf, WINDOW_MS } from "../limits/period.ts";
 import { checkUrl } from "../net/url-policy.ts";
 import type { AllowList } from "../net/allow-list.ts";
-import { PageFetchError, siteUnreachable } from "../net/fetch-errors.ts";
+import { PageFetchError } from "../net/fetch-errors.ts";
 import { ApiError } from "../errors.ts";
 import type { Plan } from "../limits/plans.ts";
 import type { Ports } from "../ports.ts";
@@ -21,7 +21,7 @@ import type { JobQueue, JobStore } from "./ports.ts";
 import { TERMINAL, type JobRecord, type JobTask, type PageResult, type SkippedUrl, type StoppedReason } from "./model.ts";
 import type { Gate, RobotsCache } from "./politeness.ts";
 import type { Heartbeat } from "./leases.ts";
-import { HOST_DOWN, type SiteStreaks } from "./site-streaks.ts";
+import { HOST_DOWN, HostDown, unreachableFailure, type SiteStreaks } from "./site-streaks.ts";
 import { pageLinks, robotsReason } from "./site-files.ts";
 import { frontierKey, outOfScope, type ScopeRules, type TrapGuard } from "./url-rules.ts";
 import type { Webhooks } from "./webhooks.ts";
@@ -65,7 +65,7 @@ function failedPage(url: string, statusCode: number, error: string, data: Record
 
 /** The reason a fetch failed, as a short code (the public error code of the failure). */
 function failureOf(err: unknown): string {
-  if (err instanceof PageFetchError) return err.code;
+  if (err instanceof PageFetchError || err instanceof HostDown) return err.code;
   if (err instanceof ApiError) return err.code;
   return "upstream_error";
 }
@@ -121,7 +121,7 @@ async function work(ctx: WorkContext, task: JobTask, held: Held): Promise<"relea
   let lost = false;
   let page: PageResult;
   let links: string[] = [];
-  let unreachable = false;
+  let unreachable = false, askedAt = 0; // askedAt: when its request began (orders the host's streak)
   try {
     const plan = await ctx.planOf(job);
     const admit = () => {
@@ -158,6 +158,9 @@ async function work(ctx: WorkContext, task: JobTask, held: Held): Promise<"relea
     if (ac.signal.aborted) throw ac.signal.reason;
     ctx.reading(ac);
     try {
+      // Its host went down while this page waited for its turn: not requested either.
+      askedAt = ports.clock.now();
+      if (ctx.streaks.down(job.id, target.host)) throw new HostDown();
       const { read, data } = await readJobPage(ports, {
         url: task.url, formats: spec.formats, only_main_content: spec.onlyMainContent, timeout_ms: spec.timeoutMs, signal: ac.signal,
         render: spec.render ?? "auto", ...(spec.waitFor != null ? { wait_for: spec.waitFor } : {}), ...(spec.actions?.length ? { actions: spec.actions } : {}),
@@ -176,7 +179,7 @@ async function work(ctx: WorkContext, task: JobTask, held: Held): Promise<"relea
       }
     } catch (err) {
       page = failedPage(task.url, 0, failureOf(err));
-      unreachable = siteUnreachable(err);
+      unreachable = unreachableFailure(err);
     }
   } catch (err) {
     // Aborted while waiting for the host (the job was cancelled or stopped), or storage failed.
@@ -195,7 +198,7 @@ async function work(ctx: WorkContext, task: JobTask, held: Held): Promise<"relea
     if (ticket) await ports.counters.release(ticket).catch(() => {});
     return giveBack(store, task);
   }
-  const stop = ctx.streaks.count(job, target, task.depth, page.statusCode, unreachable);
+  const stop = ctx.streaks.count(job, target, task.depth, page.statusCode, unreachable, askedAt);
   const found = links.length ? await discover(ctx, job, links, task) : { tasks: [], skipped: [] };
   await record(ctx, job, task, page, found, ticket, stop);
 }

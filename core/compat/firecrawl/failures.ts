@@ -19,7 +19,7 @@ const SENTENCE: Record<string, string> = {
   robots_disallowed: "robots.txt disallows this URL for Quarry's crawler, so it was not fetched.",
   robots_unreachable: "The site's robots.txt answered 5xx or could not be fetched, which disallows the whole site; try again when the site is up.",
   upstream_error: "The page could not be reached (connection refused or reset, DNS failure, too many redirects); try again later.",
-  site_unreachable: "The page was not requested: its site had stopped answering this job (connections refused or reset, DNS, TLS or timeouts, 5 in a row); it cost nothing. Try again when the site is up.",
+  host_unreachable: "The page was not requested: its site had stopped answering this job (connections refused or reset, DNS, TLS or timeouts, 5 in a row); it cost nothing. Try again when the site is up.",
   browser_unavailable: "The page needs a browser and this server has none; install Chromium on the server or scrape without waitFor/actions.",
   action_failed: "One of the page actions failed on this page; it cost nothing.",
 };

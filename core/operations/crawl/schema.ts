@@ -82,7 +82,7 @@ export const JobStatusResponse = v.object({
     render_note: v.optional(v.pipe(v.string(), v.description("Why a page that looked like it needed rendering was not rendered"))),
     screenshot: v.optional(v.pipe(v.string(), v.description("PNG of the rendered viewport, base64"))),
   })),
-  failures: v.pipe(v.array(v.object({ url: v.string(), status_code: Count, error: v.string() })), v.description("Every page that failed in this slice, with why (error site_unreachable: not requested, because its host had failed to answer 5 requests of this job in a row)")),
+  failures: v.pipe(v.array(v.object({ url: v.string(), status_code: Count, error: v.string() })), v.description("Every page that failed in this slice, with why (error host_unreachable: not requested, because its host had failed to answer 5 requests of this job in a row)")),
   skipped_urls: v.pipe(v.array(v.object({ url: v.string(), reason: v.string() })), v.description("URLs not fetched: private addresses, robots.txt, URL traps (first 100)")),
   next: v.pipe(Nullable, v.description("Absolute URL of the next slice of at most 100 pages, or null")),
 });
