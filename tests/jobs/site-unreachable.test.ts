@@ -128,6 +128,21 @@ describe("a crawl whose site goes down mid-way", () => {
     }
   }, 120_000);
 
+  it("a site whose pages stop answering (every request timing out) stops after 5 timeouts, not one per page found", async () => {
+    const { key } = createKeyCli(env, "hung", "scrape");
+    // "/" and 2 pages answer; from then on the site accepts connections and never answers.
+    const s = await site(30, (path, res, served) => {
+      if (served <= 2) ok(res, `Page ${path}`);
+    });
+    const { job, pages } = await run("crawl", key, { url: `${s.url}/`, max_depth: 1, timeout_ms: 1000 });
+    expect({ status: job.status, stopped_reason: job.stopped_reason }).toEqual({ status: "completed", stopped_reason: "site_unreachable" });
+    expect(job.completed).toBe(3);
+    const timedOut = errors(pages).filter((e) => e === "timeout").length;
+    expect(timedOut).toBeGreaterThanOrEqual(5);
+    // Requests made: "/", robots.txt, the 2 answered pages, the streak, and what was under way.
+    expect(s.hits.filter((h) => h.startsWith("/p/")).length).toBeLessThanOrEqual(2 + 8);
+  }, 60_000);
+
   it("a start page that gets no answer fails the crawl at once with site_unreachable", async () => {
     const { key } = createKeyCli(env, "down-start", "scrape");
     const s = await site(3);
