@@ -121,7 +121,7 @@ async function work(ctx: WorkContext, task: JobTask, held: Held): Promise<"relea
   let lost = false;
   let page: PageResult;
   let links: string[] = [];
-  let unreachable = false, askedAt = 0; // askedAt: when its request began (orders the host's streak)
+  let unreachable = false, asked = 0; // asked: its request's turn among this process's (orders the host's streak)
   try {
     const plan = await ctx.planOf(job);
     const admit = () => {
@@ -159,7 +159,7 @@ async function work(ctx: WorkContext, task: JobTask, held: Held): Promise<"relea
     ctx.reading(ac);
     try {
       // Its host went down while this page waited for its turn: not requested either.
-      askedAt = ports.clock.now();
+      asked = ctx.streaks.begin();
       if (ctx.streaks.down(job.id, target.host)) throw new HostDown();
       const { read, data } = await readJobPage(ports, {
         url: task.url, formats: spec.formats, only_main_content: spec.onlyMainContent, timeout_ms: spec.timeoutMs, signal: ac.signal,
@@ -198,7 +198,7 @@ async function work(ctx: WorkContext, task: JobTask, held: Held): Promise<"relea
     if (ticket) await ports.counters.release(ticket).catch(() => {});
     return giveBack(store, task);
   }
-  const stop = ctx.streaks.count(job, target, task.depth, page.statusCode, unreachable, askedAt);
+  const stop = ctx.streaks.count(job, target, task.depth, page.statusCode, unreachable, asked);
   const found = links.length ? await discover(ctx, job, links, task) : { tasks: [], skipped: [] };
   await record(ctx, job, task, page, found, ticket, stop);
 }

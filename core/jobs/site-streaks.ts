@@ -42,12 +42,13 @@ export const SITE_STOPS: ReadonlySet<StoppedReason | null> = new Set<StoppedReas
 
 export class SiteStreaks {
   private readonly refusals = new Map<string, number>();
-  /** Job id, then host (with its port): failures to reach it in a row, and when the earliest one's request began. */
+  private turns = 0;
+  /** Job id, then host (with its port): failures to reach it in a row, and the turn of the earliest one's request. */
   private readonly unreachable = new Map<string, Map<string, { n: number; at: number }>>();
 
   /**
    * Counts one page's request: `status` its HTTP status (0 when none came), `unreachable` whether
-   * its failure says the host cannot be reached, `at` when it began. Returns why the job stops now, if it does.
+   * its failure says the host cannot be reached, `at` its request's turn (begin()). Returns why the job stops now, if it does.
    */
   count(job: JobRecord, url: URL, depth: number, status: number, unreachable: boolean, at: number): StoppedReason | null {
     const refused = status === 429 || status === 503 || status === 403;
@@ -63,6 +64,11 @@ export class SiteStreaks {
     if ((refused && depth === 0 && crawl) || refusals >= REFUSALS_TO_STOP) return "site_refused";
     if (crawl && unreachable && (depth === 0 || (gone >= UNREACHABLE_TO_STOP && ownSite(job, url)))) return "site_unreachable";
     return null;
+  }
+
+  /** A page's request begins: its turn, in the order this process began them (a clock's milliseconds would tie). */
+  begin(): number {
+    return ++this.turns;
   }
 
   /** The host failed to answer UNREACHABLE_TO_STOP times in a row for this job: its pages are not requested. */
