@@ -1,20 +1,21 @@
 /**
  * Streaks of pages that say a job's site will not be read, so the job stops early instead of
  * asking for every page it found. Kept per process: with several instances sharing a job, each
- * counts the pages it read itself, so a streak may take longer to reach, never a false stop.
+ * counts the pages it read itself, so a streak split across instances takes longer to reach, and
+ * one instance's streak may have had another's answer in between (the site was flapping then).
  *
  * - Refusals (403, 429 or 503 answers), per job: a crawl's start page refused, or 5 in a row,
  *   stop the job with `site_refused`.
  * - Unreachability (siteUnreachable: no HTTP answer at all, refused or reset connections, DNS,
  *   TLS, timeouts), per job and host: any HTTP answer from the host, whatever its status, ends
- *   its streak, unless its request began before the streak's first failure did (an answer
- *   that came in before the site went down, its page read and recorded after the failures that
- *   followed, says nothing about the site now). After 5 in a row the host is down for the job: its pages not yet read are
- *   recorded failed with `host_unreachable`, without a request and without a unit of quota. A
- *   crawl stops with `site_unreachable` when its start page cannot be reached or its own site
- *   (the start host, `www.` or not) is down; another host it was allowed onto only loses its
- *   pages. A batch never stops for it: its URLs may be on many hosts, and one host being down
- *   says nothing about the others (a batch on one host fails its pages fast instead).
+ *   its streak, unless its request began before the streak's first failure did (an answer that
+ *   came before the site went down, its page recorded after the failures that followed, says
+ *   nothing about the site now). After 5 in a row the host is down for the job: its pages not
+ *   yet read are recorded failed with `host_unreachable`, without a request and without a unit
+ *   of quota. A crawl stops with `site_unreachable` when its start page cannot be reached or its
+ *   own site (the start host, `www.` or not) is down; another host it was allowed onto only
+ *   loses its pages. A batch never stops for it: its URLs may be on many hosts, and one host
+ *   being down says nothing about the others (a batch on one host fails its pages fast instead).
  */
 import { siteUnreachable } from "../net/fetch-errors.ts";
 import type { JobRecord, StoppedReason } from "./model.ts";
