@@ -264,9 +264,10 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
   }
 
   /** What a render is waiting on, for the deadline's message: the page was fetched long before. */
-  type Stage = { waiting: string | null };
+  type Stage = { waiting: string | null; loading?: boolean };
+  // Only time spent loading the page says the site may be unreachable (FetchTimeout.reaching), not the browser's start-up or the page's waits.
   const timedOut = (req: RenderRequest, stage: Stage) =>
-    new FetchTimeout(req.url, req.timeoutMs, stage.waiting ? `${stage.waiting} on ${req.url} within ${req.timeoutMs} ms (timeout_ms).` : undefined);
+    new FetchTimeout(req.url, req.timeoutMs, stage.waiting ? `${stage.waiting} on ${req.url} within ${req.timeoutMs} ms (timeout_ms).` : undefined, !stage.waiting && stage.loading === true);
 
   async function renderIn(context: BrowserContext, req: RenderRequest, deadline: number, stage: Stage): Promise<RenderedPage> {
     const page = await context.newPage();
@@ -280,15 +281,19 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
       const left = () => Math.max(1, deadline - Date.now());
       let response;
       try {
+        stage.loading = true;
         response = await page.goto(req.url, { waitUntil: "domcontentloaded", timeout: left() });
       } catch (err) {
         const why = err instanceof Error ? err.message.split("\n")[0]! : String(err);
         if (/ERR_TUNNEL_CONNECTION_FAILED|ERR_PROXY/.test(why)) {
-          throw new UpstreamNetworkError("The browser could not connect to the page: it is not reachable, or Quarry's egress policy refused it.", why);
+          // Quarry's egress proxy could not connect to the host (or, rarely, refused an address it now resolves to).
+          throw new UpstreamNetworkError("The browser could not connect to the page: it is not reachable, or Quarry's egress policy refused it.", why, { unreachable: true });
         }
         if (/Timeout/i.test(why)) throw new FetchTimeout(req.url, req.timeoutMs);
-        throw new UpstreamNetworkError(`The browser could not load the page (${why.replace(/^page\.goto: /, "")}).`, why);
+        const unreachable = /ERR_(CONNECTION_(REFUSED|RESET|TIMED_OUT|CLOSED)|NAME_NOT_RESOLVED|ADDRESS_UNREACHABLE|INTERNET_DISCONNECTED|CERT_|SSL_)/.test(why);
+        throw new UpstreamNetworkError(`The browser could not load the page (${why.replace(/^page\.goto: /, "")}).`, why, { unreachable });
       }
+      stage.loading = false;
       if (response?.headers()["x-quarry-egress"] === "refused") {
         throw new EgressRefused("The page redirected to an address Quarry does not fetch (private or non-public).", "non_public_address");
       }
@@ -345,7 +350,7 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
         await slots.take(timer.signal);
       } catch (err) {
         unlink();
-        throw req.signal?.aborted ? err : new FetchTimeout(req.url, req.timeoutMs);
+        throw req.signal?.aborted ? err : new FetchTimeout(req.url, req.timeoutMs, undefined, false); // the browser was busy, not the site
       }
       const aborted = new Promise<never>((_, reject) => {
         if (timer.signal.aborted) reject(timer.signal.reason);

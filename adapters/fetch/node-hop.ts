@@ -13,7 +13,7 @@ import { isIPv6 } from "node:net";
 import * as tls from "node:tls";
 import { formatIp, parseIp } from "../../core/net/address-policy.ts";
 import type { AllowList } from "../../core/net/allow-list.ts";
-import { EgressRefused, UpstreamNetworkError } from "../../core/net/fetch-errors.ts";
+import { EgressRefused, unreachableCode, UpstreamNetworkError } from "../../core/net/fetch-errors.ts";
 import { checkResolved, unresolvable } from "../../core/net/url-policy.ts";
 import { readNodeBody } from "./node-body.ts";
 import { raceAbort, type Hop, type HopRequest, type HopResponse } from "./page-loop.ts";
@@ -53,13 +53,19 @@ function nodeHeaders(headers: Headers): Record<string, string> {
   return Object.fromEntries(headers.entries());
 }
 
-/** A connection failure as a public message naming only the host the caller wrote. */
-export function networkError(err: unknown, host: string, via = ""): unknown {
+/**
+ * A connection failure as a public message naming only the host the caller wrote. `targetSide`:
+ * the failure is the target's (a direct connection, or the request inside a proxy's tunnel), so
+ * one that says the host cannot be reached is marked `unreachable`; reaching the proxy itself
+ * failing says nothing about the site.
+ */
+export function networkError(err: unknown, host: string, via = "", targetSide = !via): unknown {
   const e = err as NodeJS.ErrnoException;
   if (e?.name === "AbortError" || err instanceof EgressRefused) return err;
   const code = e?.code ?? "";
   const internal = `${code} ${e?.message ?? String(err)}`.trim();
-  const say = (msg: string) => new UpstreamNetworkError(msg + via, internal, { cause: err });
+  const unreachable = targetSide && unreachableCode(code);
+  const say = (msg: string) => new UpstreamNetworkError(msg + via, internal, { cause: err, unreachable });
   if (code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "EAI_NODATA") {
     // A target that does not resolve answers like a private one, so callers cannot probe
     // internal names; a proxy that does not resolve is the operator's problem and says so.
@@ -206,7 +212,9 @@ function tunnel(req: HopRequest, proxy: ResolvedProxy, deps: NodeHopDeps): Promi
       signal.removeEventListener("abort", onAbort);
       if (res.statusCode !== 200) {
         socket.destroy();
-        reject(new UpstreamNetworkError(`The proxy refused to connect to ${target.url.host} (HTTP ${res.statusCode}).`));
+        // 502 and 504: the proxy could not reach the host; 403 or 407 is the proxy's own policy.
+        const unreachable = res.statusCode === 502 || res.statusCode === 504;
+        reject(new UpstreamNetworkError(`The proxy refused to connect to ${target.url.host} (HTTP ${res.statusCode}).`, undefined, { unreachable }));
         return;
       }
       if (head.length) socket.unshift(head);
@@ -226,7 +234,7 @@ function tunnel(req: HopRequest, proxy: ResolvedProxy, deps: NodeHopDeps): Promi
       );
       r.on("error", (err) => {
         socket.destroy();
-        reject(networkError(err, target.url.host, " (through the proxy)"));
+        reject(networkError(err, target.url.host, " (through the proxy)", true));
       });
       r.end(req.body);
     });

@@ -21,12 +21,15 @@
  * Deno and Bun fetch also honour HTTP(S)_PROXY from the environment on their own.
  */
 import { formatIp, parseIp } from "../../core/net/address-policy.ts";
-import { EgressRefused, UpstreamNetworkError } from "../../core/net/fetch-errors.ts";
+import { EgressRefused, unreachableCode, UpstreamNetworkError } from "../../core/net/fetch-errors.ts";
 import { checkResolved, unresolvable } from "../../core/net/url-policy.ts";
 import { asFetchPort, loopSettings, raceAbort, readCapped, runPageFetch, type Hop, type HopResponse } from "./page-loop.ts";
 import type { Resolver, SafeFetch, SafeFetchOptions } from "./types.ts";
 
 export type PinMode = "bun" | "deno" | "none";
+
+/** A fetch error's words that say the host could not be reached (no HTTP answer came). */
+const UNREACHABLE_WORDS = /connection refused|connection reset|tcp connect error|dns error|failed to lookup|certificate|network is unreachable|no route to host/i;
 
 /** Same public answer as a private target (core/net/url-policy.ts). */
 function refusedUnresolved(host: string, detail: string): EgressRefused {
@@ -157,9 +160,10 @@ export function createSafeFetchPortable(options: PortableOptions): SafeFetch {
       return hopResponse;
     }
     const cause = (lastError as { cause?: { code?: string; message?: string } })?.cause;
-    throw new UpstreamNetworkError(`Could not fetch from ${target.url.host}.`, `${cause?.code ?? ""} ${cause?.message ?? String(lastError)}`, {
-      cause: lastError,
-    });
+    const internal = `${cause?.code ?? ""} ${cause?.message ?? String(lastError)}`;
+    // Runtimes say it differently: Node's fetch with an errno code, Deno and others in words.
+    const unreachable = unreachableCode(cause?.code ?? "") || UNREACHABLE_WORDS.test(internal);
+    throw new UpstreamNetworkError(`Could not fetch from ${target.url.host}.`, internal, { cause: lastError, unreachable });
   };
 
   return asFetchPort((url, request = {}) => runPageFetch(url, request, settings, hop));

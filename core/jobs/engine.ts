@@ -1,7 +1,7 @@
 /**
  * The job engine: creates jobs, hands their tasks to the queue, runs tasks (page-work.ts), and
  * makes sure every job ends. A job ends when its last frontier entry is recorded, when it is
- * cancelled, or when it stops early (limit, quota, deadline, the site refusing). A watchdog
+ * cancelled, or when it stops early (limit, quota, deadline, the site refusing or unreachable). A watchdog
  * (every 2 s) ends jobs past their deadline and jobs whose last page was recorded by a process
  * that died before it could say so, and deletes expired jobs.
  */
@@ -17,6 +17,7 @@ import { LocalQueue } from "./local-queue.ts";
 import type { JobKind, JobRecord, JobSpec, JobStatus, JobTask, SkippedUrl, StoppedReason } from "./model.ts";
 import { runTask, type WorkContext } from "./page-work.ts";
 import { RunningTasks } from "./running.ts";
+import { SiteStreaks, SITE_STOPS } from "./site-streaks.ts";
 import { TaskRetries } from "./retries.ts";
 import { HostGate, RobotsCache, SharedHostGate, type Gate } from "./politeness.ts";
 import type { JobQueue, JobStore, TaskOutcome } from "./ports.ts";
@@ -46,7 +47,7 @@ export class JobEngine implements WorkContext {
   readonly changes = new JobChanges(); // wakes a job's SSE streams in this process when it ends
   private readonly leases: LeaseKeeper;
   private readonly retries: TaskRetries;
-  readonly refusals = new Map<string, number>();
+  readonly streaks = new SiteStreaks();
   private readonly traps = new Map<string, TrapGuard>();
   private readonly rules = new Map<string, ScopeRules>();
   private readonly plans = new Map<string, { plan: Plan; at: number }>();
@@ -227,7 +228,7 @@ export class JobEngine implements WorkContext {
   async stopJob(id: string, reason: StoppedReason): Promise<void> {
     const job = await this.store.get(id);
     if (!job || !ACTIVE.includes(job.status)) return;
-    const status: JobStatus = reason === "cancelled" ? "cancelled" : reason === "site_refused" && job.completed === 0 ? "failed" : "completed";
+    const status: JobStatus = reason === "cancelled" ? "cancelled" : SITE_STOPS.has(reason) && job.completed === 0 ? "failed" : "completed";
     await this.end(job, status, reason);
     this.running.abort(`job ${reason}`, id);
   }
@@ -248,7 +249,7 @@ export class JobEngine implements WorkContext {
     this.traps.delete(id);
     this.rules.delete(id);
     this.plans.delete(id);
-    this.refusals.delete(id);
+    this.streaks.forget(id);
   }
 
   private readonly recent = new Map<string, { at: number; job: Promise<JobRecord | null> }>();
@@ -274,7 +275,6 @@ export class JobEngine implements WorkContext {
   }
 
   rulesOf = (job: JobRecord): ScopeRules => this.rules.get(job.id) ?? this.rules.set(job.id, scopeRules(job.spec)).get(job.id)!;
-
   trapsOf = (jobId: string): TrapGuard => this.traps.get(jobId) ?? this.traps.set(jobId, new TrapGuard()).get(jobId)!;
 
   private readonly held = new Map<string, number>();

@@ -9,7 +9,7 @@ export type JobStatus = "queued" | "running" | "completed" | "failed" | "cancell
 export const TERMINAL: ReadonlySet<JobStatus> = new Set(["completed", "failed", "cancelled"]);
 
 /** Why a job stopped before its frontier was done. */
-export type StoppedReason = "limit_reached" | "quota_exceeded" | "deadline" | "site_refused" | "cancelled";
+export type StoppedReason = "limit_reached" | "quota_exceeded" | "deadline" | "site_refused" | "site_unreachable" | "cancelled";
 
 export type PageFormat = "markdown" | "text" | "html" | "links" | "screenshot";
 export type RenderMode = "auto" | "always" | "never";

@@ -21,6 +21,7 @@ import type { JobQueue, JobStore } from "./ports.ts";
 import { TERMINAL, type JobRecord, type JobTask, type PageResult, type SkippedUrl, type StoppedReason } from "./model.ts";
 import type { Gate, RobotsCache } from "./politeness.ts";
 import type { Heartbeat } from "./leases.ts";
+import { HOST_DOWN, HostDown, unreachableFailure, type SiteStreaks } from "./site-streaks.ts";
 import { pageLinks, robotsReason } from "./site-files.ts";
 import { frontierKey, outOfScope, type ScopeRules, type TrapGuard } from "./url-rules.ts";
 import type { Webhooks } from "./webhooks.ts";
@@ -54,12 +55,9 @@ export interface WorkContext {
   settling(p: Promise<void>): void;
   stopJob(jobId: string, reason: StoppedReason): Promise<void>;
   complete(jobId: string): Promise<void>;
-  /** Answers that tell a crawler to go away (429, 503, 403) in a row, per job. */
-  refusals: Map<string, number>;
+  /** Refusing answers and failures to reach a host in a row, per job (site-streaks.ts). */
+  streaks: SiteStreaks;
 }
-
-/** Consecutive refusing answers after which a job stops with `site_refused`. */
-const REFUSALS_TO_STOP = 5;
 
 function failedPage(url: string, statusCode: number, error: string, data: Record<string, unknown> = {}): PageResult {
   return { url, ok: false, statusCode, title: null, data, error };
@@ -67,7 +65,7 @@ function failedPage(url: string, statusCode: number, error: string, data: Record
 
 /** The reason a fetch failed, as a short code (the public error code of the failure). */
 function failureOf(err: unknown): string {
-  if (err instanceof PageFetchError) return err.code;
+  if (err instanceof PageFetchError || err instanceof HostDown) return err.code;
   if (err instanceof ApiError) return err.code;
   return "upstream_error";
 }
@@ -111,6 +109,8 @@ async function work(ctx: WorkContext, task: JobTask, held: Held): Promise<"relea
   const spec = job.spec;
   const target = new URL(task.url);
   if (ac.signal.aborted) return giveBack(store, task);
+  // Its host stopped answering this job: failed at once, never requested nor charged.
+  if (ctx.streaks.down(job.id, target.host)) return record(ctx, job, task, failedPage(task.url, 0, HOST_DOWN), [], null);
   const robots = spec.respectRobots ? await ctx.robots.get(target.origin) : null;
   if (robots && !robots.allowed(task.url)) {
     return record(ctx, job, task, failedPage(task.url, 0, robotsReason(robots)), [], null, task.depth === 0 && job.kind === "crawl" ? "site_refused" : null);
@@ -121,6 +121,7 @@ async function work(ctx: WorkContext, task: JobTask, held: Held): Promise<"relea
   let lost = false;
   let page: PageResult;
   let links: string[] = [];
+  let unreachable = false, asked = 0; // asked: its request's turn among this process's (orders the host's streak)
   try {
     const plan = await ctx.planOf(job);
     const admit = () => {
@@ -157,6 +158,9 @@ async function work(ctx: WorkContext, task: JobTask, held: Held): Promise<"relea
     if (ac.signal.aborted) throw ac.signal.reason;
     ctx.reading(ac);
     try {
+      // Its host went down while this page waited for its turn: not requested either.
+      asked = ctx.streaks.begin();
+      if (ctx.streaks.down(job.id, target.host)) throw new HostDown();
       const { read, data } = await readJobPage(ports, {
         url: task.url, formats: spec.formats, only_main_content: spec.onlyMainContent, timeout_ms: spec.timeoutMs, signal: ac.signal,
         render: spec.render ?? "auto", ...(spec.waitFor != null ? { wait_for: spec.waitFor } : {}), ...(spec.actions?.length ? { actions: spec.actions } : {}),
@@ -175,6 +179,7 @@ async function work(ctx: WorkContext, task: JobTask, held: Held): Promise<"relea
       }
     } catch (err) {
       page = failedPage(task.url, 0, failureOf(err));
+      unreachable = unreachableFailure(err);
     }
   } catch (err) {
     // Aborted while waiting for the host (the job was cancelled or stopped), or storage failed.
@@ -193,11 +198,9 @@ async function work(ctx: WorkContext, task: JobTask, held: Held): Promise<"relea
     if (ticket) await ports.counters.release(ticket).catch(() => {});
     return giveBack(store, task);
   }
-  const refused = page.statusCode === 429 || page.statusCode === 503 || page.statusCode === 403;
-  const streak = refused ? (ctx.refusals.get(job.id) ?? 0) + 1 : 0;
-  ctx.refusals.set(job.id, streak);
+  const stop = ctx.streaks.count(job, target, task.depth, page.statusCode, unreachable, asked);
   const found = links.length ? await discover(ctx, job, links, task) : { tasks: [], skipped: [] };
-  await record(ctx, job, task, page, found, ticket, (refused && task.depth === 0 && job.kind === "crawl") || streak >= REFUSALS_TO_STOP ? "site_refused" : null);
+  await record(ctx, job, task, page, found, ticket, stop);
 }
 
 /** A claimed entry given back unread (pending again); a store that fails leaves it to its lease. */
@@ -213,7 +216,7 @@ async function record(
   page: PageResult,
   found: { tasks: JobTask[]; skipped: SkippedUrl[] } | [],
   ticket: string | null,
-  /** Ends the job once the page is recorded (the site refused it), instead of completing it as counted. */
+  /** Ends the job once the page is recorded (the site refused it or is gone), instead of completing it as counted. */
   stop: StoppedReason | null = null,
 ): Promise<void> {
   const { tasks, skipped } = Array.isArray(found) ? { tasks: [], skipped: [] } : found;

@@ -172,7 +172,7 @@ export function scopeRules(spec: JobSpec): ScopeRules {
 }
 
 /** `example.com` and `www.example.com` are one site; `docs.example.com` is a subdomain of it. */
-function siteOf(host: string): string {
+export function siteOf(host: string): string {
   return host.replace(/^www\./, "");
 }
 

@@ -10,6 +10,10 @@
  * | BodyTooLarge        | unsupported_content  | 422    |
  * | TooManyRedirects    | upstream_error       | 502    |
  * | UpstreamNetworkError| upstream_error       | 502    |
+ *
+ * `unreachable` (siteUnreachable) tells the failures that say the host itself cannot be reached
+ * (refused or reset connections, DNS, TLS, a plain timeout) from those of one page (a corrupt body,
+ * a bad redirect, a wait_for that never matched): a crawl whose site keeps failing so stops early.
  */
 import { ApiError, type ErrorCode } from "../errors.ts";
 import type { RefusalReason } from "./url-policy.ts";
@@ -33,8 +37,12 @@ export class EgressRefused extends PageFetchError {
 
 export class FetchTimeout extends PageFetchError {
   readonly failure = "timeout";
-  /** `message` says what the time went on when it was not the fetch (a rendered page's wait_for). */
-  constructor(readonly url: string, readonly timeoutMs: number, message?: string) {
+  /**
+   * `message` says what the time went on when it was not the fetch (a rendered page's wait_for).
+   * `reaching`: the time went on reaching the page (connecting, waiting for its answer), not on a
+   * loaded page's waits or Quarry's own queue for the browser.
+   */
+  constructor(readonly url: string, readonly timeoutMs: number, message?: string, readonly reaching: boolean = message === undefined) {
     super("timeout", message ?? `Fetching ${url} took longer than ${timeoutMs} ms.`);
     this.name = "FetchTimeout";
   }
@@ -58,11 +66,32 @@ export class TooManyRedirects extends PageFetchError {
 
 export class UpstreamNetworkError extends PageFetchError {
   readonly failure = "network";
-  constructor(message: string, internal?: string, options?: { cause?: unknown }) {
+  /** The host could not be reached at all (refused, reset, unreachable, DNS, TLS), as opposed to one page failing. */
+  readonly unreachable: boolean;
+  constructor(message: string, internal?: string, options?: { cause?: unknown; unreachable?: boolean }) {
     super("upstream_error", message, internal);
     this.name = "UpstreamNetworkError";
+    this.unreachable = options?.unreachable ?? false;
     if (options?.cause !== undefined) (this as { cause?: unknown }).cause = options.cause;
   }
+}
+
+/** Socket error codes that say the host cannot be reached (not that one page went wrong). */
+export function unreachableCode(code: string): boolean {
+  return /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH|EHOSTDOWN|ENOTFOUND|EAI_AGAIN|EAI_NODATA|UND_ERR_CONNECT_TIMEOUT|UND_ERR_SOCKET)$/.test(code) ||
+    /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code);
+}
+
+/**
+ * Whether a page's failure says its host is unreachable: a refused, reset or unreachable
+ * connection, a name that does not resolve, a TLS handshake refused, or a fetch that timed out
+ * (not a rendered page's waits, nor a wait for the browser). An HTTP answer of any status is not.
+ */
+export function siteUnreachable(err: unknown): boolean {
+  if (err instanceof FetchTimeout) return err.reaching;
+  if (err instanceof UpstreamNetworkError) return err.unreachable;
+  if (err instanceof EgressRefused) return err.reason === "unresolvable";
+  return false;
 }
 
 export function isPageFetchError(err: unknown): err is PageFetchError {

@@ -88,7 +88,7 @@ export const JobStatusResponse = v.object({
   completed: Count,
   failed: Count,
   skipped: Count,
-  stopped_reason: v.pipe(Nullable, v.description("limit_reached, quota_exceeded, deadline, site_refused or cancelled, when the job stopped early")),
+  stopped_reason: v.pipe(Nullable, v.description("Why the job stopped early, or null: limit_reached, quota_exceeded, deadline, site_refused (the start page or 5 pages in a row answered 403, 429 or 503, or robots.txt kept the start page out), site_unreachable (a crawl whose start page, or 5 pages of its site in a row, got no answer at all: connection refused or reset, DNS, TLS, timeout; the pages read before are kept, the rest are neither fetched nor counted) or cancelled")),
   data: v.array(v.object({
     url: v.string(), status_code: Count, title: Nullable, final_url: v.optional(v.string()),
     markdown: v.optional(v.string()), text: v.optional(v.string()), html: v.optional(v.string()),
@@ -97,7 +97,7 @@ export const JobStatusResponse = v.object({
     render_note: v.optional(v.pipe(v.string(), v.description("Why a page that looked like it needed rendering was not rendered"))),
     screenshot: v.optional(v.pipe(v.string(), v.description("PNG of the rendered viewport, base64"))),
   })),
-  failures: v.pipe(v.array(v.object({ url: v.string(), status_code: Count, error: v.string() })), v.description("Every page that failed in this slice, with why")),
+  failures: v.pipe(v.array(v.object({ url: v.string(), status_code: Count, error: v.string() })), v.description("Every page that failed in this slice, with why (error host_unreachable: not requested, because its host had failed to answer 5 requests of this job in a row)")),
   skipped_urls: v.pipe(v.array(v.object({ url: v.string(), reason: v.string() })), v.description("URLs not fetched: private addresses, robots.txt, URL traps (first 100)")),
   webhook: v.optional(v.pipe(WebhookStatus, v.description("Only for a job started with a `webhook`: what became of its deliveries (one per event sent)"))),
   next: v.pipe(Nullable, v.description("Absolute URL of the next slice of at most 100 pages, or null")),
