@@ -1,6 +1,6 @@
 /** JobStore in process memory (tests, `QUARRY_DATA_DIR=:memory:`): nothing survives a restart. */
 import type { JobStore } from "../../core/ports.ts";
-import type { Delivery, WebhookFailure, WebhookTally } from "../../core/jobs/ports.ts";
+import type { Delivery, JobFilter, ListedJob, WebhookFailure, WebhookTally } from "../../core/jobs/ports.ts";
 import type { FinishResult, JobRecord, JobStatus, JobTask, PageResult, SkippedUrl, StoredPage } from "../../core/jobs/model.ts";
 
 interface Entry {
@@ -126,6 +126,17 @@ export class MemoryJobStore implements JobStore {
 
   async active(): Promise<string[]> {
     return [...this.jobs.values()].filter((h) => h.job.status === "queued" || h.job.status === "running").map((h) => h.job.id);
+  }
+
+  async list(filter: JobFilter, limit: number): Promise<ListedJob[]> {
+    return [...this.jobs.values()]
+      .filter(({ job }) => (filter.account === undefined || job.account === filter.account) && (!filter.statuses || filter.statuses.includes(job.status)))
+      .sort((a, b) => b.job.createdAt - a.job.createdAt || (a.job.id < b.job.id ? 1 : a.job.id > b.job.id ? -1 : 0))
+      .slice(0, Math.max(0, limit))
+      .map((h) => {
+        const starts = [...h.frontier.values()].filter((e) => e.depth === 0 && e.state !== "skipped").map((e) => e.url).sort();
+        return { ...clone(h.job), firstUrl: starts[0] ?? null };
+      });
   }
 
   async purge(now: number): Promise<number> {

@@ -7,7 +7,7 @@
  * SQLite (BEGIN IMMEDIATE): a page is recorded once however many workers were handed it.
  */
 import type { JobStore } from "../../core/ports.ts";
-import type { Delivery, WebhookFailure, WebhookTally } from "../../core/jobs/ports.ts";
+import type { Delivery, JobFilter, ListedJob, WebhookFailure, WebhookTally } from "../../core/jobs/ports.ts";
 import type { FinishResult, JobRecord, JobStatus, JobTask, PageResult, SkippedUrl, StoredPage } from "../../core/jobs/model.ts";
 import type { Query, RawSql, Row, SqlDriver } from "./sql-drivers.ts";
 
@@ -239,6 +239,26 @@ export class SqlJobStore implements JobStore {
 
   async active(): Promise<string[]> {
     return (await this.db.query(`SELECT id FROM quarry_jobs WHERE status IN ${ACTIVE_SQL}`)).map((r) => String(r.id));
+  }
+
+  async list(filter: JobFilter, limit: number): Promise<ListedJob[]> {
+    const where: string[] = [];
+    const args: unknown[] = [];
+    if (filter.account !== undefined) {
+      where.push("j.account = ?");
+      args.push(filter.account);
+    }
+    if (filter.statuses) {
+      where.push(filter.statuses.length ? `j.status IN (${filter.statuses.map(() => "?").join(", ")})` : "1 = 0");
+      args.push(...filter.statuses);
+    }
+    // The URLs a job started from are its depth-0 entries (a batch's URLs), less those it skipped at once.
+    const rows = await this.db.query(
+      `SELECT j.*, (SELECT min(f.url) FROM quarry_frontier f WHERE f.job_id = j.id AND f.depth = 0 AND f.state <> 'skipped') AS first_url
+       FROM quarry_jobs j ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY j.created_at DESC, j.id DESC LIMIT ?`,
+      [...args, Math.max(0, limit)],
+    );
+    return rows.map((r) => ({ ...toJob(r), firstUrl: r.first_url === null || r.first_url === undefined ? null : String(r.first_url) }));
   }
 
   async purge(now: number): Promise<number> {

@@ -34,6 +34,11 @@ export interface JobStore {
   unfinished(limit: number): Promise<JobTask[]>;
   /** Ids of queued and running jobs. */
   active(): Promise<string[]>;
+  /**
+   * Every account's jobs, for the operator (`quarry jobs list`): newest first (by creation, then id),
+   * of `account` and in one of `statuses` when given, at most `limit`.
+   */
+  list(filter: JobFilter, limit: number): Promise<ListedJob[]>;
   /** Deletes jobs (and their pages) whose expiry passed; returns how many. */
   purge(now: number): Promise<number>;
 
@@ -84,6 +89,19 @@ export interface JobStore {
   nextDeliveryAt(): Promise<number | null>;
   /** What became of a job's deliveries; all zero and no error for a job that made none. */
   webhookTally(jobId: string): Promise<WebhookTally>;
+}
+
+export interface JobFilter {
+  account?: string;
+  statuses?: JobStatus[];
+}
+
+/**
+ * A listed job and the first, in sorted order, of the URLs it started from and did not skip: a
+ * crawl's start URL, one of a batch's URLs; null when it skipped them all.
+ */
+export interface ListedJob extends JobRecord {
+  firstUrl: string | null;
 }
 
 /** A failed delivery attempt, as the job's status shows it (never the URL's secret or the receiver's body). */

@@ -100,6 +100,42 @@ export function jobStoreContract(make: () => Promise<JobStore>, opts: { singleOw
     expect(await s.pages(job.id, 0, 10)).toEqual([]);
   });
 
+  it("lists every account's jobs for the operator: newest first, by account and status, bounded, each with a URL it started from", async () => {
+    const s = await make();
+    // Other cases' jobs share the database: this case's accounts are its own.
+    const acct = `ops${Math.random().toString(36).slice(2, 10)}`;
+    const other = `${acct}x`;
+    const crawl = jobRecord({ account: acct, createdAt: 1000 });
+    const batch = jobRecord({ account: acct, kind: "batch", createdAt: 3000, id: jobRecord().id.replace("crawl", "batch"), spec: { ...jobRecord().spec, url: null, limit: 2 } });
+    const done = jobRecord({ account: other, createdAt: 3000 });
+    const running = jobRecord({ account: acct, createdAt: 2000 });
+    await s.create(crawl, [{ jobId: crawl.id, url: "http://x.test/", depth: 0 }], []);
+    const urls = ["http://b.test/z", "http://b.test/m"].map((url) => ({ jobId: batch.id, url, depth: 0 }));
+    await s.create(batch, urls, [{ url: "http://10.0.0.1/", reason: "url_not_allowed" }]);
+    await s.create(done, [{ jobId: done.id, url: "http://d.test/", depth: 0 }], []);
+    await s.transition(done.id, ["queued"], "completed", { finishedAt: 4000, stoppedReason: null });
+    const seed = { jobId: running.id, url: "http://r.test/", depth: 0 };
+    await s.create(running, [seed], []);
+    await s.finish(seed, ok(seed.url), [{ jobId: running.id, url: "http://r.test/a", depth: 1 }], [], 2500);
+
+    const mine = await s.list({ account: acct }, 10);
+    expect(mine.map((j) => [j.id, j.status, j.firstUrl])).toEqual([
+      [batch.id, "queued", "http://b.test/m"],
+      [running.id, "running", "http://r.test/"],
+      [crawl.id, "queued", "http://x.test/"],
+    ]);
+    expect(mine[0]).toMatchObject({ kind: "batch", account: acct, discovered: 2, skipped: 1, spec: batch.spec });
+    expect(mine[1]).toMatchObject({ discovered: 2, completed: 1, failed: 0 });
+    expect((await s.list({ account: acct }, 1)).map((j) => j.id)).toEqual([batch.id]);
+    expect((await s.list({ account: acct, statuses: ["running", "completed"] }, 10)).map((j) => j.id)).toEqual([running.id]);
+    expect((await s.list({ account: other, statuses: ["queued", "running"] }, 10))).toEqual([]);
+    expect((await s.list({ account: other }, 10)).map((j) => [j.id, j.status, j.finishedAt])).toEqual([[done.id, "completed", 4000]]);
+    expect(await s.list({ account: acct, statuses: [] }, 10)).toEqual([]);
+    // Without an account: every account's, newest first; at the same creation time the greater id first (crawl_… > batch_…).
+    const all = (await s.list({}, 1000)).filter((j) => j.account === acct || j.account === other).map((j) => j.id);
+    expect(all).toEqual([done.id, batch.id, running.id, crawl.id]);
+  });
+
   it("shares host slots: at most `slots` holders at once, Crawl-delay between starts, a dead holder's slot back after its lease", async () => {
     const s = await make();
     const host = `h${++n}.test`;
