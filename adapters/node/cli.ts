@@ -1,8 +1,9 @@
 /**
- * The `quarry` CLI (api.md §1): serve, keys create|list|revoke, accounts list|set-plan, usage, backup.
+ * The `quarry` CLI (api.md §1): serve, keys create|list|revoke, accounts list|set-plan, usage, backup,
+ * jobs list|cancel.
  * `--json` prints exactly one JSON object on stdout; human text otherwise. Errors go to
  * stderr. Exit codes follow one rule (README, "The CLI"): 2 when the command cannot be done as
- * typed (a usage mistake, or a name that matches nothing: no such account, key or plan), 1
+ * typed (a usage mistake, or a name that matches nothing: no such account, key, plan or job), 1
  * when something other than what was typed failed (configuration, storage).
  */
 import { loadEnvFile } from "../shared/env-file.ts";
@@ -19,6 +20,23 @@ import { buildPorts, systemClock } from "../shared/bootstrap.ts";
 import { createLogger } from "../shared/logger.ts";
 import { loadConfig, packageVersion, StartupError } from "../shared/start.ts";
 import { nodeRuntime, startNodeServer } from "./server.ts";
+import { TERMINAL, type JobRecord, type JobStatus } from "../../core/jobs/model.ts";
+import type { ListedJob } from "../../core/jobs/ports.ts";
+
+/** `--status` of `jobs list`: a status, `active` (queued and running) or `all`. */
+const JOB_STATUSES: Record<string, JobStatus[]> = {
+  active: ["queued", "running"], queued: ["queued"], running: ["running"], completed: ["completed"], failed: ["failed"], cancelled: ["cancelled"], all: [],
+};
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** A job as `jobs list` shows it: a crawl's start URL, or one of a batch's URLs and how many it has. */
+function listedJob(j: ListedJob) {
+  return {
+    id: j.id, kind: j.kind, account: j.account, status: j.status, url: j.kind === "crawl" ? j.spec.url : j.firstUrl, urls: j.kind === "crawl" ? 1 : j.discovered + j.skipped,
+    discovered: j.discovered, completed: j.completed, failed: j.failed, skipped: j.skipped, stopped_reason: j.stoppedReason, created_at: iso(j.createdAt)!, finished_at: iso(j.finishedAt),
+  };
+}
 
 export const ACCOUNT_NAME = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,99}$/;
 
@@ -36,11 +54,14 @@ const HELP = `quarry — search and research API for AI agents
   quarry accounts set-plan NAME PLAN [--json]
   quarry usage --account NAME [--json]
   quarry backup FILE [--json]                    a consistent copy of the SQLite database, server running or not
+  quarry jobs list [--account NAME] [--status STATUS] [--limit N] [--json]
+                                                 crawl and batch jobs of every account, newest first (default: active ones, 100)
+  quarry jobs cancel JOB_ID [--json]             cancels a queued or running job, as DELETE /v1/crawl/{id} does
 
 Scopes: ${SCOPES.join(", ")}. Configuration comes from QUARRY_* environment variables
 (and a .env file in the working directory); see README.md.`;
 
-const SUBCOMMANDS: Record<string, string[]> = { keys: ["create", "list", "revoke"], accounts: ["list", "set-plan"] };
+const SUBCOMMANDS: Record<string, string[]> = { keys: ["create", "list", "revoke"], accounts: ["list", "set-plan"], jobs: ["list", "cancel"] };
 
 /**
  * The options and positional arguments each command takes. Anything else is a usage mistake
@@ -58,6 +79,8 @@ const ACCEPTS: Record<string, { options: string[]; args: string[] }> = {
   "accounts set-plan": { options: ["json"], args: ["NAME", "PLAN"] },
   usage: { options: ["account", "json"], args: [] },
   backup: { options: ["json"], args: ["FILE"] },
+  "jobs list": { options: ["account", "status", "limit", "json"], args: [] },
+  "jobs cancel": { options: ["json"], args: ["JOB_ID"] },
 };
 
 function checkArguments(command: string, given: Record<string, unknown>, args: string[]): void {
@@ -121,6 +144,8 @@ export async function main(argv: string[]): Promise<number> {
       scopes: { type: "string" },
       name: { type: "string" },
       plan: { type: "string" },
+      status: { type: "string" },
+      limit: { type: "string" },
       host: { type: "string" },
       port: { type: "string" },
       version: { type: "boolean", short: "v", default: false },
@@ -302,7 +327,62 @@ export async function main(argv: string[]): Promise<number> {
       throw err;
     }
   }
-  fail(`unknown command "${cmd}"; commands: serve, demo, mcp, keys, accounts, usage, backup, help (see quarry help)`);
+  if (cmd === "jobs" && sub === "list") {
+    const account = values.account === undefined ? undefined : accountArg(values.account);
+    const status = values.status ?? "active";
+    const statuses = JOB_STATUSES[status];
+    if (!statuses) fail(`--status "${status}": use ${Object.keys(JOB_STATUSES).join(", ")}`);
+    const limit = values.limit === undefined ? 100 : /^\d{1,4}$/.test(values.limit) ? Number(values.limit) : 0;
+    if (limit < 1 || limit > 1000) fail(`--limit "${values.limit}": a number of jobs from 1 to 1000`);
+    return withPorts(async (ports) => {
+      if (!ports.jobs) fail("this storage keeps no jobs");
+      if (account !== undefined && !(await ports.keys.getAccount(account))) fail(`no account "${account}"`);
+      // One more than shown says whether there are more. A job past its expiry is gone, as for the API (purged within a minute).
+      const found = (await ports.jobs.store.list({ account, statuses: statuses.length ? statuses : undefined }, limit + 1)).filter((j) => j.expiresAt === null || j.expiresAt > now);
+      const jobs = found.slice(0, limit).map(listedJob);
+      const more = found.length > limit;
+      const which = `${status === "all" ? "" : `${status} `}jobs${account ? ` of account ${account}` : ""}`;
+      const width = Math.max(7, ...jobs.map((j) => j.account.length));
+      const lines = [
+        `${"ID".padEnd(32)}  KIND   ${"ACCOUNT".padEnd(width)}  STATUS     READ/FAILED/FOUND  CREATED                   STOPPED          URL`,
+        ...jobs.map((j) => `${j.id.padEnd(32)}  ${j.kind.padEnd(5)}  ${j.account.padEnd(width)}  ${j.status.padEnd(9)}  ${`${j.completed}/${j.failed}/${j.discovered}`.padEnd(17)}  ${j.created_at}  ${(j.stopped_reason ?? "-").padEnd(15)}  ${printable(j.url ?? "-")}${j.kind === "batch" && j.urls > 1 ? ` (+${j.urls - 1} more)` : ""}`),
+        ...(more ? [`(the newest ${limit}; there are more: --limit N shows up to 1000)`] : []),
+      ];
+      out(json, { status, account: account ?? null, limit, more, jobs }, jobs.length ? lines.join("\n") : `No ${which}.`);
+      return 0;
+    });
+  }
+  if (cmd === "jobs" && sub === "cancel") {
+    const id = rest[0];
+    if (!id) fail("usage: quarry jobs cancel JOB_ID");
+    const config = loadConfig(process.env);
+    return withPorts(async (ports) => {
+      if (!ports.jobs) fail("this storage keeps no jobs");
+      const job = await ports.jobs.store.get(id);
+      if (!job || (job.expiresAt !== null && job.expiresAt <= now)) fail(`no job "${id}"`);
+      const ended = (j: JobRecord) => `job ${j.id} already ended: ${j.status}${j.stoppedReason ? ` (${j.stoppedReason})` : ""}; nothing changed`;
+      if (TERMINAL.has(job.status)) fail(ended(job));
+      // The engine's own cancel, as DELETE /v1/crawl/{id} runs it: the job ends in the store, which
+      // every server reads (a task checks its job before its page; the watchdog stops requests under
+      // way within seconds), and its "cancelled" webhook is sent from here. The engine is not started:
+      // it takes no task.
+      const { JobEngine } = await import("../../core/jobs/engine.ts");
+      const engine = new JobEngine(ports, config);
+      try {
+        const after = await engine.cancel(id);
+        if (!after || after.status !== "cancelled") fail(after ? ended(after) : `no job "${id}"`);
+        const shown = listedJob({ ...after, firstUrl: null });
+        out(json, { id: shown.id, kind: shown.kind, account: shown.account, status: shown.status, stopped_reason: shown.stopped_reason, finished_at: shown.finished_at, discovered: shown.discovered, completed: shown.completed, failed: shown.failed },
+          `Cancelled ${after.kind} ${after.id} of account ${after.account}: ${after.completed} pages read, ${after.failed} failed, ${after.discovered} found. A running server fetches none of its pages from now on (requests under way stop within seconds); what was read stays.`);
+        // The webhook's first attempt, made from here; a retry waits in the store for a server to make it.
+        await engine.webhooks.settled();
+      } finally {
+        await engine.stop();
+      }
+      return 0;
+    });
+  }
+  fail(`unknown command "${cmd}"; commands: serve, demo, mcp, keys, accounts, usage, backup, jobs, help (see quarry help)`);
 }
 
 export async function run(argv: string[]): Promise<void> {

@@ -3,7 +3,7 @@
  * makes sure every job ends. A job ends when its last frontier entry is recorded, when it is
  * cancelled, or when it stops early (limit, quota, deadline, the site refusing or unreachable). A watchdog
  * (every 2 s) ends jobs past their deadline and jobs whose last page was recorded by a process
- * that died before it could say so, and deletes expired jobs.
+ * that died before it could say so, stops this process's tasks of jobs ended elsewhere, and deletes expired jobs.
  */
 import { jobId as newJobId } from "../ids.ts";
 import { accountPlans, type AccountPlans, type Plan, type PlanTable } from "../limits/plans.ts";
@@ -154,6 +154,8 @@ export class JobEngine implements WorkContext {
         }
         await this.webhooks.poll();
       }
+      // Ended elsewhere (cancelled by another instance or the CLI): its requests here stop too, as on this process's own cancel.
+      for (const id of await this.running.abortEnded(ids, async (j) => !ACTIVE.includes((await this.store.get(j))?.status ?? "cancelled"))) this.forget(id);
       for (const id of ids) {
         const job = await this.store.get(id);
         if (!job) continue;
@@ -245,10 +247,7 @@ export class JobEngine implements WorkContext {
   }
 
   private forget(id: string): void {
-    this.recent.delete(id);
-    this.traps.delete(id);
-    this.rules.delete(id);
-    this.plans.delete(id);
+    for (const held of [this.recent, this.traps, this.rules, this.plans]) held.delete(id);
     this.streaks.forget(id);
   }
 

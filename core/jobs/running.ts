@@ -54,6 +54,23 @@ export class RunningTasks {
     await drained;
   }
 
+  /**
+   * Aborts the tasks of jobs that ended elsewhere (another instance, or the `quarry jobs cancel`
+   * CLI, cancelled them in the store): jobs with tasks here, absent from `active` (the store's
+   * active jobs, read before) and confirmed `ended` (read again: a job created since is not in
+   * `active` either). Returns the jobs whose tasks were aborted.
+   */
+  async abortEnded(active: string[], ended: (jobId: string) => Promise<boolean>): Promise<string[]> {
+    const live = new Set(active);
+    const gone: string[] = [];
+    for (const jobId of [...this.byJob.keys()]) {
+      if (live.has(jobId) || !(await ended(jobId))) continue;
+      this.abort("job ended", jobId);
+      gone.push(jobId);
+    }
+    return gone;
+  }
+
   /** Aborts one job's tasks, or every task when no job is named. */
   abort(reason: string, jobId?: string): void {
     const sets = jobId === undefined ? [...this.byJob.values()] : [this.byJob.get(jobId) ?? new Set<AbortController>()];

@@ -178,6 +178,11 @@ export class Webhooks {
     this.timerAt = Infinity;
   }
 
+  /** Resolves when the attempts under way (each event's first, and retries taken) have ended, without stopping. */
+  async settled(): Promise<void> {
+    while (this.inFlight.size) await Promise.allSettled([...this.inFlight]);
+  }
+
   /** Stops attempting (what is waiting stays in the store) and waits for attempts under way. */
   async stop(): Promise<void> {
     this.stopped = true;
