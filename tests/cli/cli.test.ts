@@ -67,6 +67,7 @@ describe("quarry CLI", () => {
       [["accounts", "set-plan", "extras", "pro", "now"], 'quarry: accounts set-plan takes only NAME PLAN, not "now"; see quarry help\n'],
       [["serve", "--json"], "quarry: serve does not take --json; see quarry help\n"],
       [["demo", "now"], 'quarry: demo takes no arguments, not "now"; see quarry help\n'],
+      [["usage", "--account", "extras", "--limit", "5"], "quarry: usage does not take --limit; see quarry help\n"],
       // --name is a key's label everywhere else: revoke used to read it as the KEY_ID.
       [["keys", "revoke", "--name", made.id], "quarry: keys revoke does not take --name; see quarry help\n"],
     ];
@@ -79,7 +80,7 @@ describe("quarry CLI", () => {
     const keys = JSON.parse(cli(["keys", "list", "--account", "extras", "--json"], env).stdout).keys;
     expect(keys.map((k: { id: string }) => k.id)).toEqual([made.id]);
     expect(JSON.parse(cli(["usage", "--account", "extras", "--json"], env).stdout).plan).toBe("free");
-    expect(cli(["fly"], env).stderr).toBe('quarry: unknown command "fly"; commands: serve, demo, mcp, keys, accounts, usage, backup, help (see quarry help)\n');
+    expect(cli(["fly"], env).stderr).toBe('quarry: unknown command "fly"; commands: serve, demo, mcp, keys, accounts, usage, backup, jobs, help (see quarry help)\n');
   }, 120_000);
 
   it("--version, help, and a group without its subcommand say what exists", () => {
@@ -89,6 +90,8 @@ describe("quarry CLI", () => {
     const help = cli(["help"], env);
     expect(help.status).toBe(0);
     expect(help.stdout).toContain("quarry serve [--host HOST] [--port PORT]");
+    expect(help.stdout).toContain("quarry jobs list [--account NAME] [--status STATUS] [--limit N] [--json]");
+    expect(help.stdout).toContain("quarry jobs cancel JOB_ID [--json]");
     const keys = cli(["keys"], env);
     expect(keys.status).toBe(2);
     expect(keys.stderr).toBe('quarry: "keys" needs a subcommand: keys create, keys list, keys revoke\n');
