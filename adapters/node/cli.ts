@@ -104,7 +104,8 @@ function fail(msg: string): never {
 async function withPorts<T>(fn: (ports: Awaited<ReturnType<typeof buildPorts>>["ports"], plans: ReturnType<typeof loadConfig>["plans"]) => Promise<T>): Promise<T> {
   const config = loadConfig(process.env);
   // The CLI logs nothing on stdout: its output is for the operator (or for --json parsing).
-  const built = await buildPorts(config, nodeRuntime, createLogger("silent"));
+  // Beside a running server: opening the storage must not touch the work it has in progress.
+  const built = await buildPorts(config, nodeRuntime, createLogger("silent"), systemClock, { worker: false });
   try {
     return await fn(built.ports, config.plans);
   } finally {

@@ -158,7 +158,7 @@ async function postgresStores(config: Config, logger: Logger, clock: Clock): Pro
   };
 }
 
-async function sqliteStores(config: Config, runtime: RuntimeParts, clock: Clock): Promise<Stores> {
+async function sqliteStores(config: Config, runtime: RuntimeParts, clock: Clock, worker: boolean): Promise<Stores> {
   const sqlite = await openSqlite(config.dataDir, runtime.sqlite);
   // Data a newer Quarry wrote is refused before anything here changes it (data-format.ts).
   try {
@@ -172,9 +172,10 @@ async function sqliteStores(config: Config, runtime: RuntimeParts, clock: Clock)
   );
   const kv: Storage = createStorage({ driver: dbDriver({ database: sqlite.db, tableName: KV_TABLE }) });
   // One server owns the file (server-lock.ts): entries a killed process left claimed are pending again.
+  // Not the CLI's to do: it works beside a running server, whose claims and webhook attempts are live.
   const sql = sqliteDriver(sqlite.sync);
   const jobStore = new SqlJobStore(sql);
-  await jobStore.init(true);
+  await jobStore.init(worker);
   // Changes whenever another connection (the CLI, another process) commits to the file.
   const dataVersion = sqlite.sync.prepare("PRAGMA data_version");
   return {
@@ -243,11 +244,15 @@ export function memoryPorts(logger: Logger, clock: Clock = systemClock, pages: P
   return { ...storage, clock, logger, fetch: upstreamTransport(), pages, docsAssets: docsAssets() };
 }
 
-export async function buildPorts(config: Config, runtime: RuntimeParts, logger: Logger, clock: Clock = systemClock): Promise<Built> {
+/**
+ * `worker: false` (the CLI): the ports of a process that runs no job work beside the server that
+ * does, so opening them changes nothing of that server's work in progress.
+ */
+export async function buildPorts(config: Config, runtime: RuntimeParts, logger: Logger, clock: Clock = systemClock, { worker = true } = {}): Promise<Built> {
   if (config.redisUrl && !config.databaseUrl) {
     throw new ConfigError("QUARRY_REDIS_URL", "needs QUARRY_DATABASE_URL too: PostgreSQL keeps what Redis counts");
   }
-  const stores = await openStores(config, runtime, logger, clock);
+  const stores = await openStores(config, runtime, logger, clock, worker);
   const built = assemble(stores, config, runtime, logger, clock, await extractPool(config, runtime, logger));
   // prom-client is loaded only when metrics are on.
   if (config.metrics) built.ports.metrics = (await import("../metrics/prometheus.ts")).createPrometheusMetrics();
@@ -257,10 +262,10 @@ export async function buildPorts(config: Config, runtime: RuntimeParts, logger: 
 /** Thrown when the configured database cannot be opened at start-up: one line naming it. */
 export class StorageOpenError extends Error {}
 
-async function openStores(config: Config, runtime: RuntimeParts, logger: Logger, clock: Clock): Promise<Stores> {
+async function openStores(config: Config, runtime: RuntimeParts, logger: Logger, clock: Clock, worker: boolean): Promise<Stores> {
   if (!config.databaseUrl && config.dataDir === ":memory:") return memoryStores(clock, config.cache);
   try {
-    return config.databaseUrl ? await postgresStores(config, logger, clock) : await sqliteStores(config, runtime, clock);
+    return config.databaseUrl ? await postgresStores(config, logger, clock) : await sqliteStores(config, runtime, clock, worker);
   } catch (err) {
     if (err instanceof DataDirError || err instanceof ConfigError) throw err;
     const where = config.databaseUrl

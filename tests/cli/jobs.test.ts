@@ -6,11 +6,16 @@
  * waiting for their turn under the site's Crawl-delay are abandoned, not fetched), and the job's
  * webhook gets its "cancelled" event. On SQLite and on PostgreSQL.
  */
+import Database from "better-sqlite3";
 import { execFile } from "node:child_process";
 import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { SqlJobStore } from "../../adapters/jobs/sql-store.ts";
+import { sqliteDriver } from "../../adapters/jobs/sql-drivers.ts";
+import type { SyncSqlite } from "../../adapters/storage/sqlite-counters.ts";
+import { jobRecord } from "../contracts/job-store-contract.ts";
 import { json, waitFor } from "../helpers/job-http.ts";
 import { tempDatabase } from "../helpers/pg.ts";
 import { cli, createKeyCli, ROOT, startServer, tempDataDir, type CliResult, type Server } from "../helpers/server.ts";
@@ -168,5 +173,33 @@ describe("quarry jobs: what cannot be done as typed is exit 2", () => {
     const none = cli(["jobs", "list", "--status", "all"], env);
     expect([none.status, none.stdout]).toEqual([0, "No jobs.\n"]);
     expect(JSON.parse(cli(["jobs", "list", "--account", "acme", "--json"], env).stdout)).toEqual({ status: "active", account: "acme", limit: 100, more: false, jobs: [] });
+  }, 60_000);
+});
+
+describe("the CLI beside a running server (SQLite)", () => {
+  it("opening the storage leaves the server's work in progress alone: its claimed pages and its webhook attempts stay held", async () => {
+    const env = { QUARRY_DATA_DIR: tempDataDir() };
+    createKeyCli(env, "acme", "scrape");
+    // What a server at work holds, written to the file as a store that claims in the file does.
+    const db = new Database(join(env.QUARRY_DATA_DIR, "quarry.db"));
+    cleanup.push(async () => db.close());
+    const store = new SqlJobStore(sqliteDriver(db as unknown as SyncSqlite));
+    await store.init(false);
+    const job = jobRecord({ account: "acme" });
+    const task = { jobId: job.id, url: "http://x.test/", depth: 0 };
+    await store.create(job, [task], []);
+    const now = Date.now();
+    expect(await store.claim(task, now, 60_000)).toBe(true);
+    await store.addDelivery({ id: "d1", jobId: job.id, event: "started", body: "{}", attempt: 0, nextAt: now }, now + 60_000);
+    const held = () => [
+      db.prepare("SELECT state, lease_until FROM quarry_frontier WHERE job_id = ?").get(job.id),
+      db.prepare("SELECT lease_until FROM quarry_webhooks WHERE id = 'd1'").get(),
+    ];
+    const before = held();
+    expect(before).toEqual([{ state: "active", lease_until: now + 60_000 }, { lease_until: now + 60_000 }]);
+    for (const args of [["jobs", "list", "--json"], ["keys", "list", "--account", "acme"], ["jobs", "cancel", "crawl_01ARZ3NDEKTSV4RRFFQ69G5FAV"]]) {
+      cli(args, env);
+      expect(held(), args.join(" ")).toEqual(before);
+    }
   }, 60_000);
 });
