@@ -4,7 +4,7 @@
  * crawling the local test site. The cancel reaches that server as a cancel through the API would:
  * the job's status says cancelled, the site sees no new page requests a moment later (the pages
  * waiting for their turn under the site's Crawl-delay are abandoned, not fetched), and the job's
- * webhook gets its "cancelled" event. On SQLite and on PostgreSQL.
+ * webhook gets its "cancelled" event. On SQLite, and on PostgreSQL with two instances sharing the crawl.
  */
 import Database from "better-sqlite3";
 import { execFile } from "node:child_process";
@@ -74,9 +74,16 @@ describe.each(STORES)("quarry jobs (%s)", (_name, open) => {
     const site: TestSite = await startTestSite({ crawlDelay: 1 });
     cleanup.push(() => site.close());
     const hook = await receiver();
-    const env = { ...base, ...(await open()) };
+    const env: Record<string, string> = { ...base, ...(await open()) };
     const server: Server = await startServer("node", env);
     cleanup.push(() => server.stop("SIGTERM"));
+    // On PostgreSQL, two instances share the crawl's pages: both must stop.
+    const servers = [server];
+    if (env.QUARRY_DATABASE_URL) {
+      const second = await startServer("node", env);
+      cleanup.push(() => second.stop("SIGTERM"));
+      servers.push(second);
+    }
     const acme = createKeyCli(env, "acme", "scrape");
     const beta = createKeyCli(env, "beta", "scrape");
 
@@ -122,6 +129,7 @@ describe.each(STORES)("quarry jobs (%s)", (_name, open) => {
     // The server sees it as its own cancel: the job's status, for its owner.
     const after = await json(path, acme.key);
     expect(after).toMatchObject({ status: "cancelled", stopped_reason: "cancelled" });
+    for (const s of servers) expect(await json(`${s.url}/v1/crawl/${started.id}`, acme.key)).toMatchObject({ status: "cancelled" });
     expect(after.finished_at).not.toBeNull();
     // No page request starts 3 s after the cancel (it would go on for several seconds, a page a
     // second, if the server did not notice): the last one waiting for its turn is abandoned.
