@@ -361,7 +361,7 @@ export async function main(argv: string[]): Promise<number> {
       if (!ports.jobs) fail("this storage keeps no jobs");
       const job = await ports.jobs.store.get(id);
       if (!job || (job.expiresAt !== null && job.expiresAt <= now)) fail(`no job "${id}"`);
-      const ended = (j: JobRecord) => `job ${j.id} already ended: ${j.status}${j.stoppedReason ? ` (${j.stoppedReason})` : ""}; nothing changed`;
+      const ended = (j: JobRecord) => `job ${j.id} already ended: ${j.status}${j.stoppedReason && j.stoppedReason !== j.status ? ` (${j.stoppedReason})` : ""}; nothing changed`;
       if (TERMINAL.has(job.status)) fail(ended(job));
       // The engine's own cancel, as DELETE /v1/crawl/{id} runs it: the job ends in the store, which
       // every server reads (a task checks its job before its page; the watchdog stops requests under

@@ -145,10 +145,10 @@ describe.each(STORES)("quarry jobs (%s)", (_name, open) => {
     // Cancelling it again, or a finished batch: said, exit 2, nothing changed.
     const again = cli(["jobs", "cancel", started.id], env);
     expect([again.status, again.stdout]).toEqual([2, ""]);
-    expect(again.stderr).toContain(`job ${started.id} already ended: cancelled (cancelled); nothing changed`);
+    expect(again.stderr).toContain(`job ${started.id} already ended: cancelled; nothing changed`);
     const finished = cli(["jobs", "cancel", batch.id, "--json"], env);
     expect([finished.status, finished.stdout]).toEqual([2, ""]);
-    expect(finished.stderr).toContain("already ended: completed");
+    expect(finished.stderr).toContain(`job ${batch.id} already ended: completed; nothing changed`);
     const batchAfter = await json(`${server.url}/v1/batch/scrape/${batch.id}`, beta.key);
     expect(batchAfter).toMatchObject({ status: "completed", stopped_reason: null });
     expect(JSON.parse(cli(["jobs", "list", "--status", "completed", "--json"], env).stdout).jobs[0]).toMatchObject({ id: batch.id, finished_at: batchAfter.finished_at });
