@@ -1,7 +1,8 @@
 /**
  * GET /metrics: the Prometheus exposition of the metrics port, when the operator turned it on
  * (QUARRY_METRICS). Not behind API keys: scrapers use `QUARRY_METRICS_TOKEN` as a bearer token
- * when one is set. Backend health is read at scrape time, from real traffic only.
+ * when one is set. Backend health is read at scrape time, from real traffic only; so are the jobs
+ * queued and running (from the job store) and the job pages this instance is working on.
  */
 import * as v from "valibot";
 import { ApiError } from "../errors.ts";
