@@ -25,7 +25,7 @@ export function createPrometheusMetrics(): Metrics {
   const refusals = new client.Counter({ name: "quarry_limit_refusals_total", help: "Requests refused by a limit: rate_limited, quota_exceeded, ip_rate_limited", labelNames: ["reason"], registers: [registry] });
   const cache = new client.Counter({ name: "quarry_cache_lookups_total", help: "Response cache lookups by kind (search, scrape, …) and result (hit, miss)", labelNames: ["kind", "result"], registers: [registry] });
   const jobPages = new client.Counter({ name: "quarry_job_pages_total", help: "Crawl and batch pages this instance recorded, by job kind and outcome (ok, http_4xx, http_5xx, timeout, unreachable, robots, host_down, unsupported, other)", labelNames: ["kind", "outcome"], registers: [registry] });
-  const jobsFinished = new client.Counter({ name: "quarry_jobs_finished_total", help: "Crawl and batch jobs this instance ended, by kind, final status and stopped_reason (none when the frontier ran out)", labelNames: ["kind", "status", "reason"], registers: [registry] });
+  const jobsFinished = new client.Counter({ name: "quarry_jobs_finished_total", help: "Crawl and batch jobs this instance ended, by kind, final status and stopped_reason (none when it has none)", labelNames: ["kind", "status", "reason"], registers: [registry] });
   const webhooks = new client.Counter({ name: "quarry_webhook_deliveries_total", help: "Job webhook delivery attempts made by this instance: delivered, retried (failed, tried again later), given_up (the last attempt failed)", labelNames: ["outcome"], registers: [registry] });
   const gauges = new Set<string>();
 
