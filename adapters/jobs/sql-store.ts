@@ -8,7 +8,7 @@
  */
 import type { JobStore } from "../../core/ports.ts";
 import type { Delivery, WebhookFailure, WebhookTally } from "../../core/jobs/ports.ts";
-import type { FinishResult, JobRecord, JobStatus, JobTask, PageResult, SkippedUrl, StoredPage } from "../../core/jobs/model.ts";
+import type { FinishResult, JobKind, JobRecord, JobStatus, JobTask, PageResult, SkippedUrl, StoredPage } from "../../core/jobs/model.ts";
 import type { Query, RawSql, Row, SqlDriver } from "./sql-drivers.ts";
 
 export const JOBS_SCHEMA = `
@@ -239,6 +239,12 @@ export class SqlJobStore implements JobStore {
 
   async active(): Promise<string[]> {
     return (await this.db.query(`SELECT id FROM quarry_jobs WHERE status IN ${ACTIVE_SQL}`)).map((r) => String(r.id));
+  }
+
+  async activeCounts(): Promise<Array<{ kind: JobKind; status: "queued" | "running"; jobs: number }>> {
+    // On the status index: reads only the active jobs' rows, however many finished ones are kept.
+    const rows = await this.db.query(`SELECT kind, status, COUNT(*) AS n FROM quarry_jobs WHERE status IN ${ACTIVE_SQL} GROUP BY kind, status`);
+    return rows.map((r) => ({ kind: String(r.kind) as JobKind, status: String(r.status) as "queued" | "running", jobs: Number(r.n) }));
   }
 
   async purge(now: number): Promise<number> {
