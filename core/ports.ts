@@ -211,7 +211,9 @@ export interface PagePort {
 /**
  * Operational metrics (`GET /metrics`). The core only reports what happens; an adapter keeps
  * the series and renders them (Prometheus text in adapters/metrics/). Labels stay bounded:
- * routes are their patterns, backends and reasons come from fixed lists.
+ * routes are their patterns, backends and reasons come from fixed lists, and no series names a
+ * job, key, account, URL or host. The optional methods came later: an adapter written without
+ * them simply leaves their series out.
  */
 export interface Metrics {
   request(route: string, method: string, status: number, seconds: number): void;
@@ -221,6 +223,17 @@ export interface Metrics {
   cache(kind: string, hit: boolean): void;
   /** A value read when metrics are collected, one series per label value. */
   gauge(name: string, help: string, label: string, read: () => Record<string, number>): void;
+  /**
+   * Like `gauge`, for series with any number of labels (none included) whose values may take a
+   * query to read: one series per row, each row giving a value for every name in `labels`.
+   */
+  gaugeRows?(name: string, help: string, labels: string[], read: () => Promise<Array<{ labels: Record<string, string>; value: number }>>): void;
+  /** A crawl or batch page this instance recorded, by its outcome (core/jobs/job-metrics.ts: a fixed set). */
+  jobPage?(kind: string, outcome: string): void;
+  /** A job this instance ended, with its final status and its stopped_reason (`none` when it has none). */
+  jobFinished?(kind: string, status: string, reason: string): void;
+  /** A webhook delivery attempt: `delivered`, `retried` (failed, tried again later) or `given_up` (its last attempt failed). */
+  webhookDelivery?(outcome: string): void;
   render(): Promise<{ contentType: string; body: string }>;
 }
 

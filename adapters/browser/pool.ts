@@ -26,6 +26,28 @@ import { checkTarget, startEgressProxy, type EgressProxy } from "./egress-proxy.
 const KNOWN_PATHS = ["/usr/bin/chromium-headless-shell", "/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome", "/usr/bin/google-chrome-stable", "/snap/bin/chromium",
   "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome", "/Applications/Chromium.app/Contents/MacOS/Chromium"];
 
+/**
+ * The rendered document as HTML, run in the page. Open shadow roots (web components that write
+ * their text there) are not in outerHTML; when the page has any, they are serialized in place as
+ * declarative shadow roots (`<template shadowrootmode>`), which extraction reads as the host's content.
+ */
+function readDocument(): string {
+  const root = document.documentElement;
+  const doctype = document.doctype ? new XMLSerializer().serializeToString(document.doctype) : "";
+  if (!root) return doctype;
+  // No named inner functions: the function's source is sent to the page, and a bundler's name
+  // helpers would not be defined there.
+  const shadows: ShadowRoot[] = [];
+  const scopes: (Document | ShadowRoot)[] = [document];
+  for (let scope = scopes.pop(); scope; scope = scopes.pop()) {
+    for (const el of Array.from(scope.querySelectorAll("*"))) if (el.shadowRoot) { shadows.push(el.shadowRoot); scopes.push(el.shadowRoot); }
+  }
+  const getHTML = (root as unknown as { getHTML?: (o: { shadowRoots: ShadowRoot[] }) => string }).getHTML;
+  if (!shadows.length || typeof getHTML !== "function") return doctype + root.outerHTML;
+  const open = (root.cloneNode(false) as Element).outerHTML.replace(/<\/html>$/i, "");
+  return `${doctype}${open}${getHTML.call(root, { shadowRoots: shadows })}</html>`;
+}
+
 export function findChromium(configured: string | null): string | null {
   if (configured) return existsSync(configured) ? configured : null;
   return KNOWN_PATHS.find((p) => existsSync(p)) ?? null;
@@ -317,7 +339,7 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
       // which cost 0.1 to 1.8 s per page here; this is one call.
       // The page's scripts can tamper with what they see there, but only to spoil their own text.
       const html = String(
-        await page.evaluate(() => (document.doctype ? new XMLSerializer().serializeToString(document.doctype) : "") + (document.documentElement?.outerHTML ?? "")).catch((err) => {
+        await page.evaluate(readDocument).catch((err) => {
           throw new UpstreamNetworkError("The rendered page could not be read.", err instanceof Error ? err.message.split("\n")[0]! : String(err));
         }),
       );

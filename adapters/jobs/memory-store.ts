@@ -1,7 +1,7 @@
 /** JobStore in process memory (tests, `QUARRY_DATA_DIR=:memory:`): nothing survives a restart. */
 import type { JobStore } from "../../core/ports.ts";
 import type { Delivery, JobFilter, ListedJob, WebhookFailure, WebhookTally } from "../../core/jobs/ports.ts";
-import type { FinishResult, JobRecord, JobStatus, JobTask, PageResult, SkippedUrl, StoredPage } from "../../core/jobs/model.ts";
+import type { FinishResult, JobKind, JobRecord, JobStatus, JobTask, PageResult, SkippedUrl, StoredPage } from "../../core/jobs/model.ts";
 
 interface Entry {
   url: string;
@@ -137,6 +137,17 @@ export class MemoryJobStore implements JobStore {
         const starts = [...h.frontier.values()].filter((e) => e.depth === 0 && e.state !== "skipped").map((e) => e.url).sort();
         return { ...clone(h.job), firstUrl: starts[0] ?? null };
       });
+  }
+
+  async activeCounts(): Promise<Array<{ kind: JobKind; status: "queued" | "running"; jobs: number }>> {
+    const counts = new Map<string, { kind: JobKind; status: "queued" | "running"; jobs: number }>();
+    for (const { job } of this.jobs.values()) {
+      if (job.status !== "queued" && job.status !== "running") continue;
+      const key = `${job.kind} ${job.status}`;
+      const row = counts.get(key) ?? counts.set(key, { kind: job.kind, status: job.status, jobs: 0 }).get(key)!;
+      row.jobs++;
+    }
+    return [...counts.values()];
   }
 
   async purge(now: number): Promise<number> {

@@ -8,7 +8,7 @@
  */
 import type { JobStore } from "../../core/ports.ts";
 import type { Delivery, JobFilter, ListedJob, WebhookFailure, WebhookTally } from "../../core/jobs/ports.ts";
-import type { FinishResult, JobRecord, JobStatus, JobTask, PageResult, SkippedUrl, StoredPage } from "../../core/jobs/model.ts";
+import type { FinishResult, JobKind, JobRecord, JobStatus, JobTask, PageResult, SkippedUrl, StoredPage } from "../../core/jobs/model.ts";
 import type { Query, RawSql, Row, SqlDriver } from "./sql-drivers.ts";
 
 export const JOBS_SCHEMA = `
@@ -259,6 +259,12 @@ export class SqlJobStore implements JobStore {
       [...args, Math.max(0, limit)],
     );
     return rows.map((r) => ({ ...toJob(r), firstUrl: r.first_url === null || r.first_url === undefined ? null : String(r.first_url) }));
+  }
+
+  async activeCounts(): Promise<Array<{ kind: JobKind; status: "queued" | "running"; jobs: number }>> {
+    // On the status index: reads only the active jobs' rows, however many finished ones are kept.
+    const rows = await this.db.query(`SELECT kind, status, COUNT(*) AS n FROM quarry_jobs WHERE status IN ${ACTIVE_SQL} GROUP BY kind, status`);
+    return rows.map((r) => ({ kind: String(r.kind) as JobKind, status: String(r.status) as "queued" | "running", jobs: Number(r.n) }));
   }
 
   async purge(now: number): Promise<number> {

@@ -24,6 +24,9 @@ export function createPrometheusMetrics(): Metrics {
   const callLatency = new client.Histogram({ name: "quarry_backend_call_duration_seconds", help: "Upstream backend call time, by backend", labelNames: ["backend"], buckets: LATENCY_BUCKETS, registers: [registry] });
   const refusals = new client.Counter({ name: "quarry_limit_refusals_total", help: "Requests refused by a limit: rate_limited, quota_exceeded, ip_rate_limited", labelNames: ["reason"], registers: [registry] });
   const cache = new client.Counter({ name: "quarry_cache_lookups_total", help: "Response cache lookups by kind (search, scrape, …) and result (hit, miss)", labelNames: ["kind", "result"], registers: [registry] });
+  const jobPages = new client.Counter({ name: "quarry_job_pages_total", help: "Crawl and batch pages this instance recorded, by job kind and outcome (ok, http_4xx, http_5xx, timeout, unreachable, robots, host_down, unsupported, other)", labelNames: ["kind", "outcome"], registers: [registry] });
+  const jobsFinished = new client.Counter({ name: "quarry_jobs_finished_total", help: "Crawl and batch jobs this instance ended, by kind, final status and stopped_reason (none when it has none)", labelNames: ["kind", "status", "reason"], registers: [registry] });
+  const webhooks = new client.Counter({ name: "quarry_webhook_deliveries_total", help: "Job webhook delivery attempts made by this instance: delivered, retried (failed, tried again later), given_up (the last attempt failed)", labelNames: ["outcome"], registers: [registry] });
   const gauges = new Set<string>();
 
   return {
@@ -36,6 +39,9 @@ export function createPrometheusMetrics(): Metrics {
       callLatency.observe({ backend }, seconds);
     },
     refusal: (reason) => refusals.inc({ reason }),
+    jobPage: (kind, outcome) => jobPages.inc({ kind, outcome }),
+    jobFinished: (kind, status, reason) => jobsFinished.inc({ kind, status, reason }),
+    webhookDelivery: (outcome) => webhooks.inc({ outcome }),
     cache: (kind, hit) => cache.inc({ kind, result: hit ? "hit" : "miss" }),
     gauge(name, help, label, read) {
       if (gauges.has(name)) return;
@@ -48,6 +54,21 @@ export function createPrometheusMetrics(): Metrics {
         collect() {
           this.reset();
           for (const [value, n] of Object.entries(read())) this.set({ [label]: value }, n);
+        },
+      });
+    },
+    gaugeRows(name, help, labels, read) {
+      if (gauges.has(name)) return;
+      gauges.add(name);
+      new client.Gauge({
+        name,
+        help,
+        labelNames: labels,
+        registers: [registry],
+        async collect() {
+          const rows = await read();
+          this.reset();
+          for (const row of rows) this.set(row.labels, row.value);
         },
       });
     },

@@ -122,7 +122,16 @@ export interface CorpusSite {
   close(): Promise<void>;
 }
 
-export async function startCorpusSite(host = "127.0.0.2"): Promise<CorpusSite> {
+/** What a corpus site serves, by path (the query is ignored): HTML pages, scripts and JSON answers. */
+export interface CorpusRoutes {
+  pages: Record<string, { html: string; page?: CorpusPage }>;
+  js: Record<string, string>;
+  json: Record<string, unknown>;
+}
+
+/** Serves `routes` (this file's corpus unless given, as bench/render/corpus-blind.ts does). */
+export async function startCorpusSite(host = "127.0.0.2", routes: CorpusRoutes = { pages, js, json }): Promise<CorpusSite> {
+  const { pages, js, json } = routes;
   const send = (res: ServerResponse, type: string, body: string) => res.writeHead(200, { "content-type": type }).end(body);
   const server = createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0]!;
@@ -150,11 +159,12 @@ export interface CorpusResult {
 
 /**
  * Scrapes every corpus page with `render: "auto"` through a Quarry at `api`, one at a time. `query`
- * (say "?round=2") makes each URL new to Quarry's scrape cache; the site ignores it.
+ * (say "?round=2") makes each URL new to Quarry's scrape cache; the site ignores it. `corpus` picks
+ * another set of pages (the site must serve them).
  */
-export async function scrapeCorpus(api: string, key: string, site: string, query = ""): Promise<CorpusResult[]> {
+export async function scrapeCorpus(api: string, key: string, site: string, query = "", corpus: CorpusPage[] = CORPUS): Promise<CorpusResult[]> {
   const out: CorpusResult[] = [];
-  for (const page of CORPUS) {
+  for (const page of corpus) {
     const t0 = performance.now();
     const res = await fetch(`${api}/v1/scrape`, {
       method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },

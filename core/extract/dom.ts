@@ -187,3 +187,14 @@ function countNonSpace(s: string): number {
   }
   return n;
 }
+
+/**
+ * Declarative shadow roots (`<template shadowrootmode="open">`, server-rendered web components, and
+ * what a render serializes of a page's open shadow roots) are shown by a browser as the host's
+ * content, unlike other templates: their content takes the template's place. The host's light
+ * children follow it (slots are not resolved).
+ */
+export function unwrapShadowRoots(document: Document, html: string): void {
+  if (!/<template\b[^>]*\bshadowroot/i.test(html)) return;
+  for (const t of Array.from(document.querySelectorAll("template[shadowrootmode], template[shadowroot]"))) t.replaceWith(...Array.from(t.childNodes));
+}

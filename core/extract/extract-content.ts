@@ -4,7 +4,7 @@
  */
 import { removeNonContent } from "./boilerplate.ts";
 import { cleanTree, collectLinks } from "./clean-html.ts";
-import { absoluteUrl, parseDocument } from "./dom.ts";
+import { absoluteUrl, parseDocument, unwrapShadowRoots } from "./dom.ts";
 import { selectMainContent } from "./main-content.ts";
 import { extractMetadata } from "./metadata.ts";
 import { renderMarkdown } from "./to-markdown.ts";
@@ -67,6 +67,7 @@ function flatText(html: string, shellCheck: boolean): Rendered {
 
 export function extractContent(html: string, url: string, options: ExtractOptions = {}): ExtractResult {
   const document = parseDocument(html);
+  unwrapShadowRoots(document, html);
   // Metadata first: JSON-LD lives in <script> elements that content selection removes.
   const meta = extractMetadata(document);
   const baseHref = document.querySelector("base[href]")?.getAttribute("href");

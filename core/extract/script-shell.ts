@@ -7,7 +7,8 @@
  * of: an empty application root; a <noscript> asking for JavaScript; an inline script that moves
  * the page elsewhere (location.replace); no text but a placeholder ("Loading…"); or <main> and
  * <article> elements that are all (nearly) empty, or none and an empty application root, even
- * under a long static header and footer.
+ * under a long static header and footer. Holders inside inert markup (a <template> a script
+ * stamps in, a <noscript>) do not count; a declarative shadow root's do.
  * A short page whose few words are real text (a notice) is no shell: rendering would not add any.
  */
 
@@ -49,16 +50,24 @@ function contentScripts(html: string): { any: boolean; redirects: boolean } {
 }
 
 /**
+ * Markup a browser does not show as the page: scripts, <noscript> (scripts run there) and
+ * <template>s, whose content is inert until a script stamps it in. Not a declarative shadow root
+ * (`<template shadowrootmode>`): the browser attaches that one at parse time, and it is shown.
+ * A <main> or <article> inside these is no content holder, full or empty.
+ */
+const INERT = /<(script|style|noscript)\b[\s\S]*?<\/\1>|<template\b(?![^>]*\bshadowroot(?:mode)?=)[^>]*>[\s\S]*?<\/template>/gi;
+
+/**
  * What the page's <main> and <article> elements hold: "none" when it has none, "empty" when none
  * holds text (its content is still to come), "filled" otherwise. One holding <meta> is a
  * microdata wrapper (schema.org properties), not where the text goes.
  */
 function holders(html: string): "none" | "empty" | "filled" {
   let seen = false;
-  for (const [, , inner] of html.matchAll(/<(main|article)(?=[\s>])[^>]*>([\s\S]*?)<\/\1>/gi)) {
+  for (const [, , inner] of html.replace(INERT, " ").matchAll(/<(main|article)(?=[\s>])[^>]*>([\s\S]*?)<\/\1>/gi)) {
     if (/<meta\b/i.test(inner!)) continue;
     seen = true;
-    const text = inner!.replace(/<(script|style|noscript|template)\b[\s\S]*?<\/\1>/gi, " ").replace(/<[^>]*>/g, " ");
+    const text = inner!.replace(/<(script|style)\b[\s\S]*?<\/\1>/gi, " ").replace(/<[^>]*>/g, " ");
     if (countWords(text, HOLDER_WORDS) >= HOLDER_WORDS) return "filled";
   }
   return seen ? "empty" : "none";

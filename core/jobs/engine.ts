@@ -14,7 +14,7 @@ import type { JobsConfig } from "./config.ts";
 import { JobChanges } from "./changes.ts";
 import { LeaseKeeper, type Heartbeat } from "./leases.ts";
 import { LocalQueue } from "./local-queue.ts";
-import type { JobKind, JobRecord, JobSpec, JobStatus, JobTask, SkippedUrl, StoppedReason } from "./model.ts";
+import type { FinalStatus, JobKind, JobRecord, JobSpec, JobStatus, JobTask, SkippedUrl, StoppedReason } from "./model.ts";
 import { runTask, type WorkContext } from "./page-work.ts";
 import { RunningTasks } from "./running.ts";
 import { SiteStreaks, SITE_STOPS } from "./site-streaks.ts";
@@ -52,7 +52,7 @@ export class JobEngine implements WorkContext {
   private readonly rules = new Map<string, ScopeRules>();
   private readonly plans = new Map<string, { plan: Plan; at: number }>();
   private readonly planOfAccount: AccountPlans;
-  private readonly running = new RunningTasks();
+  readonly running = new RunningTasks(); // its size: the tasks this process works on now (GET /metrics)
   private timer: ReturnType<typeof setTimeout> | null = null;
   private started = false;
   private stopped = false;
@@ -73,7 +73,7 @@ export class JobEngine implements WorkContext {
       ? new SharedHostGate(this.store, config.jobs.hostConcurrency, this.leaseMs, now)
       : new HostGate(config.jobs.hostConcurrency, now);
     this.robots = new RobotsCache(ports.pages, now);
-    this.webhooks = new Webhooks(this.store, ports.pages, ports.logger, now, { leaseMs: this.shared ? this.leaseMs : 60_000, ...options.webhooks });
+    this.webhooks = new Webhooks(this.store, ports.pages, ports.logger, now, { leaseMs: this.shared ? this.leaseMs : 60_000, ...options.webhooks }, ports.metrics);
     this.allow = parseAllowList(config.egressAllow);
     this.leases = new LeaseKeeper(this.store, this.leaseMs, now, this.shared);
     this.retries = new TaskRetries(ports.logger, now, this.shared ? null : (task) => void this.queue.push([task]));
@@ -230,20 +230,20 @@ export class JobEngine implements WorkContext {
   async stopJob(id: string, reason: StoppedReason): Promise<void> {
     const job = await this.store.get(id);
     if (!job || !ACTIVE.includes(job.status)) return;
-    const status: JobStatus = reason === "cancelled" ? "cancelled" : SITE_STOPS.has(reason) && job.completed === 0 ? "failed" : "completed";
+    const status: FinalStatus = reason === "cancelled" ? "cancelled" : SITE_STOPS.has(reason) && job.completed === 0 ? "failed" : "completed";
     await this.end(job, status, reason);
     this.running.abort(`job ${reason}`, id);
   }
 
-  private async end(job: JobRecord, status: JobStatus, reason: string | null): Promise<void> {
+  private async end(job: JobRecord, status: FinalStatus, reason: string | null): Promise<void> {
     const now = this.ports.clock.now();
     const ok = await this.store.transition(job.id, ACTIVE, status, { finishedAt: now, expiresAt: now + this.config.jobs.ttlMs, stoppedReason: reason });
     if (!ok) return;
     this.forget(job.id);
     this.changes.changed(job.id);
+    this.ports.metrics?.jobFinished?.(job.kind, status, reason ?? "none");
     const after = (await this.store.get(job.id)) ?? job;
-    const event = status === "completed" ? "completed" : status === "failed" ? "failed" : "cancelled";
-    this.webhooks.emit(after, event, { status, stopped_reason: reason, discovered: after.discovered, completed: after.completed, failed: after.failed }, now);
+    this.webhooks.emit(after, status, { status, stopped_reason: reason, discovered: after.discovered, completed: after.completed, failed: after.failed }, now);
   }
 
   private forget(id: string): void {

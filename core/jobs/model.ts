@@ -6,6 +6,8 @@ import type { RenderAction } from "../ports.ts";
 
 export type JobKind = "crawl" | "batch";
 export type JobStatus = "queued" | "running" | "completed" | "failed" | "cancelled";
+/** The statuses a job ends in (its `TERMINAL` ones). */
+export type FinalStatus = "completed" | "failed" | "cancelled";
 export const TERMINAL: ReadonlySet<JobStatus> = new Set(["completed", "failed", "cancelled"]);
 
 /** Why a job stopped before its frontier was done. */

@@ -22,6 +22,7 @@ import { TERMINAL, type JobRecord, type JobTask, type PageResult, type SkippedUr
 import type { Gate, RobotsCache } from "./politeness.ts";
 import type { Heartbeat } from "./leases.ts";
 import { HOST_DOWN, HostDown, unreachableFailure, type SiteStreaks } from "./site-streaks.ts";
+import { pageOutcome } from "./job-metrics.ts";
 import { pageLinks, robotsReason } from "./site-files.ts";
 import { frontierKey, outOfScope, type ScopeRules, type TrapGuard } from "./url-rules.ts";
 import type { Webhooks } from "./webhooks.ts";
@@ -200,7 +201,7 @@ async function work(ctx: WorkContext, task: JobTask, held: Held): Promise<"relea
   }
   const stop = ctx.streaks.count(job, target, task.depth, page.statusCode, unreachable, asked);
   const found = links.length ? await discover(ctx, job, links, task) : { tasks: [], skipped: [] };
-  await record(ctx, job, task, page, found, ticket, stop);
+  await record(ctx, job, task, page, found, ticket, stop, unreachable);
 }
 
 /** A claimed entry given back unread (pending again); a store that fails leaves it to its lease. */
@@ -218,6 +219,7 @@ async function record(
   ticket: string | null,
   /** Ends the job once the page is recorded (the site refused it or is gone), instead of completing it as counted. */
   stop: StoppedReason | null = null,
+  unreachable = false, // its failure says the host could not be reached (the page's outcome in metrics)
 ): Promise<void> {
   const { tasks, skipped } = Array.isArray(found) ? { tasks: [], skipped: [] } : found;
   let res;
@@ -234,6 +236,7 @@ async function record(
     ctx.settling(settle.then(() => {}, (err) => ctx.ports.logger.warn({ job_id: job.id, err: String(err) }, "could not settle a page's quota unit")));
   }
   if (!res.recorded) return stop ? ctx.stopJob(job.id, stop) : undefined;
+  ctx.ports.metrics?.jobPage?.(job.kind, pageOutcome(page, unreachable));
   // Its links are frontier entries now (added, or there already), except those the job's limit
   // cut off: then only the added ones are known to be there.
   ctx.trapsOf(job.id).recorded((res.limited ? res.added : tasks).map((t) => t.url));

@@ -1,5 +1,5 @@
 /** The job ports (see core/ports.ts, which re-exports them with the others). */
-import type { FinishResult, JobRecord, JobStatus, JobTask, PageResult, SkippedUrl, StoredPage } from "./model.ts";
+import type { FinishResult, JobKind, JobRecord, JobStatus, JobTask, PageResult, SkippedUrl, StoredPage } from "./model.ts";
 
 /**
  * Site-level jobs (api.md §9): the jobs, their frontiers and the pages read, in the store, so a
@@ -39,6 +39,12 @@ export interface JobStore {
    * of `account` and in one of `statuses` when given, at most `limit`.
    */
   list(filter: JobFilter, limit: number): Promise<ListedJob[]>;
+  /**
+   * How many jobs are queued and running, by kind and status (only combinations with a job are
+   * listed), for GET /metrics: one cheap query, whichever instance asks. Optional: a store
+   * without it leaves the gauge out.
+   */
+  activeCounts?(): Promise<Array<{ kind: JobKind; status: "queued" | "running"; jobs: number }>>;
   /** Deletes jobs (and their pages) whose expiry passed; returns how many. */
   purge(now: number): Promise<number>;
 

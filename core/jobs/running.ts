@@ -36,6 +36,13 @@ export class RunningTasks {
     for (const set of this.byJob.values()) for (const ac of set) if (!this.requesting.has(ac)) ac.abort(new Error(reason));
   }
 
+  /** Tasks running now (from when the queue hands one out until it returns), all jobs together. */
+  get size(): number {
+    let n = 0;
+    for (const set of this.byJob.values()) n += set.size;
+    return n;
+  }
+
   get paused(): boolean {
     return this.pausedFor !== null;
   }

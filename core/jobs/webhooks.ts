@@ -16,7 +16,7 @@
  * the same transaction that forgets a delivery, so the job's status tells its owner what the log
  * tells the operator, on every instance and after restarts.
  */
-import type { Logger, PagePort } from "../ports.ts";
+import type { Logger, Metrics, PagePort } from "../ports.ts";
 import type { JobRecord, WebhookEvent } from "./model.ts";
 import type { Delivery, JobStore, WebhookFailure } from "./ports.ts";
 import { ApiError } from "../errors.ts";
@@ -58,6 +58,7 @@ export class Webhooks {
     private readonly logger: Logger,
     private readonly now: () => number,
     private readonly opts: WebhookOptions = {},
+    private readonly metrics?: Metrics,
   ) {}
 
   private get timeoutMs(): number {
@@ -144,6 +145,7 @@ export class Webhooks {
       const res = await this.pages.fetchPage(hook.url, { method: "POST", headers, body: new TextEncoder().encode(d.body), timeoutMs: this.timeoutMs });
       if (res.status >= 200 && res.status < 300) {
         await this.store.endDelivery(d.id, null);
+        this.metrics?.webhookDelivery?.("delivered");
         this.logger.debug({ job_id: d.jobId, event: d.event, attempt: n }, "webhook delivered");
         return;
       }
@@ -158,11 +160,13 @@ export class Webhooks {
     const failure: WebhookFailure = { event: d.event, at: this.now(), error: code };
     if (n >= attempts) {
       await this.store.endDelivery(d.id, failure);
+      this.metrics?.webhookDelivery?.("given_up");
       this.logger.warn({ job_id: d.jobId, event: d.event, attempts: n, reason: code }, "webhook delivery given up");
       return;
     }
     const nextAt = this.now() + (this.opts.backoffMs ?? 1000) * 2 ** (n - 1);
     await this.store.retryDelivery(d.id, n, nextAt, failure);
+    this.metrics?.webhookDelivery?.("retried");
     this.wake(nextAt);
   }
 

@@ -1,14 +1,16 @@
 /**
  * GET /metrics: the Prometheus exposition of the metrics port, when the operator turned it on
  * (QUARRY_METRICS). Not behind API keys: scrapers use `QUARRY_METRICS_TOKEN` as a bearer token
- * when one is set. Backend health is read at scrape time, from real traffic only.
+ * when one is set. Backend health is read at scrape time, from real traffic only; so are the jobs
+ * queued and running (from the job store) and the job pages this instance is working on.
  */
 import * as v from "valibot";
 import { ApiError } from "../errors.ts";
 import type { AppDeps } from "../gateway/context.ts";
 import type { RouteDef } from "../gateway/route.ts";
 import { constantTimeEqual } from "../keys/secret.ts";
-import type { Metrics } from "../ports.ts";
+import type { JobEngine } from "../jobs/engine.ts";
+import type { Logger, Metrics } from "../ports.ts";
 
 export function metricsRoutes({ config, services, ports }: AppDeps, metrics: Metrics): RouteDef[] {
   const settings = config.metrics;
@@ -35,6 +37,8 @@ export function metricsRoutes({ config, services, ports }: AppDeps, metrics: Met
       return { running: st.workers, busy: st.busy, queued: st.queued };
     });
   }
+  const jobs = services.jobs;
+  if (jobs) jobGauges(jobs, metrics, ports.logger);
   return [
     {
       method: "GET",
@@ -60,4 +64,31 @@ export function metricsRoutes({ config, services, ports }: AppDeps, metrics: Met
       },
     },
   ];
+}
+
+/**
+ * The job queue as the job store has it (shared by every instance, so each reports the same
+ * count), and the tasks this instance works on. A store that cannot be read leaves the first out
+ * of this scrape rather than failing it.
+ */
+function jobGauges(jobs: JobEngine, metrics: Metrics, logger: Logger): void {
+  const store = jobs.store;
+  if (metrics.gaugeRows && store.activeCounts) {
+    const counts = store.activeCounts.bind(store);
+    metrics.gaugeRows("quarry_jobs_active", "Crawl and batch jobs queued (no page recorded yet) and running, by kind; read from the job store, so with several instances each reports the same shared count", ["kind", "status"], async () => {
+      const rows = await counts().catch((err) => {
+        logger.warn({ err: String(err) }, "GET /metrics: the job store could not be read; quarry_jobs_active left out");
+        return null;
+      });
+      if (!rows) return [];
+      const out = (["crawl", "batch"] as const).flatMap((kind) => (["queued", "running"] as const).map((status) => ({ labels: { kind, status }, value: 0 })));
+      for (const r of rows) {
+        const row = out.find((o) => o.labels.kind === r.kind && o.labels.status === r.status);
+        if (row) row.value = r.jobs;
+      }
+      return out;
+    });
+  }
+  metrics.gaugeRows?.("quarry_job_tasks_in_progress", "Crawl and batch pages this instance is working on now (waiting for their claim, robots.txt, quota or their host's turn, or being read)", [], async () =>
+    [{ labels: {}, value: jobs.running.size }]);
 }

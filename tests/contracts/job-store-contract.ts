@@ -136,6 +136,28 @@ export function jobStoreContract(make: () => Promise<JobStore>, opts: { singleOw
     expect(all).toEqual([done.id, batch.id, running.id, crawl.id]);
   });
 
+  it("counts active jobs by kind and status for /metrics; finished jobs are not counted", async () => {
+    const s = await make();
+    // Deltas: a store shared by several of these tests holds their jobs too.
+    const counts = async () => {
+      const rows = await s.activeCounts!();
+      return (kind: string, status: string) => rows.find((r) => r.kind === kind && r.status === status)?.jobs ?? 0;
+    };
+    const before = await counts();
+    const [crawl, running, batch, ended] = [jobRecord(), jobRecord(), jobRecord({ kind: "batch" }), jobRecord({ kind: "batch" })];
+    for (const job of [crawl, running, batch, ended]) await s.create(job, [{ jobId: job.id, url: "http://x.test/", depth: 0 }], []);
+    const first = { jobId: running.id, url: "http://x.test/", depth: 0 };
+    expect(await s.claim(first, 1, 60_000)).toBe(true);
+    expect((await s.finish(first, bad(first.url), [{ jobId: running.id, url: "http://x.test/b", depth: 1 }], [], 2)).recorded).toBe(true);
+    expect(await s.transition(ended.id, ["queued", "running"], "completed", { finishedAt: 3 })).toBe(true);
+    const after = await counts();
+    expect(after("crawl", "queued") - before("crawl", "queued")).toBe(1);
+    expect(after("crawl", "running") - before("crawl", "running")).toBe(1);
+    expect(after("batch", "queued") - before("batch", "queued")).toBe(1);
+    expect(after("batch", "running") - before("batch", "running")).toBe(0);
+    for (const r of await s.activeCounts!()) expect(r.jobs).toBeGreaterThan(0);
+  });
+
   it("shares host slots: at most `slots` holders at once, Crawl-delay between starts, a dead holder's slot back after its lease", async () => {
     const s = await make();
     const host = `h${++n}.test`;
