@@ -72,7 +72,7 @@ export class JobEngine implements WorkContext {
     this.gate = this.shared && config.jobs.hostConcurrency > 0
       ? new SharedHostGate(this.store, config.jobs.hostConcurrency, this.leaseMs, now)
       : new HostGate(config.jobs.hostConcurrency, now);
-    this.robots = new RobotsCache(ports.pages, now);
+    this.robots = new RobotsCache(ports.pages, now, () => this.streaks.begin());
     this.webhooks = new Webhooks(this.store, ports.pages, ports.logger, now, { leaseMs: this.shared ? this.leaseMs : 60_000, ...options.webhooks }, ports.metrics);
     this.allow = parseAllowList(config.egressAllow);
     this.leases = new LeaseKeeper(this.store, this.leaseMs, now, this.shared);

@@ -113,9 +113,9 @@ async function work(ctx: WorkContext, task: JobTask, held: Held): Promise<"relea
   // Its host stopped answering this job: failed at once, never requested nor charged.
   if (ctx.streaks.down(job.id, target.host)) return record(ctx, job, task, failedPage(task.url, 0, HOST_DOWN), [], null);
   const robots = spec.respectRobots ? await ctx.robots.get(target.origin) : null;
-  if (robots && !robots.allowed(task.url)) {
-    return record(ctx, job, task, failedPage(task.url, 0, robotsReason(robots)), [], null, task.depth === 0 && job.kind === "crawl" ? "site_refused" : null);
-  }
+  // Its fetch (or its failure to get an answer) counts toward the host's streak; a page it keeps out fails.
+  const kept = robots && ctx.streaks.robots(job, target, task.depth, robots);
+  if (kept) return record(ctx, job, task, failedPage(task.url, 0, kept.error), [], null, kept.stop, kept.unreachable);
   const delay = robots?.crawlDelay();
   let release: (() => void) | null = null;
   let ticket: string | null = null;

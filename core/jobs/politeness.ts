@@ -1,7 +1,8 @@
 /**
  * Good manners per host (api.md §9): at most N requests at once to one host (2 by default),
  * and the gap robots.txt's Crawl-delay asks for between the starts of two requests. robots.txt
- * is read once per origin and kept 10 minutes. One process: HostGate, in memory. Several
+ * is read once per origin and kept 10 minutes, unless its fetch got no answer at all: then the
+ * next page asks again (and each such failure counts toward its host's streak, site-streaks.ts). One process: HostGate, in memory. Several
  * instances sharing jobs: SharedHostGate, which holds the limit and the delay for all of them
  * together through the job store (see README, "Crawling politely").
  */
@@ -174,14 +175,18 @@ const MAX_ORIGINS = 5000;
 export class RobotsCache {
   private readonly entries = new Map<string, { at: number; robots: Promise<Robots> }>();
 
-  constructor(private readonly pages: PagePort, private readonly now: () => number = () => Date.now()) {}
+  /** `turn`: the order of the fetch's start among the job pages' requests (SiteStreaks.begin). */
+  constructor(private readonly pages: PagePort, private readonly now: () => number = () => Date.now(), private readonly turn: () => number = () => 0) {}
 
   get(origin: string): Promise<Robots> {
     const hit = this.entries.get(origin);
     if (hit && this.now() - hit.at < ROBOTS_TTL_MS) return hit.robots;
     if (this.entries.size >= MAX_ORIGINS) this.entries.delete(this.entries.keys().next().value!);
-    const robots = fetchRobots(this.pages, origin);
+    const asked = this.turn();
+    const robots = fetchRobots(this.pages, origin).then((r): Robots => ({ ...r, asked }));
     this.entries.set(origin, { at: this.now(), robots });
+    // No answer at all says the site is down now, not for 10 minutes: the next page asks again.
+    void robots.then((r) => r.reached === false && this.entries.get(origin)?.robots === robots && this.entries.delete(origin));
     return robots;
   }
 }

@@ -6,6 +6,7 @@
  */
 import robotsParser from "robots-parser";
 import type { PagePort } from "../ports.ts";
+import { siteUnreachable } from "../net/fetch-errors.ts";
 import { readAllCapped } from "../net/read-capped.ts";
 
 export const USER_AGENT_TOKEN = "Quarry";
@@ -20,6 +21,14 @@ export interface Robots {
    * disallowed nothing (it was down, or refused the connection).
    */
   unreachable?: true;
+  /**
+   * How its fetch went, for the host's streak of failures to reach it (site-streaks.ts): `true`
+   * an HTTP answer of any status, `false` no answer at all (siteUnreachable: refused, reset, DNS,
+   * TLS, timeout); unset for other failures (a body too large, an address refused).
+   */
+  reached?: boolean;
+  /** The turn its fetch began among the job pages' requests (SiteStreaks.begin), set by RobotsCache. */
+  asked?: number;
   /** Seconds between requests the site asks for, if any. */
   crawlDelay(): number | undefined;
   sitemaps(): string[];
@@ -40,14 +49,16 @@ export async function fetchRobots(pages: PagePort, origin: string, timeoutMs = 1
   let text: string;
   try {
     const page = await pages.fetchPage(url, { timeoutMs, maxBytes: 512 * 1024 });
-    if (page.status >= 400 && page.status < 500) return allowAll;
-    if (page.status >= 500) return disallowAll;
+    // A fresh object per fetch: a job counts each fetch's outcome once (SiteStreaks.robots).
+    if (page.status >= 400 && page.status < 500) return { ...allowAll, reached: true };
+    if (page.status >= 500) return { ...disallowAll, reached: true };
     text = new TextDecoder().decode(page.body);
-  } catch {
-    return disallowAll;
+  } catch (err) {
+    return siteUnreachable(err) ? { ...disallowAll, reached: false } : { ...disallowAll };
   }
   const robots = robotsParser(url, text);
   return {
+    reached: true,
     allowed: (u) => robots.isAllowed(u, USER_AGENT_TOKEN) !== false,
     crawlDelay: () => robots.getCrawlDelay(USER_AGENT_TOKEN),
     sitemaps: () => robots.getSitemaps(),

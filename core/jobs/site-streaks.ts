@@ -14,11 +14,14 @@
  *   yet read are recorded failed with `host_unreachable`, without a request and without a unit
  *   of quota. A crawl stops with `site_unreachable` when its start page cannot be reached or its
  *   own site (the start host, `www.` or not) is down; another host it was allowed onto only
- *   loses its pages. A batch never stops for it: its URLs may be on many hosts, and one host
+ *   loses its pages. A robots.txt fetch counts as a page's request would (one that got no answer
+ *   keeps the page out as `robots_unreachable`): a site that goes down after robots.txt's
+ *   10 minutes in the cache stops the crawl the same way. A batch never stops for it: its URLs may be on many hosts, and one host
  *   being down says nothing about the others (a batch on one host fails its pages fast instead).
  */
 import { siteUnreachable } from "../net/fetch-errors.ts";
 import type { JobRecord, StoppedReason } from "./model.ts";
+import { robotsReason, type Robots } from "./site-files.ts";
 import { siteOf } from "./url-rules.ts";
 
 /** Refusing answers in a row after which a job stops with `site_refused`. */
@@ -46,6 +49,8 @@ export class SiteStreaks {
   private turns = 0;
   /** Job id, then host (with its port): failures to reach it in a row, and the turn of the earliest one's request. */
   private readonly unreachable = new Map<string, Map<string, { n: number; at: number }>>();
+  /** Each robots.txt fetch, and the jobs that counted it. */
+  private readonly robotsSeen = new WeakMap<Robots, Set<string>>();
 
   /**
    * Counts one page's request: `status` its HTTP status (0 when none came), `unreachable` whether
@@ -55,16 +60,44 @@ export class SiteStreaks {
     const refused = status === 429 || status === 503 || status === 403;
     const refusals = refused ? (this.refusals.get(job.id) ?? 0) + 1 : 0;
     this.refusals.set(job.id, refusals);
-    let hosts = this.unreachable.get(job.id);
-    if (!hosts) this.unreachable.set(job.id, (hosts = new Map()));
-    const streak = hosts.get(url.host);
-    if (unreachable) hosts.set(url.host, { n: (streak?.n ?? 0) + 1, at: Math.min(streak?.at ?? at, at) });
-    else if (streak && at >= streak.at) hosts.delete(url.host);
-    const gone = unreachable ? hosts.get(url.host)!.n : 0;
+    const gone = this.reach(job.id, url.host, unreachable, at);
     const crawl = job.kind === "crawl";
     if ((refused && depth === 0 && crawl) || refusals >= REFUSALS_TO_STOP) return "site_refused";
-    if (crawl && unreachable && (depth === 0 || (gone >= UNREACHABLE_TO_STOP && ownSite(job, url)))) return "site_unreachable";
-    return null;
+    return unreachable ? this.gone(job, url, depth, gone) : null;
+  }
+
+  /**
+   * A page's robots.txt as its task got it. The first time the job sees one fetch of it, that
+   * fetch counts toward the host's streak: no answer at all as a failure, any HTTP answer ends
+   * the streak (a copy read before, or one another of the job's pages counted, says nothing new).
+   * Returns how the page fails when robots.txt keeps it out, with why the job stops, if it does:
+   * an unreachable one as a page that got no answer would (`site_unreachable`), else a crawl's
+   * start page kept out stops it with `site_refused`. Null when the page may be read.
+   */
+  robots(job: JobRecord, url: URL, depth: number, robots: Robots): { error: string; stop: StoppedReason | null; unreachable: boolean } | null {
+    const seen = this.robotsSeen.get(robots) ?? new Set<string>();
+    const fresh = robots.reached !== undefined && !seen.has(job.id);
+    if (fresh) this.robotsSeen.set(robots, seen.add(job.id));
+    const gone = fresh ? this.reach(job.id, url.host, !robots.reached, robots.asked ?? 0) : 0;
+    if (robots.allowed(url.href)) return null;
+    const unreachable = robots.reached === false;
+    const stop = unreachable && (fresh || depth === 0) ? this.gone(job, url, depth, gone) : null;
+    return { error: robotsReason(robots), stop: stop ?? (depth === 0 && job.kind === "crawl" ? "site_refused" : null), unreachable };
+  }
+
+  /** Counts one failure to reach the host (or an answer, which ends its streak); the failures in a row now. */
+  private reach(jobId: string, host: string, unreachable: boolean, at: number): number {
+    let hosts = this.unreachable.get(jobId);
+    if (!hosts) this.unreachable.set(jobId, (hosts = new Map()));
+    const streak = hosts.get(host);
+    if (unreachable) hosts.set(host, { n: (streak?.n ?? 0) + 1, at: Math.min(streak?.at ?? at, at) });
+    else if (streak && at >= streak.at) hosts.delete(host);
+    return unreachable ? hosts.get(host)!.n : 0;
+  }
+
+  /** After a failure to reach `url`'s host, `gone` in a row: whether the crawl stops for it (a batch never does). */
+  private gone(job: JobRecord, url: URL, depth: number, gone: number): StoppedReason | null {
+    return job.kind === "crawl" && (depth === 0 || (gone >= UNREACHABLE_TO_STOP && ownSite(job, url))) ? "site_unreachable" : null;
   }
 
   /** A page's request begins: its turn, in the order this process began them (a clock's milliseconds would tie). */

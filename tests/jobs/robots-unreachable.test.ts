@@ -51,14 +51,16 @@ afterAll(async () => {
 });
 
 describe("a start page kept out by robots.txt", () => {
-  it("a site that refuses the connection: robots_unreachable, not robots_disallowed", async () => {
+  it("a site that refuses the connection: robots_unreachable, not robots_disallowed, and the crawl fails as unreachable, not refused", async () => {
     const job = await crawl(`http://127.0.0.1:${await closedPort()}/`);
-    expect(job).toMatchObject({ status: "failed", stopped_reason: "site_refused" });
+    // The site refused nothing: it did not answer at all (robots-streak.test.ts).
+    expect(job).toMatchObject({ status: "failed", stopped_reason: "site_unreachable" });
     expect(job.failures.map((f: { error: string }) => f.error)).toEqual(["robots_unreachable"]);
   });
 
   it("a robots.txt that answers 503: robots_unreachable", async () => {
     const job = await crawl(`${down.url}/`);
+    expect(job).toMatchObject({ status: "failed", stopped_reason: "site_refused" }); // it answered
     expect(job.failures.map((f: { error: string }) => f.error)).toEqual(["robots_unreachable"]);
   });
 

@@ -147,7 +147,7 @@ describe("a crawl whose site goes down mid-way", () => {
     const { key } = createKeyCli(env, "down-start", "scrape");
     const s = await site(3);
     await s.down();
-    // robots.txt not asked for: its failure would keep the start page out first (site_refused).
+    // robots.txt not asked for: the start page's own request is what gets no answer (robots-streak.test.ts has robots.txt's).
     const { job, pages } = await run("crawl", key, { url: `${s.url}/`, respect_robots: false });
     expect({ status: job.status, stopped_reason: job.stopped_reason }).toEqual({ status: "failed", stopped_reason: "site_unreachable" });
     expect(errors(pages)).toEqual(["upstream_error"]);

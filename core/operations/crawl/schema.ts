@@ -88,7 +88,7 @@ export const JobStatusResponse = v.object({
   completed: Count,
   failed: Count,
   skipped: Count,
-  stopped_reason: v.pipe(Nullable, v.description("Why the job stopped early, or null: limit_reached, quota_exceeded, deadline, site_refused (the start page or 5 pages in a row answered 403, 429 or 503, or robots.txt kept the start page out), site_unreachable (a crawl whose start page, or 5 pages of its site in a row, got no answer at all: connection refused or reset, DNS, TLS, timeout; the pages read before are kept, the rest are neither fetched nor counted) or cancelled")),
+  stopped_reason: v.pipe(Nullable, v.description("Why the job stopped early, or null: limit_reached, quota_exceeded, deadline, site_refused (the start page or 5 pages in a row answered 403, 429 or 503, or robots.txt kept the start page out), site_unreachable (a crawl whose start page, or 5 pages of its site in a row, got no answer at all, their robots.txt fetches included: connection refused or reset, DNS, TLS, timeout; the pages read before are kept, the rest are neither fetched nor counted) or cancelled")),
   data: v.array(v.object({
     url: v.string(), status_code: Count, title: Nullable, final_url: v.optional(v.string()),
     markdown: v.optional(v.string()), text: v.optional(v.string()), html: v.optional(v.string()),
