@@ -5,11 +5,17 @@
  * nothing itself through a proxy: the proxy resolves each name, checks every answer, and connects
  * only to an address it checked (no rebinding window), exactly as the page fetcher's connect-time
  * lookup does. HTTPS and WebSockets arrive as CONNECT tunnels, plain HTTP in absolute form.
+ *
+ * The proxy's own answers to plain HTTP say why in `x-quarry-egress` (a site's header of that
+ * name is dropped): `refused` (the policy), `unresolvable` (the name has no address) and
+ * `unreachable` (the host gave no answer: refused, reset, timed out; its 502), so the render path
+ * fails such a page as the page fetcher would, not as a page that answered 403 or 502.
  */
 import * as http from "node:http";
 import * as net from "node:net";
 import { formatIp, parseIp } from "../../core/net/address-policy.ts";
 import type { AllowList } from "../../core/net/allow-list.ts";
+import { unreachableCode } from "../../core/net/fetch-errors.ts";
 import { checkResolved, checkUrl } from "../../core/net/url-policy.ts";
 import type { Resolver } from "../fetch/types.ts";
 
@@ -21,7 +27,8 @@ export interface EgressProxy {
   close(): Promise<void>;
 }
 
-type Verdict = { ok: true; address: string } | { ok: false; why: string };
+/** `unresolvable`: the name had no address (or its lookup failed), as opposed to a refused one. */
+type Verdict = { ok: true; address: string } | { ok: false; why: string; unresolvable?: true };
 
 /** Resolves and checks `host`; the address to connect to, or why not. */
 export async function checkTarget(host: string, port: number, allow: AllowList, resolver: Resolver): Promise<Verdict> {
@@ -37,9 +44,9 @@ export async function checkTarget(host: string, port: number, allow: AllowList, 
       return ip ? formatIp(ip) : a;
     });
   } catch (err) {
-    return { ok: false, why: `could not resolve ${verdict.hostname}: ${(err as Error).message}` };
+    return { ok: false, why: `could not resolve ${verdict.hostname}: ${(err as Error).message}`, unresolvable: true };
   }
-  if (!answers.length) return { ok: false, why: `${verdict.hostname} has no address` };
+  if (!answers.length) return { ok: false, why: `${verdict.hostname} has no address`, unresolvable: true };
   const resolved = checkResolved(verdict.hostname, answers, allow);
   if (!resolved.ok) return { ok: false, why: resolved.internal };
   return { ok: true, address: answers[0]! };
@@ -80,7 +87,7 @@ export async function startEgressProxy(options: { allow: AllowList; resolver: Re
     const verdict = await checkTarget(target.hostname, port, options.allow, options.resolver);
     if (!verdict.ok) {
       refuse(`${target.hostname}:${port}`, verdict.why);
-      res.writeHead(403, { "content-type": "text/plain", "x-quarry-egress": "refused" }).end("Refused by Quarry's egress policy.");
+      res.writeHead(403, { "content-type": "text/plain", "x-quarry-egress": verdict.unresolvable ? "unresolvable" : "refused" }).end("Refused by Quarry's egress policy.");
       return;
     }
     const headers: Record<string, string | string[]> = {};
@@ -90,13 +97,20 @@ export async function startEgressProxy(options: { allow: AllowList; resolver: Re
       (up) => {
         const raw: string[] = [];
         for (let i = 0; i + 1 < up.rawHeaders.length; i += 2) {
-          if (!HOP_BY_HOP.has(up.rawHeaders[i]!.toLowerCase())) raw.push(up.rawHeaders[i]!, up.rawHeaders[i + 1]!);
+          const name = up.rawHeaders[i]!.toLowerCase();
+          if (!HOP_BY_HOP.has(name) && name !== "x-quarry-egress") raw.push(up.rawHeaders[i]!, up.rawHeaders[i + 1]!);
         }
         res.writeHead(up.statusCode ?? 502, raw);
         up.pipe(res);
       },
     );
-    upstream.on("error", () => (res.headersSent ? res.destroy() : res.writeHead(502).end()));
+    upstream.on("error", (err: NodeJS.ErrnoException) => {
+      if (res.headersSent) return void res.destroy();
+      // No answer from the host at all: marked, so the page fails as unreachable (a 502 page would look like an answer).
+      const code = err.code ?? "";
+      const headers = unreachableCode(code) ? { "x-quarry-egress": "unreachable", "x-quarry-egress-error": code } : {};
+      res.writeHead(502, { "content-type": "text/plain", ...headers }).end(`Quarry's egress proxy got no answer from ${target.host} (${code || err.message}).`);
+    });
     req.pipe(upstream);
   });
 

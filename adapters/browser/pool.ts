@@ -316,8 +316,14 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
         throw new UpstreamNetworkError(`The browser could not load the page (${why.replace(/^page\.goto: /, "")}).`, why, { unreachable });
       }
       stage.loading = false;
-      if (response?.headers()["x-quarry-egress"] === "refused") {
-        throw new EgressRefused("The page redirected to an address Quarry does not fetch (private or non-public).", "non_public_address");
+      // The egress proxy's own answer, not the site's (it drops a site's header of that name; https answers never pass through it).
+      const egress = response && new URL(response.url()).protocol === "http:" ? response.headers()["x-quarry-egress"] : undefined;
+      if (egress === "refused" || egress === "unresolvable") {
+        throw new EgressRefused("The page redirected to an address Quarry does not fetch (private or non-public).", egress === "refused" ? "non_public_address" : "unresolvable");
+      }
+      if (egress === "unreachable") {
+        const code = response!.headers()["x-quarry-egress-error"] ?? "";
+        throw new UpstreamNetworkError(`The browser could not connect to ${new URL(response!.url()).host}: it gave no answer (${code}).`, `egress proxy: ${code} for ${response!.url()}`, { unreachable: true });
       }
       // Let scripts fetch what they need, but never wait on a page that never goes quiet.
       await settle(page, traffic, SETTLE_MS, deadline);
@@ -356,7 +362,8 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
       const deadline = Date.now() + req.timeoutMs;
       const first = new URL(req.url);
       const verdict = await checkTarget(first.hostname, Number(first.port) || (first.protocol === "https:" ? 443 : 80), options.allow, resolver);
-      if (!verdict.ok) throw new EgressRefused("Quarry does not fetch private or non-public addresses.", "non_public_address", verdict.why);
+      // A name that does not resolve is refused as the page fetcher refuses it: with the same answer as a private one, but known to say the site is unreachable.
+      if (!verdict.ok) throw new EgressRefused("Quarry does not fetch private or non-public addresses.", verdict.unresolvable ? "unresolvable" : "non_public_address", verdict.why);
       // One signal for the deadline and the caller's (a cancelled job): either closes the page.
       const timer = new AbortController();
       const stage: Stage = { waiting: null };
