@@ -10,6 +10,7 @@
  * is not unreachability (a site's own 502, a site's own `x-quarry-egress` header).
  * Real Chromium against real sockets on 127.0.0.2.
  */
+import { existsSync } from "node:fs";
 import { createServer as createHttp, type Server as HttpServer } from "node:http";
 import { createServer as createNet, type Server as NetServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -20,6 +21,8 @@ import { makeApp, MemoryLogger, type TestApp } from "../helpers/app.ts";
 import { HAS_OPENSSL, makeCertificates, startServer, type TestServer } from "../fetch/helpers.ts";
 
 const CHROMIUM = findChromium(null);
+/** Both Debian builds: their network errors are worded by the same stack, but checked on each. */
+const BROWSERS = ["/usr/bin/chromium-headless-shell", "/usr/bin/chromium"].filter((p) => existsSync(p));
 const HOST = "127.0.0.2";
 const allow = parseAllowList([`${HOST}/32`]);
 const resolver = async (host: string) => {
@@ -59,10 +62,8 @@ beforeAll(async () => {
   closedPort = await listen(probe);
   await new Promise((r) => probe.close(r));
   if (HAS_OPENSSL) tlsSite = await startServer(HOST, (_req, res) => res.end("<p>never read: its certificate is not trusted</p>"), makeCertificates());
-  if (CHROMIUM) pool = createBrowserPool({ executablePath: CHROMIUM, maxPages: 4, allow, resolver, userAgent: "QuarryBot/test", logger: new MemoryLogger() });
 }, 60_000);
 afterAll(async () => {
-  await pool?.close();
   raw?.close();
   hang?.close();
   await tlsSite?.close();
@@ -77,14 +78,21 @@ async function failure(url: string, timeoutMs = 10_000): Promise<unknown> {
   }
 }
 
-describe.skipIf(!CHROMIUM)("render failures that say the host cannot be reached", () => {
-  it("plain HTTP through the egress proxy: a refused connection and a reset are unreachable, not the proxy's 502 page", async () => {
+describe.skipIf(!BROWSERS.length).each(BROWSERS)("render failures that say the host cannot be reached (%s)", (browser) => {
+  beforeAll(() => void (pool = createBrowserPool({ executablePath: browser, maxPages: 4, allow, resolver, userAgent: "QuarryBot/test", logger: new MemoryLogger() })));
+  afterAll(async () => await pool?.close());
+
+  it("plain HTTP through the egress proxy: a refused connection and a reset are unreachable, not the proxy's 502 page; a host that never answers times out", async () => {
     for (const url of [`http://${HOST}:${closedPort}/`, `http://${HOST}:${rawPort}/reset`]) {
       const err = await failure(url);
       expect(err, url).toBeInstanceOf(Error);
       expect(siteUnreachable(err), `${url}: ${String(err)}`).toBe(true);
       expect((err as { code: string }).code).toBe("upstream_error");
     }
+    // A host that accepts and never answers: the page's deadline, spent reaching it.
+    const slow = await failure(`http://${HOST}:${hangPort}/`, 3000);
+    expect((slow as { code: string }).code).toBe("timeout");
+    expect(siteUnreachable(slow)).toBe(true);
   }, 60_000);
 
   it("a name that does not resolve, http or https: refused as the page fetcher refuses it, and unreachable", async () => {
@@ -121,8 +129,10 @@ describe.skipIf(!CHROMIUM)("a crawl with render always whose plain-HTTP site goe
   let t: TestApp;
   let site: HttpServer;
 
+  beforeAll(() => void (pool = createBrowserPool({ executablePath: CHROMIUM, maxPages: 4, allow, resolver, userAgent: "QuarryBot/test", logger: new MemoryLogger() })));
   afterAll(async () => {
     await t?.close();
+    await pool?.close();
     site?.closeAllConnections();
     site?.close();
   });
