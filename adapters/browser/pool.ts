@@ -48,6 +48,17 @@ function readDocument(): string {
   return `${doctype}${open}${getHTML.call(root, { shadowRoots: shadows })}</html>`;
 }
 
+/**
+ * Whether the egress proxy refused the tunnel to `url`'s host and port by its policy (a private
+ * address) since refusal `mark`, as opposed to failing to reach it or to resolve its name: the
+ * browser says ERR_TUNNEL_CONNECTION_FAILED for all of them.
+ */
+function refusedByPolicy(proxy: EgressProxy, mark: number, url: string): boolean {
+  const u = new URL(url);
+  const target = `${u.hostname}:${Number(u.port) || (u.protocol === "https:" ? 443 : 80)}: `;
+  return proxy.refused.slice(mark).some((r) => r.startsWith(target) && !/^could not resolve |has no address$/.test(r.slice(target.length)));
+}
+
 export function findChromium(configured: string | null): string | null {
   if (configured) return existsSync(configured) ? configured : null;
   return KNOWN_PATHS.find((p) => existsSync(p)) ?? null;
@@ -291,10 +302,14 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
   const timedOut = (req: RenderRequest, stage: Stage) =>
     new FetchTimeout(req.url, req.timeoutMs, stage.waiting ? `${stage.waiting} on ${req.url} within ${req.timeoutMs} ms (timeout_ms).` : undefined, !stage.waiting && stage.loading === true);
 
-  async function renderIn(context: BrowserContext, req: RenderRequest, deadline: number, stage: Stage): Promise<RenderedPage> {
+  async function renderIn(context: BrowserContext, req: RenderRequest, deadline: number, stage: Stage, proxy: EgressProxy): Promise<RenderedPage> {
     const page = await context.newPage();
     if (!req.screenshot) await skipUnseen(context, page);
     const traffic = new Traffic(page);
+    // The document's last hop (a redirect's target), for telling why its tunnel failed.
+    let hop = req.url;
+    page.on("request", (r) => void (r.isNavigationRequest() && r.frame() === page.mainFrame() && (hop = r.url())));
+    const mark = proxy.refused.length;
     const crashed = new Promise<never>((_, reject) =>
       page.on("crash", () => reject(new UpstreamNetworkError("The page crashed the browser tab while rendering (it used too much memory or crashed on purpose)."))),
     );
@@ -307,8 +322,11 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
         response = await page.goto(req.url, { waitUntil: "domcontentloaded", timeout: left() });
       } catch (err) {
         const why = err instanceof Error ? err.message.split("\n")[0]! : String(err);
+        if (/ERR_TUNNEL_CONNECTION_FAILED/.test(why) && refusedByPolicy(proxy, mark, hop)) {
+          throw new EgressRefused("The page redirected to an address Quarry does not fetch (private or non-public).", "non_public_address", why);
+        }
         if (/ERR_TUNNEL_CONNECTION_FAILED|ERR_PROXY/.test(why)) {
-          // Quarry's egress proxy could not connect to the host (or, rarely, refused an address it now resolves to).
+          // Quarry's egress proxy could not connect to the host, or the host's name did not resolve.
           throw new UpstreamNetworkError("The browser could not connect to the page: it is not reachable, or Quarry's egress policy refused it.", why, { unreachable: true });
         }
         if (/Timeout/i.test(why)) throw new FetchTimeout(req.url, req.timeoutMs);
@@ -389,11 +407,11 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
       let context: Promise<BrowserContext> | null = null;
       try {
         const work = (async () => {
-          await current();
+          const { proxy } = await current();
           if (timer.signal.aborted) throw timer.signal.reason;
           context = openContext();
           const ctx = await context;
-          return await renderIn(ctx, req, deadline, stage).catch((err) => {
+          return await renderIn(ctx, req, deadline, stage, proxy).catch((err) => {
             if (err instanceof ApiError || timer.signal.aborted) throw err;
             // Playwright's own errors: the browser died under the page, or something unforeseen.
             const why = err instanceof Error ? err.message.split("\n")[0]! : String(err);

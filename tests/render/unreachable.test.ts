@@ -5,7 +5,8 @@
  * answer the browser a bare 502, which read as the site's own answer (a failed `http_502` page
  * that ended the host's streak), so such a crawl never stopped; a name that did not resolve was
  * refused as a private address. Now the proxy marks its own answers and the render path turns
- * them into the fetcher's errors. Also shown: https failures seen by the browser itself (a
+ * them into the fetcher's errors; a tunnel the proxy refused by its policy (a redirect to a
+ * private https address) is a refusal, not unreachability. Also shown: https failures seen by the browser itself (a
  * refused tunnel, a reset, a certificate it cannot verify, a host that never answers), and what
  * is not unreachability (a site's own 502, a site's own `x-quarry-egress` header).
  * Real Chromium against real sockets on 127.0.0.2.
@@ -50,6 +51,7 @@ beforeAll(async () => {
       const path = d.toString("latin1").split(" ")[1] ?? "";
       if (d[0] === 0x16) return void socket.resetAndDestroy(); // a TLS hello: reset it
       if (path.endsWith("/reset")) return void socket.resetAndDestroy();
+      if (path.endsWith("/to-private")) return void socket.end(`HTTP/1.1 302 Found\r\nlocation: https://127.0.0.3:${rawPort}/\r\ncontent-length: 0\r\nconnection: close\r\n\r\n`);
       if (path.endsWith("/own-502")) return void socket.end("HTTP/1.1 502 Bad Gateway\r\ncontent-type: text/html\r\ncontent-length: 24\r\nconnection: close\r\n\r\n<p>The site's own 502</p>");
       const body = "<html><body><p>A page that claims the proxy's header.</p></body></html>";
       socket.end(`HTTP/1.1 200 OK\r\ncontent-type: text/html\r\nx-quarry-egress: refused\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`);
@@ -117,6 +119,13 @@ describe.skipIf(!BROWSERS.length).each(BROWSERS)("render failures that say the h
     expect(err).toBeInstanceOf(Error);
     expect(String((err as { internal?: string }).internal)).toMatch(/ERR_CERT_/);
     expect(siteUnreachable(err)).toBe(true);
+  }, 60_000);
+
+  it("a redirect to a private https address: refused by the egress policy, not unreachable (the browser words both alike)", async () => {
+    const err = await failure(`http://${HOST}:${rawPort}/to-private`);
+    expect(err).toBeInstanceOf(EgressRefused);
+    expect((err as EgressRefused).reason).toBe("non_public_address");
+    expect(siteUnreachable(err)).toBe(false);
   }, 60_000);
 
   it("the site's own answers are answers: its 502 page, and its own x-quarry-egress header, which the proxy drops", async () => {
