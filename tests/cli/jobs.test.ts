@@ -8,8 +8,6 @@
  */
 import Database from "better-sqlite3";
 import { execFile } from "node:child_process";
-import { createServer, type Server as HttpServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { SqlJobStore } from "../../adapters/jobs/sql-store.ts";
@@ -20,6 +18,7 @@ import { json, waitFor } from "../helpers/job-http.ts";
 import { tempDatabase } from "../helpers/pg.ts";
 import { cli, createKeyCli, ROOT, startServer, tempDataDir, type CliResult, type Server } from "../helpers/server.ts";
 import { startTestSite, type TestSite } from "../helpers/test-site.ts";
+import { startReceiver, type Receiver } from "../helpers/webhook-receiver.ts";
 
 let cleanup: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -52,20 +51,11 @@ const STORES: Array<[string, () => Promise<Record<string, string>>]> = [
   }],
 ];
 
-/** A webhook receiver on 127.0.0.1 that keeps the events it is sent. */
-async function receiver(): Promise<{ url: string; events: Array<Record<string, any>> }> {
-  const events: Array<Record<string, any>> = [];
-  const server: HttpServer = createServer((req, res) => {
-    let body = "";
-    req.on("data", (d) => (body += d));
-    req.on("end", () => {
-      events.push(JSON.parse(body));
-      res.end("ok");
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  cleanup.push(() => new Promise((r) => server.close(r)));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, events };
+/** A webhook receiver on 127.0.0.1, closed after the test. */
+async function receiver(): Promise<Receiver> {
+  const r = await startReceiver();
+  cleanup.push(() => r.close());
+  return r;
 }
 
 describe.each(STORES)("quarry jobs (%s)", (_name, open) => {
@@ -139,7 +129,7 @@ describe.each(STORES)("quarry jobs (%s)", (_name, open) => {
     const final = await json(path, acme.key);
     expect(final.status).toBe("cancelled");
     expect(final.completed + final.failed).toBeLessThan(final.discovered);
-    expect(hook.events.map((e) => [e.type, e.id, e.data.status])).toEqual([["crawl.cancelled", started.id, "cancelled"]]);
+    expect(hook.got.map(({ json: e }) => [e.type, e.id, e.data.status])).toEqual([["crawl.cancelled", started.id, "cancelled"]]);
     expect(JSON.parse(cli(["jobs", "list", "--json"], env).stdout).jobs).toEqual([]);
 
     // Cancelling it again, or a finished batch: said, exit 2, nothing changed.

@@ -11,6 +11,7 @@ import { createServer, type Server as HttpServer, type ServerResponse } from "no
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKeyCli, startServer, tempDataDir, type Server } from "../helpers/server.ts";
 import { allPages, json, waitFor, type Job } from "../helpers/job-http.ts";
+import { startReceiver } from "../helpers/webhook-receiver.ts";
 
 /** A site of `/` linking `/p/1` … `/p/N`; `answer` decides each page's fate; it can go down (listener closed). */
 interface Site {
@@ -86,16 +87,9 @@ describe("a crawl whose site goes down mid-way", () => {
       ok(res, `Page ${path}`);
       if (served === 3) res.on("finish", () => void s.down());
     });
-    const hooks: Job[] = [];
-    const receiver = createServer((req, res) => {
-      let body = "";
-      req.on("data", (d) => (body += d)).on("end", () => {
-        hooks.push(JSON.parse(body));
-        res.writeHead(200).end();
-      });
-    });
-    await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", () => r()));
-    const hook = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+    const receiver = await startReceiver(() => 200);
+    const hooks = () => receiver.got.map((g) => g.json) as Job[];
+    const hook = receiver.url;
     try {
       const { job, pages } = await run("crawl", key, { url: `${s.url}/`, limit: 100, max_depth: 2, webhook: { url: hook, events: ["completed", "failed"] } });
       expect({ status: job.status, stopped_reason: job.stopped_reason }).toEqual({ status: "completed", stopped_reason: "site_unreachable" });
@@ -117,14 +111,14 @@ describe("a crawl whose site goes down mid-way", () => {
       const usage = await json(`${server.url}/v1/usage`, key);
       expect(usage.used).toBe(job.completed);
       // The webhook's last event says why it stopped.
-      await waitFor(`${server.url}/v1/crawl/${job.id}`, key, () => hooks.length > 0, 10_000);
-      expect(hooks[0]).toMatchObject({ type: "crawl.completed", data: { status: "completed", stopped_reason: "site_unreachable" } });
+      await waitFor(`${server.url}/v1/crawl/${job.id}`, key, () => hooks().length > 0, 10_000);
+      expect(hooks()[0]).toMatchObject({ type: "crawl.completed", data: { status: "completed", stopped_reason: "site_unreachable" } });
       // Firecrawl's clients learn it from the job's errors.
       const fc = await json(`${server.url}/compat/firecrawl/v2/crawl/${job.id}/errors`, key);
       const stop = fc.errors.find((e: Job) => e.code === "SITE_UNREACHABLE");
       expect(stop?.error).toMatch(/stopped after \d+ pages?: the site stopped answering/);
     } finally {
-      await new Promise((r) => receiver.close(r));
+      await receiver.close();
     }
   }, 120_000);
 

@@ -5,45 +5,28 @@
  * first server is dead.
  */
 import { createHmac } from "node:crypto";
-import { createServer, type Server as HttpServer } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKeyCli, startServer, tempDataDir, type Server } from "../helpers/server.ts";
 import { startTestSite, type TestSite } from "../helpers/test-site.ts";
-
-interface Received {
-  type: string;
-  body: string;
-  sig: string | undefined;
-  delivery: string | undefined;
-  answered: number;
-}
+import { startReceiver, type Receiver } from "../helpers/webhook-receiver.ts";
 
 let site: TestSite;
-let hook: HttpServer;
+let server: Server | null = null;
+let hook: Receiver;
 let hookUrl: string;
 let refuseCompleted = true;
-const received: Received[] = [];
-let server: Server | null = null;
+/** Each delivery: its event type, body, signature and id, and what the receiver answered. */
+const received = () => hook.got.map((g) => ({ type: String(g.json.type), body: g.body, sig: g.headers["x-quarry-signature"] as string | undefined, delivery: g.headers["x-quarry-delivery"] as string | undefined, answered: g.status }));
 
 beforeAll(async () => {
   site = await startTestSite();
-  hook = createServer((req, res) => {
-    let body = "";
-    req.on("data", (d) => (body += d));
-    req.on("end", () => {
-      const type = String(JSON.parse(body).type);
-      const answered = refuseCompleted && type.endsWith(".completed") ? 503 : 204;
-      received.push({ type, body, sig: req.headers["x-quarry-signature"] as string | undefined, delivery: req.headers["x-quarry-delivery"] as string | undefined, answered });
-      res.writeHead(answered).end();
-    });
-  });
-  await new Promise<void>((r) => hook.listen(0, "127.0.0.1", () => r()));
-  hookUrl = `http://127.0.0.1:${(hook.address() as { port: number }).port}/hook`;
+  hook = await startReceiver((d) => (refuseCompleted && String(d.json.type).endsWith(".completed") ? 503 : 204));
+  hookUrl = hook.url;
 });
 afterAll(async () => {
   await server?.stop("SIGKILL");
   await site?.close();
-  hook?.close();
+  await hook?.close();
 });
 
 async function until<T>(what: string, ms: number, get: () => T | Promise<T>): Promise<NonNullable<T>> {
@@ -73,20 +56,20 @@ describe("webhook deliveries across a SIGKILL", () => {
     expect(job.id).toMatch(/^batch_/);
     // started and both pages delivered (and forgotten by the store: logged after), completed refused once.
     const first = server;
-    await until("three deliveries and a refused completed", 30_000, () => delivered(first.output()) >= 3 && received.some((r) => r.answered === 503));
+    await until("three deliveries and a refused completed", 30_000, () => delivered(first.output()) >= 3 && received().some((r) => r.answered === 503));
     await server.stop("SIGKILL");
-    const refused = received.filter((r) => r.answered === 503);
+    const refused = received().filter((r) => r.answered === 503);
     refuseCompleted = false;
 
     server = await startServer("node", env);
     const second = server;
-    await until("the completed event after the restart", 30_000, () => received.some((r) => r.type === "batch.completed" && r.answered === 204));
+    await until("the completed event after the restart", 30_000, () => received().some((r) => r.type === "batch.completed" && r.answered === 204));
     await until("the restarted server to log it", 5000, () => delivered(second.output()) >= 1);
 
-    const ok = received.filter((r) => r.answered === 204);
+    const ok = received().filter((r) => r.answered === 204);
     expect(ok.map((r) => r.type).sort()).toEqual(["batch.completed", "batch.page", "batch.page", "batch.started"]);
     expect(delivered(second.output())).toBe(1);
-    for (const r of received) {
+    for (const r of received()) {
       expect(r.sig).toBe(`sha256=${createHmac("sha256", "s3cret").update(r.body).digest("hex")}`);
       expect(JSON.parse(r.body).id).toBe(job.id);
     }

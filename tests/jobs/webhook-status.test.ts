@@ -8,45 +8,29 @@
  * host does not resolve fails with `url_not_allowed`. The counts survive a restart, and the secret
  * never shows.
  */
-import { createServer, type Server as HttpServer } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKeyCli, startServer, tempDataDir, type Server } from "../helpers/server.ts";
 import { json, waitFor, type Job } from "../helpers/job-http.ts";
 import { tempDatabase } from "../helpers/pg.ts";
 import { startTestSite, type TestSite } from "../helpers/test-site.ts";
-
-interface Received {
-  path: string;
-  jobId: string;
-  type: string;
-  delivery: string;
-  at: number;
-}
+import { startReceiver, type Receiver } from "../helpers/webhook-receiver.ts";
 
 const SECRET = "s3cret-never-on-the-status";
 const EVENTS = ["batch.started", "batch.page", "batch.page", "batch.completed"];
 let site: TestSite;
-let hook: HttpServer;
+let hook: Receiver;
 let hookBase: string;
-const received: Received[] = [];
+/** Each delivery: the receiver's path, the job it is about and its event type. */
+const received = () => hook.got.map((g) => ({ path: g.path, jobId: String(g.json.id), type: String(g.json.type), delivery: String(g.headers["x-quarry-delivery"]), at: g.at }));
 
 beforeAll(async () => {
   site = await startTestSite();
-  hook = createServer((req, res) => {
-    let body = "";
-    req.on("data", (d) => (body += d));
-    req.on("end", () => {
-      const b = JSON.parse(body);
-      received.push({ path: req.url ?? "", jobId: String(b.id), type: String(b.type), delivery: String(req.headers["x-quarry-delivery"]), at: Date.now() });
-      res.writeHead(req.url === "/fail" ? 500 : 204).end();
-    });
-  });
-  await new Promise<void>((r) => hook.listen(0, "127.0.0.1", () => r()));
-  hookBase = `http://127.0.0.1:${(hook.address() as { port: number }).port}`;
+  hook = await startReceiver((d) => (d.path === "/fail" ? 500 : 204));
+  hookBase = hook.base;
 });
 afterAll(async () => {
   await site?.close();
-  hook?.close();
+  await hook?.close();
 });
 
 type Store = { env: Record<string, string>; close(): Promise<void> };
@@ -105,7 +89,7 @@ describe.each(STORES)("a job's webhook deliveries on its status (%s)", (_name, o
 
   it("a receiver that answers 500 to every attempt: each event given up after 5 attempts, failed with http_500", async () => {
     const { id, status: j, started } = jobs.refused!;
-    const got = received.filter((r) => r.jobId === id);
+    const got = received().filter((r) => r.jobId === id);
     // Every event was attempted 5 times, and none was accepted.
     expect(got.map((r) => r.type).sort()).toEqual(EVENTS.flatMap((e) => [e, e, e, e, e]).sort());
     expect(new Set(got.map((r) => r.delivery)).size).toBe(4);
@@ -124,7 +108,7 @@ describe.each(STORES)("a job's webhook deliveries on its status (%s)", (_name, o
 
   it("a receiver that accepts: every event delivered once, counted as many as the receiver got, no error", async () => {
     const { id, status: j } = jobs.accepted!;
-    const got = received.filter((r) => r.jobId === id);
+    const got = received().filter((r) => r.jobId === id);
     expect(got.map((r) => r.type).sort()).toEqual([...EVENTS].sort());
     expect(j.webhook).toEqual({ url: `${hookBase}/ok`, delivered: got.length, pending: 0, failed: 0, last_error: null });
     expect(JSON.stringify(j)).not.toContain(SECRET);
@@ -132,7 +116,7 @@ describe.each(STORES)("a job's webhook deliveries on its status (%s)", (_name, o
 
   it("a crawl's status shows its deliveries too", async () => {
     const { id, status: j } = jobs.crawl!;
-    expect(received.filter((r) => r.jobId === id).map((r) => r.type).sort()).toEqual(["crawl.completed", "crawl.started"]);
+    expect(received().filter((r) => r.jobId === id).map((r) => r.type).sort()).toEqual(["crawl.completed", "crawl.started"]);
     expect(j.webhook).toEqual({ url: `${hookBase}/ok`, delivered: 2, pending: 0, failed: 0, last_error: null });
   });
 
