@@ -124,6 +124,14 @@ function isTitleHeading(el: Element, tag: string, title: string | null): boolean
 
 const IMAGE_TAGS = new Set(["IMG", "PICTURE", "FIGURE"]);
 
+/** An image declared at most this wide is an avatar or icon beside text, not a photo with a caption. */
+const ICON_MAX_WIDTH = 100;
+
+function isIcon(img: Element | null): boolean {
+  const width = Number(img?.getAttribute("width"));
+  return width > 0 && width <= ICON_MAX_WIDTH;
+}
+
 /**
  * `<div><img><p>caption</p></div>`: an image with a short caption and nothing else, the markup many
  * CMSs use instead of `<figure>`. Captions describe photos; they are not the article's text.
@@ -133,7 +141,7 @@ function isCaptionedImage(el: Element, text: number, stats: Map<Element, TextSta
   const first = el.firstElementChild;
   // The image may come wrapped (in a link, or in the <p> Readability puts around loose inline content).
   const image = !!first && (IMAGE_TAGS.has(first.tagName) || (stats.get(first)?.text === 0 && !!first.querySelector("img, picture")));
-  if (!image) return false;
+  if (!image || isIcon(first.tagName === "IMG" ? first : first.querySelector("img"))) return false;
   let count = 0;
   for (let c: Element | null = first; c; c = c.nextElementSibling) count++;
   return count <= 3;
