@@ -204,7 +204,7 @@ const IN_POST_SHARE = 0.5;
 function findPosts(children: Element[], stats: Map<Element, TextStats>, keepAbove: number, postKinds: ReadonlySet<string>): Map<Element, string> {
   const byKind = new Map<string, Element[]>();
   for (const child of children) {
-    const kind = postKind(child);
+    const kind = postKind(child, postKinds.size > 0);
     if (kind) byKind.set(kind, [...(byKind.get(kind) ?? []), child]);
   }
   const posts = new Map<Element, string>();
@@ -217,11 +217,20 @@ function findPosts(children: Element[], stats: Map<Element, TextStats>, keepAbov
   return posts;
 }
 
-function postKind(el: Element): string | null {
+/**
+ * A post is addressable: forum, Q&A and tracker software give each its number in an id (`p391022`,
+ * `post_2`, `answer-927401`, `issuecomment-…`), on the post or a child of it, for permalinks.
+ * Same-kind boxes without one (modal windows, teaser columns, sidebar wells) are not posts.
+ */
+function postKind(el: Element, nested: boolean): string | null {
   if (!CARD_TAGS.has(el.tagName)) return null;
   const first = (el.getAttribute("class") ?? "").trim().split(/\s+/)[0];
-  return first ? `${el.tagName}.${first}` : null;
+  if (!first) return null;
+  if (!nested && !numbered(el) && !childElements(el).some(numbered)) return null;
+  return `${el.tagName}.${first}`;
 }
+
+const numbered = (el: Element) => /\d/.test(el.id);
 
 const CARD_TAGS = new Set(["DIV", "ARTICLE", "SECTION", "LI", "FIGURE", "ASIDE"]);
 

@@ -40,7 +40,7 @@ export function selectMainContent(document: Document, meta: PageMetadata): Eleme
   }
   // Readability scores a block's text into five ancestors at most; forum posts nest deeper than
   // that, so it can pick one post's body alone. A pick with under half the thread's text is one.
-  if (posts && (!content || textLength(content) < textLength(posts) * THREAD_SHARE)) content = posts;
+  if (posts && (!content || (textLength(content) < textLength(posts) * THREAD_SHARE && partOf(content, posts)))) content = posts;
   if (content) {
     pruneContent(content, meta.title);
     tidyEdges(content);
@@ -57,6 +57,13 @@ export function selectMainContent(document: Document, meta: PageMetadata): Eleme
     return fromJson;
   }
   return found > 0 ? content : null;
+}
+
+/** True when the pick's opening words are in the posts: Readability picked (part of) a post. */
+function partOf(pick: Element, posts: Element): boolean {
+  const words = (el: Element) => (el.textContent ?? "").replace(/\s+/g, " ").trim();
+  const opening = words(pick).slice(0, 100);
+  return opening.length > 0 && words(posts).includes(opening);
 }
 
 /** Plain text (JSON-LD `articleBody`) as `<div><p>…</p>…</div>`, one paragraph per line break. */
