@@ -211,7 +211,7 @@ function findPosts(children: Element[], stats: Map<Element, TextStats>, keepAbov
   for (const [kind, els] of byKind) {
     const total = els.reduce((n, e) => n + ownText(stats.get(e)), 0);
     // Inside a post, only replies are posts; its own parts (user cell, message cell) are not.
-    const isPost = postKinds.size ? postKinds.has(kind) : els.length >= MIN_POSTS && total >= keepAbove;
+    const isPost = postKinds.size ? postKinds.has(kind) : els.length >= MIN_POSTS && total >= keepAbove && els.filter(signed).length >= MIN_POSTS;
     if (isPost) for (const e of els) posts.set(e, kind);
   }
   return posts;
@@ -223,7 +223,7 @@ function findPosts(children: Element[], stats: Map<Element, TextStats>, keepAbov
  * Same-kind boxes without one (modal windows, teaser columns, sidebar wells) are not posts.
  */
 function postKind(el: Element, nested: boolean): string | null {
-  if (!CARD_TAGS.has(el.tagName)) return null;
+  if (!POST_TAGS.has(el.tagName)) return null;
   const first = (el.getAttribute("class") ?? "").trim().split(/\s+/)[0];
   if (!first) return null;
   if (!nested && !numbered(el) && !childElements(el).some(numbered)) return null;
@@ -231,6 +231,24 @@ function postKind(el: Element, nested: boolean): string | null {
 }
 
 const numbered = (el: Element) => /\d/.test(el.id);
+
+/** Not LI: numbered list items are references and footnotes far more often than posts. */
+const POST_TAGS = new Set(["DIV", "ARTICLE", "SECTION"]);
+
+/**
+ * A post names who wrote it: forum, Q&A and tracker software mark the name (`username`, `author`,
+ * `creator`, `poster`, `itemprop="author"`, `data-author`). Numbered content blocks of a CMS
+ * (TYPO3's `c123`) and reference lists do not.
+ */
+const AUTHOR_MARK = /author|user|creator|poster/i;
+
+function signed(post: Element): boolean {
+  if (post.hasAttribute("data-author")) return true;
+  for (const el of Array.from(post.querySelectorAll("[class], [itemprop]"))) {
+    if (AUTHOR_MARK.test(el.getAttribute("class") ?? "") || el.getAttribute("itemprop") === "author") return true;
+  }
+  return false;
+}
 
 const CARD_TAGS = new Set(["DIV", "ARTICLE", "SECTION", "LI", "FIGURE", "ASIDE"]);
 
