@@ -42,7 +42,7 @@ export function selectMainContent(document: Document, meta: PageMetadata): Eleme
   // that, so it can pick one post's body alone. A pick with under half the thread's text is one.
   if (posts && (!content || (textLength(content) < textLength(posts) * THREAD_SHARE && partOf(content, posts)))) content = posts;
   if (content) {
-    pruneContent(content, meta.title);
+    pruneContent(content, meta.title, !!posts && (content === posts || partOf(posts, content)));
     tidyEdges(content);
     restoreLead(content, lead);
   }
@@ -59,11 +59,11 @@ export function selectMainContent(document: Document, meta: PageMetadata): Eleme
   return found > 0 ? content : null;
 }
 
-/** True when the pick's opening words are in the posts: Readability picked (part of) a post. */
-function partOf(pick: Element, posts: Element): boolean {
+/** True when `part`'s opening words are in `whole`: a pick of (part of) a post, or one holding the posts. */
+function partOf(part: Element, whole: Element): boolean {
   const words = (el: Element) => (el.textContent ?? "").replace(/\s+/g, " ").trim();
-  const opening = words(pick).slice(0, 100);
-  return opening.length > 0 && words(posts).includes(opening);
+  const opening = words(part).slice(0, 100);
+  return opening.length > 0 && words(whole).includes(opening);
 }
 
 /** Plain text (JSON-LD `articleBody`) as `<div><p>…</p>…</div>`, one paragraph per line break. */
