@@ -29,8 +29,10 @@ const BOILERPLATE_SUBSTRINGS = new RegExp(
     "most-?read", "read-?more", "more-?stories", "also-?read", "byline", "dateline", "timestamp",
     "caption", "credit", "skip-?link", "sr-only", "screen-?reader", "visually-?hidden", "toolbar", "masthead",
     "navbar", "subnav", "topnav", "footer", "tag-?cloud", "tag-?list", "author-?(bio|box|info)",
-    // Forum software's panels beside a post: who wrote it, their signature, the post's votes and likes.
+    // Forum software's panels beside a post: who wrote it, their signature, the post's votes and likes,
+    // and the board's "who is online" box.
     "signature", "post-?profile", "user-?(info|details|extras|stats)", "reputation", "votecell", "vote-?count", "post-?likes",
+    "online-?list", "who-?is-?online",
   ].join("|"),
   "i",
 );

@@ -136,9 +136,19 @@ export function checkThread(c: ThreadCase): string[] {
   return problems;
 }
 
+/**
+ * Still wrong, and why (`it.fails` says so when they start to pass):
+ * - pipermail: the archive's "Previous message / Messages sorted by" lists are plain <ul>s with no
+ *   name, and too little of their text is linked to read as link lists;
+ * - old-reddit: the comments sit in a box named `commentarea`, which is read as an article's comment
+ *   section (left out, as the article-with-comments page needs), so Readability picks one comment.
+ */
+const STILL_WRONG = new Set(["pipermail.html", "old-reddit.html"]);
+
 describe("discussion threads", () => {
   for (const c of THREAD_CASES) {
-    it(`${c.file}: every post in order, no chrome`, () => {
+    const test = STILL_WRONG.has(c.file) ? it.fails : it;
+    test(`${c.file}: every post in order, no chrome`, () => {
       expect(checkThread(c)).toEqual([]);
     });
   }
