@@ -29,6 +29,10 @@ const BOILERPLATE_SUBSTRINGS = new RegExp(
     "most-?read", "read-?more", "more-?stories", "also-?read", "byline", "dateline", "timestamp",
     "caption", "credit", "skip-?link", "sr-only", "screen-?reader", "visually-?hidden", "toolbar", "masthead",
     "navbar", "subnav", "topnav", "footer", "tag-?cloud", "tag-?list", "author-?(bio|box|info)",
+    // Forum software's panels beside a post: who wrote it, their signature, the post's votes and likes,
+    // and the board's "who is online" box.
+    "signature", "post-?profile", "user-?(info|details|extras|stats)", "reputation", "votecell", "vote-?count", "post-?likes",
+    "online-?list", "who-?is-?online",
   ].join("|"),
   "i",
 );
@@ -83,14 +87,14 @@ export function isBoilerplateName(name: string): boolean {
 /** Tags that may hold the whole page and must never be dropped by name alone. */
 const PROTECTED_TAGS = new Set(["HTML", "BODY", "MAIN", "ARTICLE"]);
 
-function isChrome(el: Element, tag: string): boolean {
+function isChrome(el: Element, tag: string, byName = true): boolean {
   if (CHROME_TAGS.has(tag)) return true;
   if (el.hasAttribute("hidden") || el.getAttribute("aria-hidden") === "true") return true;
   const role = el.getAttribute("role");
   if (role && CHROME_ROLES.has(role.toLowerCase())) return true;
   const style = el.getAttribute("style");
   if (style && HIDDEN_STYLE.test(style)) return true;
-  if (PROTECTED_TAGS.has(tag)) return false;
+  if (!byName || PROTECTED_TAGS.has(tag)) return false;
   const names = `${el.getAttribute("class") ?? ""} ${el.getAttribute("id") ?? ""}`;
   return isBoilerplateName(names);
 }
@@ -116,11 +120,22 @@ export function removeNonContent(root: Element): void {
  */
 const KEEP_SHARE = 0.3;
 
-/** Removes non-content and chrome elements under `root` (normally the body). */
-export function removeBoilerplate(root: Element): void {
+/**
+ * Removes non-content and chrome elements under `root` (normally the body). Returns the element that
+ * holds a discussion's posts (see findPosts) when the page is one: the parent of the outermost run of
+ * posts with the most text.
+ */
+export function removeBoilerplate(root: Element): Element | null {
   const stats = measureTree(root, true);
   const total = ownText(stats.get(root));
-  prune(root, stats, Math.max(1, total * KEEP_SHARE));
+  const thread: Thread = { holder: null, text: 0 };
+  prune(root, stats, Math.max(1, total * KEEP_SHARE), NO_KINDS, thread);
+  return thread.holder;
+}
+
+interface Thread {
+  holder: Element | null;
+  text: number;
 }
 
 function ownText(s: TextStats | undefined): number {
@@ -141,18 +156,100 @@ function inSentence(child: Element, tag: string, parent: Element, stats: Map<Ele
   return (stats.get(parent)?.text ?? 0) - own > own;
 }
 
-function prune(el: Element, stats: Map<Element, TextStats>, keepAbove: number): void {
+/**
+ * `thread` is null under a chrome-named box kept for its size ("comments" holding many comments):
+ * a comment section beside an article is no discussion page, its comments go one by one as before.
+ */
+function prune(el: Element, stats: Map<Element, TextStats>, keepAbove: number, postKinds: ReadonlySet<string>, thread: Thread | null): void {
   const children = childElements(el);
-  removeCardGroups(children, stats);
+  const posts = thread ? findPosts(children, stats, keepAbove, postKinds) : new Map<Element, string>();
+  if (thread && posts.size && !postKinds.size) {
+    const text = [...posts.keys()].reduce((n, e) => n + ownText(stats.get(e)), 0);
+    if (text > thread.text) Object.assign(thread, { holder: el, text });
+  }
+  removeCardGroups(children, stats, posts);
   for (const child of children) {
     if (!child.parentNode) continue;
     const tag = child.tagName.toUpperCase();
-    if (isChrome(child, tag) && ownText(stats.get(child)) < keepAbove && !inSentence(child, tag, el, stats)) {
+    const kind = posts.get(child);
+    const chrome = isChrome(child, tag, !kind);
+    if (chrome && ownText(stats.get(child)) < keepAbove && !inSentence(child, tag, el, stats)) {
       child.remove();
       continue;
     }
-    prune(child, stats, keepAbove);
+    if (chrome && !postKinds.size) {
+      prune(child, stats, keepAbove, postKinds, null);
+      continue;
+    }
+    if (kind) prune(child, stats, Math.min(keepAbove, Math.max(1, ownText(stats.get(child)) * IN_POST_SHARE)), new Set([...postKinds, kind]), thread);
+    else prune(child, stats, keepAbove, postKinds, thread);
   }
+}
+
+const NO_KINDS: ReadonlySet<string> = new Set();
+
+/** Fewer than three same-kind boxes are as often a page's two columns or blocks as two posts. */
+const MIN_POSTS = 3;
+
+/**
+ * Inside a post, a chrome-named box holding at least this share of the post's own text is the post's
+ * body (`comment-body`, `timeline-comment`), not chrome beside it; smaller ones (user panels) still go.
+ */
+const IN_POST_SHARE = 0.5;
+
+/**
+ * Posts of a discussion: siblings of one kind (tag and first class name) that together hold the page's
+ * main share of text, as forum posts, answers, issue comments and reply trees do. Each is short and
+ * may be named "comment", so alone it looks like a teaser card or chrome; together they are the content.
+ * A reply nested in a post (same kind as an enclosing post) is a post too; nothing else inside one is.
+ */
+function findPosts(children: Element[], stats: Map<Element, TextStats>, keepAbove: number, postKinds: ReadonlySet<string>): Map<Element, string> {
+  const byKind = new Map<string, Element[]>();
+  for (const child of children) {
+    const kind = postKind(child, postKinds.size > 0);
+    if (kind) byKind.set(kind, [...(byKind.get(kind) ?? []), child]);
+  }
+  const posts = new Map<Element, string>();
+  for (const [kind, els] of byKind) {
+    const total = els.reduce((n, e) => n + ownText(stats.get(e)), 0);
+    // Inside a post, only replies are posts; its own parts (user cell, message cell) are not.
+    const isPost = postKinds.size ? postKinds.has(kind) : els.length >= MIN_POSTS && total >= keepAbove && els.filter(signed).length >= MIN_POSTS;
+    if (isPost) for (const e of els) posts.set(e, kind);
+  }
+  return posts;
+}
+
+/**
+ * A post is addressable: forum, Q&A and tracker software give each its number in an id (`p391022`,
+ * `post_2`, `answer-927401`, `issuecomment-…`), on the post or a child of it, for permalinks.
+ * Same-kind boxes without one (modal windows, teaser columns, sidebar wells) are not posts.
+ */
+function postKind(el: Element, nested: boolean): string | null {
+  if (!POST_TAGS.has(el.tagName)) return null;
+  const first = (el.getAttribute("class") ?? "").trim().split(/\s+/)[0];
+  if (!first) return null;
+  if (!nested && !numbered(el) && !childElements(el).some(numbered)) return null;
+  return `${el.tagName}.${first}`;
+}
+
+const numbered = (el: Element) => /\d/.test(el.id);
+
+/** Not LI: numbered list items are references and footnotes far more often than posts. */
+const POST_TAGS = new Set(["DIV", "ARTICLE", "SECTION"]);
+
+/**
+ * A post names who wrote it: forum, Q&A and tracker software mark the name (`username`, `author`,
+ * `creator`, `poster`, `itemprop="author"`, `data-author`). Numbered content blocks of a CMS
+ * (TYPO3's `c123`) and reference lists do not.
+ */
+const AUTHOR_MARK = /author|user|creator|poster/i;
+
+function signed(post: Element): boolean {
+  if (post.hasAttribute("data-author")) return true;
+  for (const el of Array.from(post.querySelectorAll("[class], [itemprop]"))) {
+    if (AUTHOR_MARK.test(el.getAttribute("class") ?? "") || el.getAttribute("itemprop") === "author") return true;
+  }
+  return false;
 }
 
 const CARD_TAGS = new Set(["DIV", "ARTICLE", "SECTION", "LI", "FIGURE", "ASIDE"]);
@@ -162,11 +259,11 @@ const CARD_TAGS = new Set(["DIV", "ARTICLE", "SECTION", "LI", "FIGURE", "ASIDE"]
  * holding a link. Article paragraphs do not come in link-bearing look-alike boxes; "more stories"
  * rails and product grids do.
  */
-function removeCardGroups(children: Element[], stats: Map<Element, TextStats>): void {
+function removeCardGroups(children: Element[], stats: Map<Element, TextStats>, posts: Map<Element, string>): void {
   let i = 0;
   while (i < children.length) {
     const first = children[i]!;
-    const key = cardKey(first, stats);
+    const key = posts.has(first) ? null : cardKey(first, stats);
     let j = i + 1;
     if (key) {
       while (j < children.length && cardKey(children[j]!, stats) === key) j++;

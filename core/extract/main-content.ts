@@ -21,11 +21,16 @@ import type { PageMetadata } from "./types.ts";
  */
 const RETRY_BELOW = 1500;
 
+/** Below this share of the posts' text, Readability's pick is taken for a part of the thread. */
+const THREAD_SHARE = 0.5;
+
 export function selectMainContent(document: Document, meta: PageMetadata): Element | null {
   const body = document.body;
   if (!body) return null;
   const lead = findLead(body, meta.title);
-  removeBoilerplate(body);
+  const thread = removeBoilerplate(body);
+  // Readability moves the nodes it picks out of the page, so the posts are kept aside first.
+  const posts = thread ? (thread.cloneNode(true) as Element) : null;
   let content: Element | null = null;
   try {
     content = readabilityPick(document, body, { retryBelow: RETRY_BELOW });
@@ -33,8 +38,11 @@ export function selectMainContent(document: Document, meta: PageMetadata): Eleme
     // Readability throws on some malformed trees; the fallback below still has a chance.
     content = null;
   }
+  // Readability scores a block's text into five ancestors at most; forum posts nest deeper than
+  // that, so it can pick one post's body alone. A pick with under half the thread's text is one.
+  if (posts && (!content || (textLength(content) < textLength(posts) * THREAD_SHARE && partOf(content, posts)))) content = posts;
   if (content) {
-    pruneContent(content, meta.title);
+    pruneContent(content, meta.title, !!posts && (content === posts || partOf(posts, content)));
     tidyEdges(content);
     restoreLead(content, lead);
   }
@@ -49,6 +57,13 @@ export function selectMainContent(document: Document, meta: PageMetadata): Eleme
     return fromJson;
   }
   return found > 0 ? content : null;
+}
+
+/** True when `part`'s opening words are in `whole`: a pick of (part of) a post, or one holding the posts. */
+function partOf(part: Element, whole: Element): boolean {
+  const words = (el: Element) => (el.textContent ?? "").replace(/\s+/g, " ").trim();
+  const opening = words(part).slice(0, 100);
+  return opening.length > 0 && words(whole).includes(opening);
 }
 
 /** Plain text (JSON-LD `articleBody`) as `<div><p>…</p>…</div>`, one paragraph per line break. */

@@ -14,10 +14,14 @@ const HEADINGS = new Set(["H1", "H2", "H3", "H4", "H5", "H6"]);
 const AD_LABEL = /^(advert|advertisement|advertising|ad|ads|anzeige|werbung|publicidade|publicidad|publicité|pubblicità|реклама|sponsored|sponsored content|paid content)$/i;
 const COPYRIGHT = /©|\bcopyright\b|all rights reserved/i;
 
-export function pruneContent(content: Element, title: string | null): void {
+/**
+ * `thread`: the content is a discussion's posts (see removeBoilerplate); there a box opening with an
+ * image is a post beside its author's avatar, not a captioned photo.
+ */
+export function pruneContent(content: Element, title: string | null, thread = false): void {
   const stats = measureTree(content);
   keepFirstArticle(content, stats);
-  prune(content, stats, normalizeTitle(title));
+  prune(content, stats, normalizeTitle(title), thread);
 }
 
 /**
@@ -40,7 +44,7 @@ function normalizeTitle(title: string | null): string | null {
   return title ? normalizeSpace(title).toLowerCase() : null;
 }
 
-function prune(el: Element, stats: Map<Element, TextStats>, title: string | null): void {
+function prune(el: Element, stats: Map<Element, TextStats>, title: string | null, thread: boolean): void {
   const children = childElements(el);
   for (const child of children) {
     const tag = child.tagName;
@@ -55,14 +59,14 @@ function prune(el: Element, stats: Map<Element, TextStats>, title: string | null
         continue;
       }
       const linkBlock = isLinkBlock(tag, s.text, s.linked / s.text) || isLabelledLink(child, tag, s);
-      if (linkBlock || isNoticeBlock(child, s.text) || isTitleHeading(child, tag, title) || isCaptionedImage(child, s.text, stats)) {
+      if (linkBlock || isNoticeBlock(child, s.text) || isTitleHeading(child, tag, title) || (!thread && isCaptionedImage(child, s.text, stats))) {
         // "Read also:" before a removed link list introduces nothing any more.
         if (linkBlock) removeLabel(child.previousElementSibling, stats);
         child.remove();
         continue;
       }
     }
-    prune(child, stats, title);
+    prune(child, stats, title, thread);
   }
 }
 
