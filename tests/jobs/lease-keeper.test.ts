@@ -54,20 +54,20 @@ describe("LeaseKeeper on PostgreSQL", () => {
   });
 
   it("a task checking its claim while the timer renews every held lease keeps its page", async () => {
-    // A 150 ms lease: the timer renews every 50 ms, so the task's checks meet it again and again.
-    const keeper = new LeaseKeeper(store, 150, () => Date.now(), true);
-    const { task, lease } = await claimed(150);
+    // A 600 ms lease: the timer renews every 200 ms, so the task's checks meet it again and again.
+    const keeper = new LeaseKeeper(store, 600, () => Date.now(), true);
+    const { task, lease } = await claimed(600);
     const beat = keeper.heartbeat(task, lease);
     const answers: boolean[] = [];
     try {
-      for (const end = Date.now() + 1500; Date.now() < end && !answers.includes(false); ) answers.push(await beat.holds());
+      for (const end = Date.now() + 2000; Date.now() < end && !answers.includes(false); ) answers.push(await beat.holds());
     } finally {
       beat.stop();
     }
     expect(answers.length).toBeGreaterThan(20);
     expect(answers.filter((a) => !a)).toEqual([]);
     // Still this task's: nobody else could claim it meanwhile.
-    expect(await store.claim(task, Date.now(), 150)).toBe(false);
+    expect(await store.claim(task, Date.now(), 600)).toBe(false);
   });
 
   it("a lease that really ran out (taken by another worker) is reported lost", async () => {
