@@ -12,8 +12,7 @@ import { decodeHtml } from "../extract/decode-html.ts";
 import { periodOf, WINDOW_MS } from "../limits/period.ts";
 import { checkUrl } from "../net/url-policy.ts";
 import type { AllowList } from "../net/allow-list.ts";
-import { PageFetchError } from "../net/fetch-errors.ts";
-import { ApiError } from "../errors.ts";
+import { failureCode } from "../net/fetch-errors.ts";
 import type { Plan } from "../limits/plans.ts";
 import type { Ports } from "../ports.ts";
 import { readJobPage } from "../operations/scrape/scrape.ts";
@@ -66,9 +65,7 @@ function failedPage(url: string, statusCode: number, error: string, data: Record
 
 /** The reason a fetch failed, as a short code (the public error code of the failure). */
 function failureOf(err: unknown): string {
-  if (err instanceof PageFetchError || err instanceof HostDown) return err.code;
-  if (err instanceof ApiError) return err.code;
-  return "upstream_error";
+  return err instanceof HostDown ? err.code : failureCode(err);
 }
 
 /**

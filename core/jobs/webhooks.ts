@@ -19,12 +19,7 @@
 import type { Logger, Metrics, PagePort } from "../ports.ts";
 import type { JobRecord, WebhookEvent } from "./model.ts";
 import type { Delivery, JobStore, WebhookFailure } from "./ports.ts";
-import { ApiError } from "../errors.ts";
-
-/** A failed attempt's short code, as a crawl's failed pages give theirs: the fetch's error code (timeout, url_not_allowed, upstream_error…). */
-function failureCode(err: unknown): string {
-  return err instanceof ApiError ? err.code : "upstream_error";
-}
+import { failureCode } from "../net/fetch-errors.ts";
 
 export interface WebhookOptions {
   attempts?: number;

@@ -103,3 +103,8 @@ function formatBytes(n: number): string {
   if (n >= 1024 && n % 1024 === 0) return `${n / 1024} KiB`;
   return `${n} bytes`;
 }
+
+/** A failed request's short public code, as a job records it: the error's own code, else `upstream_error`. */
+export function failureCode(err: unknown): string {
+  return err instanceof ApiError ? err.code : "upstream_error";
+}
