@@ -30,6 +30,8 @@ export type AppEnv = {
     refund: (() => Promise<void>) | undefined;
     /** Set by the error handler when the answer refuses the request before any work (counts toward nothing). */
     refused: boolean | undefined;
+    /** Set by admission when the client left before its answer was ready, so its reservation was released uncharged. */
+    clientGone: boolean | undefined;
     /** The matched route's pattern (`/v1/keys/:key_id`), for metrics; unset when nothing matched. */
     route: string | undefined;
   };

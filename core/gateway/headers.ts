@@ -68,7 +68,7 @@ export function gatewayHeaders(clock: Clock, logger: Logger, plans: PlanTable, m
       duration_ms: Math.round(seconds * 10_000) / 10,
       ...(auth ? { key_id: auth.key.id, account: auth.account.name } : {}),
       // The status above never reached the client; gone before its answer was ready, it was not charged (gateway/guard.ts).
-      ...(c.get("limits") && c.req.raw.signal.aborted ? { client_gone: true } : {}),
+      ...(c.get("clientGone") ? { client_gone: true } : {}),
     }, "request");
   };
 }
