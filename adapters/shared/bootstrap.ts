@@ -9,6 +9,7 @@ import memoryDriver from "unstorage/drivers/memory";
 import { ConfigError, type Config } from "../../core/config.ts";
 import type { CachePort, Clock, Counters, FetchPort, KeyStore, Logger, PagePort, Ports, SourceRegistry } from "../../core/ports.ts";
 import { KvKeyStore } from "../storage/kv-key-store.ts";
+import { coalesced } from "../storage/coalesce.ts";
 import { KvSources } from "../storage/kv-sources.ts";
 import { LruCache, type CacheLimits } from "../storage/lru-cache.ts";
 import { MemoryCounters } from "../storage/memory-counters.ts";
@@ -143,7 +144,8 @@ async function postgresStores(config: Config, logger: Logger, clock: Clock): Pro
   const jobStore = new PgJobStore(pgDriver(pgh.pool), (raw, tasks) => queue.enqueueWith(raw, tasks));
   await jobStore.init(false);
   return {
-    keys: new KvKeyStore(kv, () => pgh.keysVersion()),
+    // One version read (and one ping) per turn of the event loop, shared by that turn's requests (coalesce.ts).
+    keys: new KvKeyStore(kv, coalesced(() => pgh.keysVersion()), coalesced(async () => void (await kv.hasItem("ping")))),
     counters: redis ? new RedisCounters(redis, pgh.pool) : new PgCounters(pgh.pool),
     cache: cache ?? new LruCache(() => clock.now(), config.cache),
     sources: new KvSources(kv, () => clock.now()),
@@ -179,7 +181,9 @@ async function sqliteStores(config: Config, runtime: RuntimeParts, clock: Clock,
   // Changes whenever another connection (the CLI, another process) commits to the file.
   const dataVersion = sqlite.sync.prepare("PRAGMA data_version");
   return {
-    keys: new KvKeyStore(kv, () => Number(dataVersion.get()?.data_version), sqliteProbe(sqlite, sql, clock)),
+    // Each is read once per turn of the event loop, for all the requests that asked in it (coalesce.ts):
+    // the pragma costs a WAL read lock, the probe a write.
+    keys: new KvKeyStore(kv, coalesced(() => Number(dataVersion.get()?.data_version)), coalesced(sqliteProbe(sqlite, sql, clock))),
     counters: new SqliteCounters(sqlite.sync),
     cache: new LruCache(() => clock.now(), config.cache),
     sources: new KvSources(kv, () => clock.now()),

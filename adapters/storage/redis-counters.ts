@@ -16,6 +16,7 @@
  *   it is read for reports, never for admission, so Redis holds nothing more per key.
  * - While Redis is unreachable, admissions fail (503 service_unavailable): never unlimited.
  */
+import { coalesced } from "./coalesce.ts";
 import type { Redis } from "ioredis";
 import type pg from "pg";
 import { StorageError } from "../../core/errors.ts";
@@ -105,8 +106,11 @@ export class RedisCounters implements Counters {
     private readonly opts: { redisClock: boolean } = { redisClock: true },
   ) {}
 
-  async ping(): Promise<void> {
-    await this.redis.ping();
+  /** /health's check: one PING per turn of the event loop, for every request that asked in it (coalesce.ts). */
+  private readonly pingOnce = coalesced(async () => void (await this.redis.ping()));
+
+  ping(): Promise<void> {
+    return this.pingOnce();
   }
 
   private keys(keyId: string, period: string): [string, string, string] {
