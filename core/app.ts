@@ -116,8 +116,9 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
   const compat = compatRoutes(() => app, deps, auth, routes, services.accountPlans);
   for (const r of compat) app.on([r.method], [r.path], r.handler);
 
-  const document = openApiDocument(routes, config.version, apiGuide(routes, config.plans, config.ipRate));
-  app.get("/openapi.json", (c) => (c.set("route", "/openapi.json"), c.json(document)));
+  // The document does not change while the server runs: serialized once.
+  const document = JSON.stringify(openApiDocument(routes, config.version, apiGuide(routes, config.plans, config.ipRate)));
+  app.get("/openapi.json", (c) => (c.set("route", "/openapi.json"), c.body(document, 200, { "Content-Type": "application/json" })));
   mountDashboard(app);
   mountDocs(app, ports.docsAssets);
   const known = [...[...routes, ...compat.filter((r) => !r.fallback)].map((r) => ({ method: r.method, path: r.path })), { method: "GET", path: "/openapi.json" }];

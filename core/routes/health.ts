@@ -44,6 +44,19 @@ export const HealthRecord = v.object({
   backends: v.optional(v.record(v.string(), BackendState)),
 });
 
+/** How long /health reuses the cache's size and the sources count it read. */
+export const HEALTH_STATS_MS = 2_000;
+
+/** The last answer of `read` while it is younger than HEALTH_STATS_MS (on the monotonic clock), one read at a time. */
+function recent<T>(read: () => Promise<T>): () => Promise<T> {
+  let last: { at: number; value: Promise<T> } | null = null;
+  return () => {
+    const at = performance.now();
+    if (!last || at - last.at >= HEALTH_STATS_MS) last = { at, value: read() };
+    return last.value;
+  };
+}
+
 /** Backend states that do not make the service degraded: `unknown` has simply seen no traffic yet. */
 const HEALTHY_BACKEND = new Set(["ok", "unknown", "disabled"]);
 
@@ -75,14 +88,21 @@ export function healthRoutes({ ports, config }: AppDeps, probes: HealthProbes, s
     return "the database does not answer";
   }
 
+  // Health is what load balancers poll. The database and the limits store are asked on every
+  // request (the stores share one probe among the requests of a turn of the event loop); the
+  // cache's size and the count of sources tracked are for reading, cost a scan (Redis, the source
+  // table), and are kept for a few seconds.
+  const cacheStats = recent(() => timed(() => ports.cache.stats()));
+  const sourceCount = recent(() => timed(() => ports.sources.count()));
+
   async function handler(c: Context<AppEnv>) {
     const now = ports.clock.now();
     const counters = ports.counters;
     const [db, limits, cache, sources, metasearch] = await Promise.all([
       timed(() => ports.keys.ping()),
       counters.ping ? timed(() => counters.ping!()) : Promise.resolve(null),
-      timed(() => ports.cache.stats()),
-      timed(() => ports.sources.count()),
+      cacheStats(),
+      sourceCount(),
       probes.metasearch ? timed(probes.metasearch) : Promise.resolve(null),
     ]);
     const backends = probes.backends?.() ?? {};
