@@ -8,6 +8,7 @@
 import sqliteConnector from "db0/connectors/bun-sqlite";
 import type { RuntimeParts } from "../shared/bootstrap.ts";
 import { webSpawner } from "../extract/spawn.ts";
+import { cachedStatements } from "../shared/statement-cache.ts";
 import { abandon, announce, listenFailure, prepare, shutdown, StartupError } from "../shared/start.ts";
 
 declare const Bun: {
@@ -19,7 +20,8 @@ declare const Bun: {
 };
 
 const runtime: RuntimeParts = {
-  sqlite: (opts) => sqliteConnector({ path: opts.path }),
+  // Prepared once per SQL text (shared/statement-cache.ts): db0 prepares a statement per query.
+  sqlite: (opts) => cachedStatements(sqliteConnector({ path: opts.path })),
   extractWorkers: async () => webSpawner(),
   remoteAddress: (req, server) => (server as ReturnType<typeof Bun.serve>).requestIP(req)?.address,
 };

@@ -6,6 +6,7 @@ import type { Env } from "../../core/config.ts";
 import type { RuntimeParts } from "../shared/bootstrap.ts";
 import { abandon, announce, listenFailure, prepare, shutdown } from "../shared/start.ts";
 import { guardConnections } from "./connections.ts";
+import { cachedStatements } from "../shared/statement-cache.ts";
 import { nodeSpawner } from "../extract/spawn.ts";
 
 /** Heap limit of one extraction worker; a page that needs more is extracted in process. */
@@ -20,7 +21,8 @@ const EXTRACT_WORKER_OLD_SPACE_MB = 512;
 const EXTRACT_WORKER_YOUNG_SPACE_MB = 16;
 
 export const nodeRuntime: RuntimeParts = {
-  sqlite: (opts) => sqliteConnector(opts),
+  // Prepared once per SQL text (shared/statement-cache.ts): db0 prepares a statement per query.
+  sqlite: (opts) => cachedStatements(sqliteConnector(opts)),
   extractWorkers: () => nodeSpawner(EXTRACT_WORKER_OLD_SPACE_MB, EXTRACT_WORKER_YOUNG_SPACE_MB),
   remoteAddress: (_req, env) => (env as HttpBindings | undefined)?.incoming?.socket?.remoteAddress,
 };

@@ -30,7 +30,12 @@ export class FdDestination {
     }
     this.queue.push(line);
     this.queuedBytes += line.length;
-    if (!this.writing) this.next();
+    if (!this.writing) {
+      // The lines of one turn of the event loop go out in one write, at its end: a write per
+      // line cost a system call and a thread-pool round trip per request.
+      this.writing = true;
+      setImmediate(() => this.next());
+    }
     return true;
   }
 
