@@ -1,12 +1,21 @@
 // The footprint benchmarks' baseline: a bare Hono app on the runtime's own server (Deno.serve,
 // Bun.serve, @hono/node-server on Node), plain JavaScript so Node loads no TypeScript for it.
-// GET /health answers {"status":"ok"}; POST /v1/scrape echoes the URL. Listens on $PORT (0 =
+// GET /health answers {"status":"ok"}; POST /v1/scrape echoes the URL; GET /openapi.json, with
+// BARE_DOCUMENT set, sends that file. Listens on $PORT (0 =
 // any free port) and prints `READY <url>`.
 import { Hono } from "hono";
 
 const app = new Hono();
 app.get("/health", (c) => c.json({ status: "ok" }));
 app.post("/v1/scrape", async (c) => c.json({ url: (await c.req.json()).url }));
+// The gateway benchmark's baseline for a large constant answer: the bytes of a file (BARE_DOCUMENT),
+// read once and sent as they are.
+const documentPath = globalThis.Deno?.env.get("BARE_DOCUMENT") ?? globalThis.process?.env.BARE_DOCUMENT;
+if (documentPath) {
+  const { readFileSync } = await import("node:fs");
+  const document = readFileSync(documentPath, "utf8");
+  app.get("/openapi.json", (c) => c.body(document, 200, { "Content-Type": "application/json" }));
+}
 const port = Number(globalThis.Deno?.env.get("PORT") ?? globalThis.process?.env.PORT ?? 0);
 const ready = (p) => console.log(`READY http://127.0.0.1:${p}`);
 
