@@ -1,10 +1,13 @@
 /** pino, one JSON line per event, with secrets redacted even if a caller passes one by mistake. */
-import { write as fsWrite } from "node:fs";
+import { write as fsWrite, writeSync } from "node:fs";
 import pino from "pino";
 import type { Logger } from "../../core/ports.ts";
 
 /** Lines waiting for a slow reader beyond this are dropped rather than held in memory. */
 const MAX_QUEUED_BYTES = 4 * 1024 * 1024;
+/** Lines are written together: at most this long after the first one waiting, or once this many bytes wait. */
+const BATCH_MS = 10;
+const BATCH_BYTES = 64 * 1024;
 
 /**
  * Writes log lines to a file descriptor without ever blocking the process or its exit.
@@ -30,13 +33,35 @@ export class FdDestination {
     }
     this.queue.push(line);
     this.queuedBytes += line.length;
-    if (!this.writing) {
-      // The lines of one turn of the event loop go out in one write, at its end: a write per
-      // line cost a system call and a thread-pool round trip per request.
-      this.writing = true;
-      setImmediate(() => this.next());
+    // Lines go out together, at most BATCH_MS after the first of them or once BATCH_BYTES wait:
+    // a write per line cost a system call and a thread-pool round trip per request (on Bun, a
+    // traced fs.write: a tenth of a request's CPU).
+    if (!this.writing && (this.queuedBytes >= BATCH_BYTES || !this.timer)) {
+      if (this.queuedBytes >= BATCH_BYTES) this.writeNow();
+      else (this.timer = setTimeout(() => this.writeNow(), BATCH_MS)).unref?.();
     }
     return true;
+  }
+
+  private timer: ReturnType<typeof setTimeout> | null = null;
+
+  private writeNow(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (!this.writing) this.next();
+  }
+
+  /** What is still queued, written at once (process exit): lines a pipe cannot take now are dropped. */
+  writeSyncQueued(): void {
+    if (this.writing || this.broken || !this.queue.length) return;
+    const chunk = this.queue.join("");
+    this.queue = [];
+    this.queuedBytes = 0;
+    try {
+      writeSync(this.fd, chunk);
+    } catch {
+      // EAGAIN on a full pipe, EPIPE on a closed one: nothing more to do on the way out.
+    }
   }
 
   private next(): void {
@@ -72,6 +97,7 @@ export class FdDestination {
   }
 
   flush(ms = 1000): Promise<void> {
+    if (this.timer) this.writeNow();
     if (!this.writing) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(resolve, ms);
@@ -83,16 +109,50 @@ export class FdDestination {
   }
 }
 
+export const REDACTED = "[redacted]";
+const SECRET = new Set(["authorization", "key", "secret"]);
+
+/**
+ * A log object with secrets censored, even if a caller passed one by mistake: `authorization`,
+ * `key` and `secret` at the top, `key` and `secret` one level down, `headers.authorization` and
+ * `req.headers.authorization`. The object is copied only when it holds one. Checked by hand: pino's
+ * path redaction cost a twentieth of a request's CPU on every line, for lines that nearly never
+ * hold a secret.
+ */
+export function redactSecrets(obj: Record<string, unknown>): Record<string, unknown> {
+  let out = obj;
+  const censor = (k: string, value: unknown) => {
+    if (out === obj) out = { ...obj };
+    out[k] = value;
+  };
+  for (const k in obj) {
+    const v = obj[k];
+    if (SECRET.has(k)) {
+      if (v !== undefined) censor(k, REDACTED);
+    } else if (v !== null && typeof v === "object" && !Array.isArray(v)) {
+      const inner = v as Record<string, unknown>;
+      const headers = k === "req" ? (inner.headers as Record<string, unknown> | undefined) : undefined;
+      const nested = inner.key !== undefined || inner.secret !== undefined || (k === "headers" && inner.authorization !== undefined) ||
+        (headers !== null && typeof headers === "object" && headers.authorization !== undefined);
+      if (!nested) continue;
+      const copy: Record<string, unknown> = { ...inner };
+      if (copy.key !== undefined) copy.key = REDACTED;
+      if (copy.secret !== undefined) copy.secret = REDACTED;
+      if (k === "headers" && copy.authorization !== undefined) copy.authorization = REDACTED;
+      if (k === "req" && headers !== null && typeof headers === "object" && headers.authorization !== undefined) copy.headers = { ...headers, authorization: REDACTED };
+      censor(k, copy);
+    }
+  }
+  return out;
+}
+
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   return pino(
     {
       level,
       base: undefined,
       timestamp: pino.stdTimeFunctions.isoTime,
-      redact: {
-        paths: ["authorization", "headers.authorization", "req.headers.authorization", "key", "secret", "*.key", "*.secret"],
-        censor: "[redacted]",
-      },
+      formatters: { log: redactSecrets },
     },
     destination,
   );
@@ -101,5 +161,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
 /** The servers' logger: JSON lines on stdout through an FdDestination, and a bounded flush for shutdown. */
 export function createStdoutLogger(level: string): { logger: Logger; flush(ms?: number): Promise<void> } {
   const out = new FdDestination(1);
+  // A process that ends without stopping (an uncaught error) still leaves the lines it had queued.
+  process.once("exit", () => out.writeSyncQueued());
   return { logger: createLogger(level, out), flush: (ms) => out.flush(ms) };
 }
