@@ -180,16 +180,24 @@ async function sqliteStores(config: Config, runtime: RuntimeParts, clock: Clock,
   await jobStore.init(worker);
   // Changes whenever another connection (the CLI, another process) commits to the file.
   const dataVersion = sqlite.sync.prepare("PRAGMA data_version");
+  const counters = new SqliteCounters(sqlite.sync);
   return {
     // Each is read once per turn of the event loop, for all the requests that asked in it (coalesce.ts):
     // the pragma costs a WAL read lock, the probe a write.
     keys: new KvKeyStore(kv, coalesced(() => Number(dataVersion.get()?.data_version)), coalesced(sqliteProbe(sqlite, sql, clock))),
-    counters: new SqliteCounters(sqlite.sync),
+    counters,
     cache: new LruCache(() => clock.now(), config.cache),
     sources: new KvSources(kv, () => clock.now()),
     jobs: { store: jobStore },
     describe: `SQLite at ${sqlite.path}`,
-    close: () => sqlite.close(),
+    close: () => {
+      try {
+        counters.flushNow();
+      } catch {
+        // a file that cannot be written at the end: its window hits were all there was to lose
+      }
+      return sqlite.close();
+    },
   };
 }
 

@@ -11,6 +11,9 @@ import { parseTicket, type AdmitRequest, type AdmitResult, type Counters, type D
 import { MemoryCounters } from "./memory-counters.ts";
 
 type Row = Record<string, unknown>;
+
+/** Window hits with no commit to ride along with are written at most this long after they were admitted. */
+export const HIT_FLUSH_MS = 250;
 export interface SyncStatement {
   get(...params: unknown[]): Row | undefined | null;
   all(...params: unknown[]): Row[];
@@ -75,8 +78,13 @@ export class SqliteCounters implements Counters {
   async admit(req: AdmitRequest): Promise<AdmitResult> {
     if (!this.mem.holds(req.keyId) || !this.mem.holds(req.keyId, req.period)) this.load(req.keyId, req.period, req.now, req.windowMs);
     const result = this.mem.admitNow(req);
-    // The window is only read back after a restart: its write rides along with the next commit.
-    if (result.ok && req.window !== false) this.write({ kind: "hit", keyId: req.keyId, ms: req.now, windowMs: req.windowMs }).catch(() => {});
+    // The window is only read back after a restart: its write rides along with the next commit,
+    // or goes within HIT_FLUSH_MS when none comes (a transaction per turn of unmetered reads cost
+    // more than the reads). A crash loses at most that much of the window, never a counted unit.
+    if (result.ok && req.window !== false) {
+      this.queue.push({ kind: "hit", keyId: req.keyId, ms: req.now, windowMs: req.windowMs });
+      if (!this.scheduled && !this.hitTimer) (this.hitTimer = setTimeout(() => this.flushHits(), HIT_FLUSH_MS)).unref?.();
+    }
     return result;
   }
 
@@ -119,6 +127,20 @@ export class SqliteCounters implements Counters {
     return { used: Object.values(groups).reduce((a, b) => a + b, 0), groups };
   }
 
+  private hitTimer: ReturnType<typeof setTimeout> | null = null;
+
+  private flushHits(): void {
+    this.hitTimer = null;
+    if (!this.scheduled && this.queue.length) this.flush();
+  }
+
+  /** Writes what is queued now (at close: the window hits still waiting). */
+  flushNow(): void {
+    if (this.hitTimer) clearTimeout(this.hitTimer);
+    this.hitTimer = null;
+    if (this.queue.length) this.flush();
+  }
+
   /** Queues a write; resolves once the transaction holding it has committed. */
   private write(op: Op): Promise<void> {
     this.queue.push(op);
@@ -133,6 +155,12 @@ export class SqliteCounters implements Counters {
   }
 
   private flush(): void {
+    if (this.hitTimer) clearTimeout(this.hitTimer);
+    this.hitTimer = null;
+    if (!this.queue.length) {
+      this.scheduled = false;
+      return;
+    }
     const ops = this.queue;
     const waiters = this.waiters;
     this.queue = [];
