@@ -38,7 +38,8 @@ export function jsonBody<S extends v.GenericSchema>(schema: S): MiddlewareHandle
     const declared = Number(c.req.header("content-length") ?? "0");
     if (declared > MAX_BODY_BYTES) throw tooLarge();
     refuseEncoded(c.req.header("content-encoding"));
-    const raw = c.req.raw.body ? await readCapped(c.req.raw.body) : "";
+    const stream = c.req.raw.body;
+    const raw = stream ? await readCapped(stream) : "";
     const type = c.req.header("content-type");
     if (raw.trim() === "") throw new ApiError("invalid_request", "A JSON request body is required.");
     if (!type || !/^application\/json\s*(;|$)/i.test(type)) {

@@ -1,0 +1,193 @@
+/**
+ * The gateway's per-request work, counted, not timed (issue #33): an authenticated request costs
+ * what is stated here, and a change that adds a SQL statement, a timer or a read of the client's
+ * signal to every request fails this file whatever the machine's speed. The app runs in process
+ * on real SQLite (better-sqlite3, as `quarry serve` on Node opens it), the driver wrapped to count
+ * every statement executed; requests go through app.fetch, 50 at once as a loaded server
+ * receives them in one turn of its event loop, then one at a time.
+ *
+ * Budgets (after a warm-up request, key known):
+ * - GET /v1/usage and GET /v1/keys, 50 at once: one `PRAGMA data_version` for all of them (the
+ *   key store's change mark is read once per turn, after every request of the turn arrived); no
+ *   other statement for /v1/usage, two reads of the key index per /v1/keys (its keys and their
+ *   last use); no read of a request's signal or body; one setImmediate and at most one timer for
+ *   the 50.
+ * - GET /v1/usage one at a time: one statement each (the mark), none else.
+ * - A metered POST, 50 at once: the units are committed in group transactions (BEGIN, the month's
+ *   and the day's count, the window's expiry, COMMIT: 5 statements, and a window row per distinct
+ *   millisecond of admission), at most 2 of them for the 50; each request reads its body and its
+ *   signal once.
+ * - GET /health, 50 at once: one probe write for all of them; the cache and sources counts not
+ *   read again within 2 s.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import sqliteConnector from "db0/connectors/better-sqlite3";
+import type { Connector } from "db0";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createQuarry, type Quarry } from "../../core/app.ts";
+import { parseConfig } from "../../core/config.ts";
+import { createKey, ensureAccount } from "../../core/keys/service.ts";
+import { buildPorts, type Built } from "../../adapters/shared/bootstrap.ts";
+import { cachedStatements } from "../../adapters/shared/statement-cache.ts";
+import { nodeRuntime } from "../../adapters/node/server.ts";
+import { MemoryLogger } from "../helpers/app.ts";
+import { echoOperation } from "../helpers/test-operation.ts";
+
+/** Every SQL statement run on the database, by its text. */
+const executed: string[] = [];
+
+function countingConnector(inner: Connector): Connector {
+  const wrapStatement = (sql: string, st: Record<string, (...a: unknown[]) => unknown>) =>
+    new Proxy(st, {
+      get(target, prop, receiver) {
+        const v = Reflect.get(target, prop, receiver);
+        if (typeof v !== "function") return v;
+        if (prop === "run" || prop === "get" || prop === "all" || prop === "iterate") {
+          return (...args: unknown[]) => (executed.push(sql), v.apply(target, args));
+        }
+        return v.bind(target);
+      },
+    });
+  const wrapDb = (db: Record<string, (...a: unknown[]) => unknown>) =>
+    new Proxy(db, {
+      get(target, prop, receiver) {
+        const v = Reflect.get(target, prop, receiver);
+        if (prop === "prepare") return (sql: string) => wrapStatement(sql, v.call(target, sql) as never);
+        if (prop === "exec") return (sql: string) => (executed.push(sql), v.call(target, sql));
+        return typeof v === "function" ? v.bind(target) : v;
+      },
+    });
+  let wrapped: unknown;
+  return { ...inner, getInstance: async () => (wrapped ??= wrapDb((await inner.getInstance()) as never)) };
+}
+
+let built: Built;
+let quarry: Quarry;
+let secret: string;
+let dir: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "quarry-budget-"));
+  const config = parseConfig({
+    QUARRY_DATA_DIR: dir, QUARRY_IP_RATE: "off",
+    QUARRY_PLANS: '{"enterprise":{"per_minute":1000000000}}',
+  }, "test");
+  built = await buildPorts(config, { ...nodeRuntime, sqlite: (opts) => cachedStatements(countingConnector(sqliteConnector(opts))) }, new MemoryLogger());
+  quarry = createQuarry(built.ports, config, { operations: () => echoOperation() });
+  await ensureAccount(built.ports.keys, "acme", "enterprise", config.plans, Date.now());
+  secret = (await createKey(built.ports.keys, { account: "acme", name: "budget", scopes: ["search", "keys"] }, Date.now())).key;
+});
+
+afterAll(async () => {
+  await quarry?.stop();
+  await quarry?.drain();
+  await built?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** What requests read of the Request the server handed in: on @hono/node-server `signal` and `body` build a whole Request. */
+interface Reads { signal: number; body: number }
+
+function request(path: string, reads: Reads, init: { method?: string; body?: string; auth?: boolean } = {}): Request {
+  const headers: Record<string, string> = {};
+  if (init.auth !== false) headers.authorization = `Bearer ${secret}`;
+  if (init.body) headers["content-type"] = "application/json";
+  const real = new Request(`http://127.0.0.1${path}`, { method: init.method ?? "GET", headers, body: init.body });
+  return new Proxy(real, {
+    get(target, prop) {
+      if (prop === "signal") reads.signal++;
+      if (prop === "body") reads.body++;
+      const v = Reflect.get(target, prop, target);
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+}
+
+interface Spent { statements: string[]; reads: Reads; immediates: number; timeouts: number }
+
+/** Sends `n` requests in one go (or one after another) and counts what answering them took, until all are answered. */
+async function spend(n: number, make: (reads: Reads) => Request, together = true): Promise<Spent> {
+  const reads: Reads = { signal: 0, body: 0 };
+  const immediate = vi.spyOn(globalThis, "setImmediate");
+  const timeout = vi.spyOn(globalThis, "setTimeout");
+  const from = executed.length;
+  try {
+    const answer = async (req: Request) => {
+      const res = await quarry.app.fetch(req);
+      expect(res.status, await res.clone().text()).toBeLessThan(300);
+      await res.arrayBuffer();
+    };
+    if (together) await Promise.all(Array.from({ length: n }, () => answer(make(reads))));
+    else for (let i = 0; i < n; i++) await answer(make(reads));
+    return { statements: executed.slice(from), reads, immediates: immediate.mock.calls.length, timeouts: timeout.mock.calls.length };
+  } finally {
+    immediate.mockRestore();
+    timeout.mockRestore();
+  }
+}
+
+const DATA_VERSION = "PRAGMA data_version";
+const other = (s: Spent) => s.statements.filter((sql) => sql !== DATA_VERSION);
+
+describe("the gateway's work per authenticated request (budgets in the file's header)", () => {
+  beforeAll(async () => {
+    // Warm-up: the key is looked up, the month's counts read, last_used_at written once.
+    await spend(1, (r) => request("/v1/usage", r));
+    await spend(1, (r) => request("/v1/keys", r));
+    await spend(1, (r) => request("/v1/test/echo", r, { method: "POST", body: '{"query":"warm"}' }));
+    await spend(1, (r) => request("/health", r, { auth: false }));
+    await new Promise((r) => setTimeout(r, 300));
+  });
+
+  it("GET /v1/usage, 50 at once: one mark read for all, nothing else from SQLite, no signal or body, one immediate", async () => {
+    const s = await spend(50, (r) => request("/v1/usage", r));
+    expect(s.statements.filter((sql) => sql === DATA_VERSION)).toHaveLength(1);
+    expect(other(s)).toEqual([]);
+    expect(s.reads).toEqual({ signal: 0, body: 0 });
+    expect(s.immediates).toBe(1);
+    expect(s.timeouts).toBeLessThanOrEqual(1);
+  });
+
+  it("GET /v1/usage, one at a time: the mark and nothing else per request", async () => {
+    const s = await spend(20, (r) => request("/v1/usage", r), false);
+    expect(s.statements.filter((sql) => sql === DATA_VERSION)).toHaveLength(20);
+    expect(other(s).filter((sql) => !/lastused/.test(sql) && !/INSERT INTO "?quarry_kv/.test(sql))).toEqual([]);
+    // last_used_at: at most one write a second per key.
+    expect(other(s).length).toBeLessThanOrEqual(2);
+    expect(s.reads).toEqual({ signal: 0, body: 0 });
+  });
+
+  it("GET /v1/keys, 50 at once: one mark read, two key-index reads per request", async () => {
+    const s = await spend(50, (r) => request("/v1/keys", r));
+    expect(s.statements.filter((sql) => sql === DATA_VERSION)).toHaveLength(1);
+    expect(other(s).length).toBeLessThanOrEqual(50 * 3);
+    expect(s.reads).toEqual({ signal: 0, body: 0 });
+    expect(s.immediates).toBe(1);
+  });
+
+  it("a metered POST, 50 at once: at most two group commits, one body and one signal read each", async () => {
+    const s = await spend(50, (r) => request("/v1/test/echo", r, { method: "POST", body: '{"query":"q"}' }));
+    const commits = s.statements.filter((sql) => sql === "COMMIT").length;
+    expect(commits).toBeGreaterThanOrEqual(1);
+    expect(commits).toBeLessThanOrEqual(2);
+    expect(s.statements.filter((sql) => sql === DATA_VERSION)).toHaveLength(1);
+    // Per group commit: BEGIN, the month's and the day's count, the window's expiry, COMMIT, and
+    // one window row per distinct millisecond in which units were admitted.
+    const hits = other(s).filter((sql) => sql.startsWith("INSERT INTO quarry_window"));
+    expect(other(s).length - hits.length).toBeLessThanOrEqual(commits * 5);
+    expect(hits.length).toBeLessThanOrEqual(50);
+    expect(s.reads).toEqual({ signal: 50, body: 50 });
+  });
+
+  it("GET /health, 50 at once: one probe write for all", async () => {
+    await new Promise((r) => setTimeout(r, 2_100));
+    const first = await spend(50, (r) => request("/health", r, { auth: false }));
+    expect(first.statements.filter((sql) => /INSERT INTO quarry_probe/.test(sql))).toHaveLength(1);
+    const again = await spend(50, (r) => request("/health", r, { auth: false }));
+    // Within 2 s the cache and sources counts are not read again: the probe is all.
+    expect(again.statements.filter((sql) => !/quarry_probe/.test(sql))).toEqual([]);
+    expect(again.statements.length).toBeLessThanOrEqual(1);
+  });
+});
