@@ -48,7 +48,9 @@ describe.each(RUNTIMES)("a client that gives up, on %s", (runtime) => {
     await expect(scrape(AbortSignal.timeout(300))).rejects.toThrow();
     // Until the page has answered and the server has finished the work it no longer owes anyone.
     await expect.poll(() => answered, { timeout: 5_000 }).toBe(1);
-    await new Promise((r) => setTimeout(r, 500));
+    // Its log line is written once the gateway has settled its reservation (a loaded machine can
+    // take seconds more to extract the page: a fixed wait of 0.5 s was not always enough).
+    await expect.poll(() => server.output().includes('"path":"/v1/scrape"'), { timeout: 20_000 }).toBe(true);
     expect(await used()).toBe(0);
     // The log line says the answer never left, so it can be matched with the usage it did not add.
     const scrapes = server.output().split("\n").filter((l) => l.includes('"path":"/v1/scrape"'));
@@ -59,7 +61,9 @@ describe.each(RUNTIMES)("a client that gives up, on %s", (runtime) => {
     expect(res.status).toBe(200);
     expect(res.headers.get("x-ratelimit-remaining")).toBe("999");
     expect(await used()).toBe(1);
-    const last = server.output().split("\n").filter((l) => l.includes('"path":"/v1/scrape"')).at(-1)!;
+    const scrapeLines = () => server.output().split("\n").filter((l) => l.includes('"path":"/v1/scrape"'));
+    await expect.poll(() => scrapeLines().length, { timeout: 5_000 }).toBe(2);
+    const last = scrapeLines().at(-1)!;
     expect(JSON.parse(last).client_gone).toBeUndefined();
   }, 30_000);
 });
