@@ -179,6 +179,8 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
   let browser: Promise<{ browser: Browser; proxy: EgressProxy }> | null = null;
   let lastError: string | null = null;
   let closed = false;
+  // The running browser's proxy, for its socket counts.
+  let egress: EgressProxy | null = null;
 
   async function launch(): Promise<{ browser: Browser; proxy: EgressProxy }> {
     if (!options.executablePath) throw new ApiError("browser_unavailable", INSTALL_HINT);
@@ -210,6 +212,7 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
           ...(process.getuid?.() === 0 ? ["--no-sandbox"] : []),
         ],
       });
+      egress = proxy;
       b.on("disconnected", () => {
         options.logger.warn({}, "the browser exited; it is started again on the next render");
         forget(b);
@@ -436,6 +439,7 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
       if (lastError && !browser) return { status: "unavailable", pages_in_use: slots.inUse, max_pages: options.maxPages, error: lastError };
       return { status: "ok", pages_in_use: slots.inUse, max_pages: options.maxPages };
     },
+    egressSockets: () => egress?.sockets() ?? { client: 0, upstream: 0 },
     async close() {
       closed = true;
       const b = await browser?.catch(() => null);

@@ -151,6 +151,15 @@ export async function startRenderSite(): Promise<Site> {
     "/one-cdn": (_q, r) => r.writeHead(200, { "content-type": "text/html" }).end(page(
       `<article>${ARTICLE.map((p) => `<p>${p}</p>`).join("")}</article>` +
       Array.from({ length: 12 }, (_, i) => `<img src="http://cdn.test/img${i}.png"><script async src="https://cdn.test/s${i}.js"></script>`).join(""))),
+    // Thirty requests to a host that never answers (?port=): async scripts over http and https, and fetches.
+    "/hang-assets": (q, r) => {
+      const port = Number(new URL(q.url!, "http://x").searchParams.get("port"));
+      const at = `${SITE_HOST}:${port}`;
+      r.writeHead(200, { "content-type": "text/html" }).end(page(
+        `<article>${ARTICLE.map((p) => `<p>${p}</p>`).join("")}</article>` +
+        Array.from({ length: 10 }, (_, i) => `<script async src="http://${at}/s${i}.js"></script><script async src="https://${at}/t${i}.js"></script>`).join("") +
+        `<script>for (let i = 0; i < 10; i++) fetch("http://${at}/f" + i).catch(() => {});</script>`));
+    },
     "/redirect-private": (_q, r) => r.writeHead(302, { location: `http://${FORBIDDEN_HOST}:${fport}/secret` }).end(),
   };
   const server = createServer((req, res) => {

@@ -51,4 +51,6 @@ export interface RenderHealth {
 export interface RenderPort {
   render(req: RenderRequest): Promise<RenderedPage>;
   health(): RenderHealth;
+  /** For /metrics: sockets the browser's egress holds open, the browser's own and those to hosts. */
+  egressSockets?(): { client: number; upstream: number };
 }
