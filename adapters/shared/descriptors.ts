@@ -2,7 +2,7 @@
  * The process's open file descriptors against its soft limit, from Linux's /proc, for /health
  * (#28 item 2): a process out of descriptors fails every page fetch, render and database call with
  * EMFILE, whoever sent it, and nothing else in /health would show it. Elsewhere there is no probe
- * (/metrics still has prom-client's process_open_fds where the platform gives it).
+ * and /health says `unknown` (/metrics still has prom-client's process_open_fds where it can read it).
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 
@@ -15,8 +15,17 @@ export function softFileLimit(limits: string): number | null | undefined {
   return m[1] === "unlimited" ? null : Number(m[1]);
 }
 
+/**
+ * Undefined where it cannot be read: not Linux, or a runtime that keeps /proc from the server (Deno
+ * asks for --allow-all to read /proc/self).
+ */
 export function descriptorProbe(proc = "/proc/self"): DescriptorProbe | undefined {
-  if (!existsSync(`${proc}/fd`) || !existsSync(`${proc}/limits`)) return undefined;
+  try {
+    if (!existsSync(`${proc}/fd`) || !existsSync(`${proc}/limits`)) return undefined;
+    readdirSync(`${proc}/fd`);
+  } catch {
+    return undefined;
+  }
   // Kept from the last read that worked: at the limit, reading the file itself needs a descriptor.
   let limit: number | null = null;
   return () => {
