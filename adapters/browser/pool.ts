@@ -12,9 +12,9 @@ import { existsSync } from "node:fs";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { ApiError } from "../../core/errors.ts";
 import type { AllowList } from "../../core/net/allow-list.ts";
-import { EgressRefused, FetchTimeout, UpstreamNetworkError } from "../../core/net/fetch-errors.ts";
+import { BodyTooLarge, EgressRefused, FetchTimeout, UpstreamNetworkError } from "../../core/net/fetch-errors.ts";
 import type { Logger, RenderAction, RenderedPage, RenderPort, RenderRequest } from "../../core/ports.ts";
-import type { Resolver } from "../fetch/types.ts";
+import { DEFAULT_MAX_BYTES, type Resolver } from "../fetch/types.ts";
 import { memoResolver } from "./dns-memo.ts";
 import { checkTarget, startEgressProxy, type EgressProxy } from "./egress-proxy.ts";
 
@@ -27,11 +27,14 @@ const KNOWN_PATHS = ["/usr/bin/chromium-headless-shell", "/usr/bin/chromium", "/
   "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome", "/Applications/Chromium.app/Contents/MacOS/Chromium"];
 
 /**
- * The rendered document as HTML, run in the page. Open shadow roots (web components that write
- * their text there) are not in outerHTML; when the page has any, they are serialized in place as
- * declarative shadow roots (`<template shadowrootmode>`), which extraction reads as the host's content.
+ * The rendered document as HTML, run in the page, or only its size in UTF-8 bytes when that is
+ * over `maxBytes`: a page's script can make its document any size (one line made 40 MB), and a
+ * string handed back crosses to Node whole, where decoding and extracting it stalled every other
+ * request. Open shadow roots (web components that write their text there) are not in outerHTML;
+ * when the page has any, they are serialized in place as declarative shadow roots (`<template
+ * shadowrootmode>`), which extraction reads as the host's content.
  */
-function readDocument(): string {
+function readDocument(maxBytes: number): string | { bytes: number } {
   const root = document.documentElement;
   const doctype = document.doctype ? new XMLSerializer().serializeToString(document.doctype) : "";
   if (!root) return doctype;
@@ -43,9 +46,26 @@ function readDocument(): string {
     for (const el of Array.from(scope.querySelectorAll("*"))) if (el.shadowRoot) { shadows.push(el.shadowRoot); scopes.push(el.shadowRoot); }
   }
   const getHTML = (root as unknown as { getHTML?: (o: { shadowRoots: ShadowRoot[] }) => string }).getHTML;
-  if (!shadows.length || typeof getHTML !== "function") return doctype + root.outerHTML;
-  const open = (root.cloneNode(false) as Element).outerHTML.replace(/<\/html>$/i, "");
-  return `${doctype}${open}${getHTML.call(root, { shadowRoots: shadows })}</html>`;
+  let html: string;
+  if (!shadows.length || typeof getHTML !== "function") html = doctype + root.outerHTML;
+  else {
+    const open = (root.cloneNode(false) as Element).outerHTML.replace(/<\/html>$/i, "");
+    html = `${doctype}${open}${getHTML.call(root, { shadowRoots: shadows })}</html>`;
+  }
+  // Every UTF-16 unit is at least one byte and at most three: count only when it can matter.
+  if (html.length > maxBytes) return { bytes: html.length };
+  if (html.length * 3 <= maxBytes) return html;
+  let bytes = 0;
+  for (let i = 0; i < html.length; i++) {
+    const c = html.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < html.length) {
+      bytes += 4; // a surrogate pair: one four-byte character
+      i++;
+    } else bytes += 3;
+  }
+  return bytes > maxBytes ? { bytes } : html;
 }
 
 /**
@@ -74,6 +94,8 @@ export interface BrowserPoolOptions {
   resolver: Resolver;
   userAgent: string;
   logger: Logger;
+  /** Largest rendered document handed back, in UTF-8 bytes; the page fetcher's cap (10 MiB) by default. */
+  maxBytes?: number;
 }
 
 /** Longest one action may wait for its selector, ms (within what is left of the deadline). */
@@ -173,6 +195,7 @@ export interface BrowserPool extends RenderPort {
 }
 
 export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   const slots = new Semaphore(options.maxPages, options.maxPages);
   // One memo for the pool's life: the proxy of a relaunched browser keeps what was learnt.
   const resolver = memoResolver(options.resolver);
@@ -365,11 +388,12 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
       // Read in the page's own world: page.content() first injects Playwright's utility script,
       // which cost 0.1 to 1.8 s per page here; this is one call.
       // The page's scripts can tamper with what they see there, but only to spoil their own text.
-      const html = String(
-        await page.evaluate(readDocument).catch((err) => {
-          throw new UpstreamNetworkError("The rendered page could not be read.", err instanceof Error ? err.message.split("\n")[0]! : String(err));
-        }),
-      );
+      const read = await page.evaluate(readDocument, maxBytes).catch((err) => {
+        throw new UpstreamNetworkError("The rendered page could not be read.", err instanceof Error ? err.message.split("\n")[0]! : String(err));
+      });
+      // The static fetcher's cap and answer (422 unsupported_content), on what the browser would hand back.
+      if (typeof read !== "string") throw new BodyTooLarge(page.url(), maxBytes, read.bytes);
+      const html = read;
       const screenshot = req.screenshot ? new Uint8Array(await page.screenshot({ type: "png", timeout: left() })) : undefined;
       const contentType = response?.headers()["content-type"] ?? null;
       return { finalUrl: page.url(), status: response?.status() ?? 200, html, contentType, ...(screenshot ? { screenshot } : {}) };

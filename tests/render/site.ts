@@ -160,6 +160,22 @@ export async function startRenderSite(): Promise<Site> {
         Array.from({ length: 10 }, (_, i) => `<script async src="http://${at}/s${i}.js"></script><script async src="https://${at}/t${i}.js"></script>`).join("") +
         `<script>for (let i = 0; i < 10; i++) fetch("http://${at}/f" + i).catch(() => {});</script>`));
     },
+    // A few hundred bytes whose script makes the document ?n × 5 bytes long (#28 item 1: 8,000,000 made 40 MB).
+    "/huge-script": (q, r) => {
+      const n = Number(new URL(q.url!, "http://x").searchParams.get("n"));
+      r.writeHead(200, { "content-type": "text/html" }).end(page(`<main id="m"></main><script>document.getElementById("m").textContent = "word ".repeat(${n});</script>`));
+    },
+    // The same words in the static HTML.
+    "/huge-static": (q, r) => {
+      const n = Number(new URL(q.url!, "http://x").searchParams.get("n"));
+      r.writeHead(200, { "content-type": "text/html" }).end(page(`<main>${"word ".repeat(n)}</main>`));
+    },
+    // ?n paragraphs a script writes: small to send, slow to extract.
+    "/many-paragraphs": (q, r) => {
+      const n = Number(new URL(q.url!, "http://x").searchParams.get("n"));
+      const hide = new URL(q.url!, "http://x").searchParams.get("style") ?? "";
+      r.writeHead(200, { "content-type": "text/html" }).end(page(`<main id="m" style="${hide}"></main><script>document.getElementById("m").innerHTML = "<p>The keeper wrote a line.</p>".repeat(${n});</script>`));
+    },
     "/redirect-private": (_q, r) => r.writeHead(302, { location: `http://${FORBIDDEN_HOST}:${fport}/secret` }).end(),
   };
   const server = createServer((req, res) => {
