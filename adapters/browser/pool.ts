@@ -98,6 +98,8 @@ export interface BrowserPoolOptions {
   maxBytes?: number;
 }
 
+const REDIRECT_REFUSED = "The page redirected to an address Quarry does not fetch (private or non-public).";
+
 /** Longest one action may wait for its selector, ms (within what is left of the deadline). */
 const ACTION_TIMEOUT_MS = 5_000;
 /** Longest the renderer waits for the network to go quiet after the document is in, ms. */
@@ -336,6 +338,22 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
     let hop = req.url;
     page.on("request", (r) => void (r.isNavigationRequest() && r.frame() === page.mainFrame() && (hop = r.url())));
     const mark = proxy.refused.length;
+    // Whether the main frame's latest navigation was refused by the egress policy. Not only the
+    // first: a script (location.href), a meta refresh or a clicked link can take the page to a
+    // private address later, and the document read would then be the proxy's refusal or Chromium's
+    // error page, answered 200 and charged (#28 item 5). Such a page is refused as a redirect there is.
+    let navRefused: EgressRefused | null = null;
+    const mainNavigation = (r: { isNavigationRequest(): boolean; frame(): unknown }) => r.isNavigationRequest() && r.frame() === page.mainFrame();
+    page.on("response", (r) => {
+      if (!mainNavigation(r.request())) return;
+      const egress = new URL(r.url()).protocol === "http:" ? r.headers()["x-quarry-egress"] : undefined;
+      navRefused = egress === "refused" || egress === "unresolvable" ? new EgressRefused(REDIRECT_REFUSED, egress === "refused" ? "non_public_address" : "unresolvable") : null;
+    });
+    page.on("requestfailed", (r) => {
+      if (!mainNavigation(r)) return;
+      const why = r.failure()?.errorText ?? "";
+      if (/ERR_TUNNEL_CONNECTION_FAILED/.test(why) && refusedByPolicy(proxy, mark, r.url())) navRefused = new EgressRefused(REDIRECT_REFUSED, "non_public_address", why);
+    });
     const crashed = new Promise<never>((_, reject) =>
       page.on("crash", () => reject(new UpstreamNetworkError("The page crashed the browser tab while rendering (it used too much memory or crashed on purpose)."))),
     );
@@ -349,7 +367,7 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
       } catch (err) {
         const why = err instanceof Error ? err.message.split("\n")[0]! : String(err);
         if (/ERR_TUNNEL_CONNECTION_FAILED/.test(why) && refusedByPolicy(proxy, mark, hop)) {
-          throw new EgressRefused("The page redirected to an address Quarry does not fetch (private or non-public).", "non_public_address", why);
+          throw new EgressRefused(REDIRECT_REFUSED, "non_public_address", why);
         }
         if (/ERR_TUNNEL_CONNECTION_FAILED|ERR_PROXY/.test(why)) {
           // Quarry's egress proxy could not connect to the host, or the host's name did not resolve.
@@ -363,7 +381,7 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
       // The egress proxy's own answer, not the site's (it drops a site's header of that name; https answers never pass through it).
       const egress = response && new URL(response.url()).protocol === "http:" ? response.headers()["x-quarry-egress"] : undefined;
       if (egress === "refused" || egress === "unresolvable") {
-        throw new EgressRefused("The page redirected to an address Quarry does not fetch (private or non-public).", egress === "refused" ? "non_public_address" : "unresolvable");
+        throw new EgressRefused(REDIRECT_REFUSED, egress === "refused" ? "non_public_address" : "unresolvable");
       }
       if (egress === "unreachable") {
         const code = response!.headers()["x-quarry-egress-error"] ?? "";
@@ -385,6 +403,8 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
         await runAction(page, traffic, action, i, deadline);
       }
       stage.waiting = null;
+      // The page went on to an address the policy refuses: what is left to read is not the page.
+      if (navRefused) throw navRefused;
       // Read in the page's own world: page.content() first injects Playwright's utility script,
       // which cost 0.1 to 1.8 s per page here; this is one call.
       // The page's scripts can tamper with what they see there, but only to spoil their own text.

@@ -18,7 +18,7 @@ import { makeApp, MemoryLogger, type TestApp } from "../helpers/app.ts";
 import { renderResolver, SITE_HOST, startRenderSite, type Site } from "./site.ts";
 
 const CHROMIUM = findChromium(null);
-const ENV = { QUARRY_PLANS: '{"free":{"quota":1000,"per_minute":1000}}' };
+const ENV = { QUARRY_EGRESS_ALLOW: `${SITE_HOST}/32`, QUARRY_PLANS: '{"free":{"quota":1000,"per_minute":1000}}' };
 
 describe.skipIf(!CHROMIUM)("the browser under one tenant's attacks", () => {
   let site: Site;
@@ -55,10 +55,12 @@ describe.skipIf(!CHROMIUM)("the browser under one tenant's attacks", () => {
     const statik = await scrape({ url: `${site.url}/huge-static?n=2200000`, render: "never" });
     expect(statik.status).toBe(422);
     expect(statik.body.error.code).toBe("unsupported_content");
-    const rendered = await scrape({ url: `${site.url}/huge-script?n=2200000`, render: "always", timeout_ms: 60_000 });
+    // Out of layout's way only to keep the test short (Chromium lays 11 MB of text out in seconds).
+    const url = `${site.url}/huge-script?n=2200000&style=content-visibility:hidden`;
+    const rendered = await scrape({ url, render: "always", timeout_ms: 60_000 });
     expect(rendered.status).toBe(422);
     expect(rendered.body.error.code).toBe("unsupported_content");
-    expect(rendered.body.error.message).toBe(`The page at ${site.url}/huge-script?n=2200000 is larger than 10 MiB (after decompression); Quarry stops reading there.`);
+    expect(rendered.body.error.message).toBe(`The page at ${url} is larger than 10 MiB (after decompression); Quarry stops reading there.`);
     expect(await used()).toBe(before);
     // Under the cap, the same page is read.
     const fits = await scrape({ url: `${site.url}/huge-script?n=2000`, render: "always" });
@@ -79,4 +81,32 @@ describe.skipIf(!CHROMIUM)("the browser under one tenant's attacks", () => {
     expect(extract.stats()).toMatchObject({ busy: 0, queued: 0 });
     expect((await scrape({ url: `${site.url}/click`, render: "always" })).status).toBe(200);
   }, 60_000);
+
+  it("a script or meta-refresh navigation to a private address is 422 url_not_allowed, free, as an HTTP redirect there is; on a batch page too", async () => {
+    const before = await used();
+    const hits = site.forbidden.hits.length;
+    const http302 = await scrape({ url: `${site.url}/redirect-private`, render: "always" });
+    expect(http302.status).toBe(422);
+    for (const path of ["/script-redirect", "/script-redirect?later", "/script-redirect?to=https", "/meta-refresh"]) {
+      const res = await scrape({ url: `${site.url}${path}`, render: "always" });
+      expect(res.status, path).toBe(422);
+      expect(res.body.error.code, path).toBe("url_not_allowed");
+      expect(res.body.error.message, path).toBe(http302.body.error.message);
+    }
+    expect(await used()).toBe(before);
+    const start = await t.request("/v1/batch/scrape", { method: "POST", key, json: { urls: [`${site.url}/script-redirect`, `${site.url}/meta-refresh`, `${site.url}/click`], formats: ["text"], render: "always" } });
+    expect(start.status).toBe(202);
+    const { id } = await start.json();
+    let job: Record<string, any>;
+    for (const end = Date.now() + 60_000; ; await new Promise((r) => setTimeout(r, 200))) {
+      job = await (await t.request(`/v1/batch/scrape/${id}`, { key })).json();
+      if (job.status !== "queued" && job.status !== "running") break;
+      if (Date.now() > end) throw new Error(`batch still ${job.status}`);
+    }
+    expect(job.completed).toBe(1);
+    expect(job.failed).toBe(2);
+    expect(job.failures.map((f: { url: string; error: string }) => [new URL(f.url).pathname, f.error]).sort()).toEqual([["/meta-refresh", "url_not_allowed"], ["/script-redirect", "url_not_allowed"]]);
+    // The private server saw nothing, as before the fix.
+    expect(site.forbidden.hits.slice(hits)).toEqual([]);
+  }, 90_000);
 });
