@@ -1,7 +1,8 @@
 /**
  * The render port on Chromium through playwright-core (api.md §10). One browser, launched on
  * first use and again after a crash; every request gets a fresh context (no cookies, storage or
- * cache shared between requests), at most `maxPages` at once, all under the request's deadline.
+ * cache shared between requests), at most `maxPages` at once, shared fairly between accounts
+ * (fair-slots.ts), all under the request's deadline.
  * Every connection the browser makes goes through the egress proxy (egress-proxy.ts), which
  * applies the page fetcher's address policy at connect time. Only http(s) URLs are opened
  * (Chromium itself keeps web pages away from file: and chrome: URLs); downloads and service
@@ -17,6 +18,7 @@ import type { Logger, RenderAction, RenderedPage, RenderPort, RenderRequest } fr
 import { DEFAULT_MAX_BYTES, type Resolver } from "../fetch/types.ts";
 import { memoResolver } from "./dns-memo.ts";
 import { checkTarget, startEgressProxy, type EgressProxy } from "./egress-proxy.ts";
+import { FairSlots, type SlotStats } from "./fair-slots.ts";
 
 /**
  * Where distributions put Chromium; QUARRY_CHROMIUM_PATH comes first. The old headless shell
@@ -96,6 +98,8 @@ export interface BrowserPoolOptions {
   logger: Logger;
   /** Largest rendered document handed back, in UTF-8 bytes; the page fetcher's cap (10 MiB) by default. */
   maxBytes?: number;
+  /** Slots one account may hold at once; by default all but a quarter of `maxPages` (fair-slots.ts). */
+  pagesPerAccount?: number;
 }
 
 const REDIRECT_REFUSED = "The page redirected to an address Quarry does not fetch (private or non-public).";
@@ -160,45 +164,19 @@ async function skipUnseen(context: BrowserContext, page: Page): Promise<void> {
   await cdp.send("Fetch.enable", { patterns: UNSEEN.map((resourceType) => ({ urlPattern: "*", resourceType, requestStage: "Request" as const })) });
 }
 
-class Semaphore {
-  private waiting: Array<() => void> = [];
-  constructor(private free: number, readonly size: number) {}
-  get inUse(): number {
-    return this.size - this.free;
-  }
-  async take(signal: AbortSignal): Promise<void> {
-    if (signal.aborted) throw signal.reason;
-    if (this.free > 0) {
-      this.free--;
-      return;
-    }
-    await new Promise<void>((resolve, reject) => {
-      const go = () => {
-        signal.removeEventListener("abort", stop);
-        resolve();
-      };
-      const stop = () => {
-        this.waiting = this.waiting.filter((w) => w !== go);
-        reject(signal.reason);
-      };
-      this.waiting.push(go);
-      signal.addEventListener("abort", stop, { once: true });
-    });
-  }
-  give(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.free++;
-  }
-}
-
 export interface BrowserPool extends RenderPort {
+  /** Page slots in use and waited for, and who holds them. */
+  slots(): SlotStats;
   close(): Promise<void>;
 }
 
+/** Longest an answer waits for its page to close; the slot itself is given back only once it has. */
+const CLOSE_WAIT_MS = 2_000;
+
 export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
-  const slots = new Semaphore(options.maxPages, options.maxPages);
+  // Shared fairly between accounts (fair-slots.ts): one account's renders cannot hold them all.
+  const slots = new FairSlots(options.maxPages, options.pagesPerAccount);
   // One memo for the pool's life: the proxy of a relaunched browser keeps what was learnt.
   const resolver = memoResolver(options.resolver);
   let browser: Promise<{ browser: Browser; proxy: EgressProxy }> | null = null;
@@ -440,8 +418,9 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
         clearTimeout(timeout);
         req.signal?.removeEventListener("abort", cancel);
       };
+      let release: () => void;
       try {
-        await slots.take(timer.signal);
+        release = await slots.take(req.account ?? "", timer.signal);
       } catch (err) {
         unlink();
         throw req.signal?.aborted ? err : new FetchTimeout(req.url, req.timeoutMs, undefined, false); // the browser was busy, not the site
@@ -473,16 +452,18 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
       } finally {
         unlink();
         // Closing the context ends its pages, a spinning or crashed one included (one still being
-        // opened when the deadline or the cancel came is closed as soon as it exists).
-        await (context as Promise<BrowserContext> | null)?.then((c) => c.close()).catch(() => {});
-        slots.give();
+        // opened when the deadline or the cancel came is closed as soon as it exists). The slot
+        // is free once it is closed; the answer waits for that only briefly (timeout_ms bounds it).
+        const closing = Promise.resolve((context as Promise<BrowserContext> | null)?.then((c) => c.close())).catch(() => {}).finally(release);
+        await Promise.race([closing, sleep(CLOSE_WAIT_MS)]);
       }
     },
     health() {
       if (!options.executablePath) return { status: "disabled", pages_in_use: 0, max_pages: options.maxPages, error: INSTALL_HINT };
-      if (lastError && !browser) return { status: "unavailable", pages_in_use: slots.inUse, max_pages: options.maxPages, error: lastError };
-      return { status: "ok", pages_in_use: slots.inUse, max_pages: options.maxPages };
+      if (lastError && !browser) return { status: "unavailable", pages_in_use: slots.stats().inUse, max_pages: options.maxPages, error: lastError };
+      return { status: "ok", pages_in_use: slots.stats().inUse, max_pages: options.maxPages };
     },
+    slots: () => slots.stats(),
     egressSockets: () => egress?.sockets() ?? { client: 0, upstream: 0 },
     async close() {
       closed = true;

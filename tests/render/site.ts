@@ -87,6 +87,8 @@ export async function startRenderSite(): Promise<Site> {
     "/poll": (_q, r) => (polls++, r).writeHead(200, { "content-type": "text/plain" }).end("tick"),
     // Spins the renderer for ever after the content is in.
     "/spin": (_q, r) => r.writeHead(200, { "content-type": "text/html" }).end(page(`<p>about to spin</p><script>setTimeout(() => { for (;;) {} }, 50);</script>`)),
+    // Spins from its first script on: the document never even finishes loading.
+    "/loop-forever": (_q, r) => r.writeHead(200, { "content-type": "text/html" }).end(page(`<p>about to loop</p><script>for (;;) {}</script><p>never parsed</p>`)),
     // Allocates until the tab dies.
     "/crash": (_q, r) => r.writeHead(200, { "content-type": "text/html" }).end(page(`<p>about to allocate</p><script>const a = []; setTimeout(function grow() { for (let i = 0; i < 200; i++) a.push(new Array(1e6).fill(i)); setTimeout(grow, 0); }, 10);</script>`)),
     // Every way a page can reach a private address. The page, its scripts and its workers each

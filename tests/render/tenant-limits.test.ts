@@ -109,4 +109,29 @@ describe.skipIf(!CHROMIUM)("the browser under one tenant's attacks", () => {
     // The private server saw nothing, as before the fix.
     expect(site.forbidden.hits.slice(hits)).toEqual([]);
   }, 90_000);
+
+  it("one account's renders that spin for ever cannot keep another account's render waiting; each is closed at its deadline", async () => {
+    const calmKey = (await t.key("calm", ["scrape"])).secret;
+    const loads = () => site.seen.filter((u) => u.startsWith("/loop-forever")).length;
+    const before = loads();
+    const done: string[] = [];
+    // Five renders of a page that loops for ever, each holding its slot until its 8 s deadline.
+    const hog = Array.from({ length: 5 }, (_, i) =>
+      scrape({ url: `${site.url}/loop-forever?${i}`, render: "always", timeout_ms: 8_000 }).then((r) => (done.push(`hog ${r.status}`), r)));
+    // Until every slot the hog can have is taken, and its other renders wait for one.
+    for (const end = Date.now() + 20_000; ; await new Promise((r) => setTimeout(r, 25))) {
+      const started = loads() - before;
+      if (started >= 4 || (started >= 3 && ((pool as Partial<BrowserPool>).slots?.().waiting ?? 0) >= 1)) break;
+      if (Date.now() > end) throw new Error(`only ${started} spinning pages started`);
+    }
+    const calm = await scrape({ url: `${site.url}/click`, render: "always", timeout_ms: 6_000 }, calmKey).then((r) => (done.push(`calm ${r.status}`), r));
+    expect(calm.status).toBe(200);
+    expect(calm.body.data.text).toContain("Teaser only");
+    // Answered while every one of the hog's renders was still spinning.
+    expect(done).toEqual(["calm 200"]);
+    const hogs = await Promise.all(hog);
+    expect(hogs.map((r) => r.status)).toEqual([504, 504, 504, 504, 504]);
+    // Each spinning page was closed at its deadline, its slot given back.
+    await expect.poll(() => pool.health().pages_in_use, { timeout: 5_000 }).toBe(0);
+  }, 60_000);
 });

@@ -82,6 +82,8 @@ export interface ReadRequest {
   actions?: RenderAction[];
   /** Ends the fetch or render early (a job cancelled): the browser page is closed at once. */
   signal?: AbortSignal;
+  /** The account the page is read for: browser slots are shared fairly between accounts. */
+  account?: string;
 }
 
 /** Asks for what only a browser can do: actions, waiting, a screenshot, or `render: "always"`. */

@@ -24,6 +24,8 @@ export interface RenderRequest {
    * at once and the render rejects with the signal's reason.
    */
   signal?: AbortSignal;
+  /** Whose render this is: the browser's page slots are shared fairly between accounts. */
+  account?: string;
 }
 
 export interface RenderedPage {
