@@ -269,4 +269,9 @@ export interface Ports {
    * Receives the raw Request plus whatever the adapter bound as Hono's env.
    */
   remoteAddress?: (req: Request, env: unknown) => string | undefined;
+  /**
+   * The process's open file descriptors and its soft limit on them (null: no limit), for /health;
+   * absent where the runtime cannot tell (the adapters read Linux's /proc).
+   */
+  descriptors?: () => { open: number; limit: number | null };
 }

@@ -10,6 +10,12 @@
  * name is dropped): `refused` (the policy), `unresolvable` (the name has no address) and
  * `unreachable` (the host gave no answer: refused, reset, timed out; its 502), so the render path
  * fails such a page as the page fetcher would, not as a page that answered 403 or 502.
+ *
+ * Nothing outlives the browser's interest in it: when the browser's side of a request or tunnel
+ * closes (a render ended, its context closed), the host's side is closed too, and a host socket
+ * silent for `idleMs` is closed by itself (an answer that never starts: 504, marked unreachable).
+ * A host that accepts connections and never answers once left every one of them open, until the
+ * process ran out of file descriptors and every account's requests failed.
  */
 import * as http from "node:http";
 import * as net from "node:net";
@@ -24,8 +30,19 @@ export interface EgressProxy {
   url: string;
   /** Connections refused so far (host:port and why, for the log and tests). */
   refused: string[];
+  /** Sockets open now: the browser's to the proxy, and the proxy's to hosts (for /metrics). */
+  sockets(): { client: number; upstream: number };
   close(): Promise<void>;
 }
+
+/**
+ * Longest a socket to a host may stay silent (nothing sent or received), ms: the longest render
+ * deadline (timeout_ms is at most 60 s), so it never cuts a render short, only ends what no render
+ * waits for any more.
+ */
+export const UPSTREAM_IDLE_MS = 60_000;
+/** How long a plain-http socket to a host is kept for the page's next request to it, ms. */
+const FREE_SOCKET_MS = 5_000;
 
 /** `unresolvable`: the name had no address (or its lookup failed), as opposed to a refused one. */
 type Verdict = { ok: true; address: string } | { ok: false; why: string; unresolvable?: true };
@@ -61,13 +78,23 @@ function parseAuthority(authority: string): { host: string; port: number } | nul
 
 const HOP_BY_HOP = new Set(["proxy-connection", "proxy-authorization", "connection", "keep-alive", "transfer-encoding", "upgrade", "te", "trailer"]);
 
-export async function startEgressProxy(options: { allow: AllowList; resolver: Resolver; log?: (msg: string) => void }): Promise<EgressProxy> {
+export async function startEgressProxy(options: { allow: AllowList; resolver: Resolver; log?: (msg: string) => void; idleMs?: number }): Promise<EgressProxy> {
+  const idleMs = options.idleMs ?? UPSTREAM_IDLE_MS;
   const refused: string[] = [];
   const refuse = (target: string, why: string) => {
     refused.push(`${target}: ${why}`);
     options.log?.(`browser egress refused ${target}: ${why}`);
   };
+  // The browser's connections to the proxy, and the proxy's to hosts, each until it closes.
   const sockets = new Set<net.Socket>();
+  const upstreams = new Set<net.Socket>();
+  const track = (s: net.Socket) => {
+    if (upstreams.has(s)) return;
+    upstreams.add(s);
+    s.once("close", () => upstreams.delete(s));
+  };
+  // Its own pool, emptied on close: a socket between requests is kept for 5 s (Node's default), no longer.
+  const agent = new http.Agent({ keepAlive: true, timeout: FREE_SOCKET_MS });
 
   const server = http.createServer(async (req, res) => {
     // Plain HTTP through a proxy comes in absolute form: GET http://host:port/path HTTP/1.1
@@ -93,7 +120,7 @@ export async function startEgressProxy(options: { allow: AllowList; resolver: Re
     const headers: Record<string, string | string[]> = {};
     for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) headers[k] = v;
     const upstream = http.request(
-      { host: verdict.address, port, method: req.method, path: `${target.pathname}${target.search}`, headers, setHost: false },
+      { host: verdict.address, port, method: req.method, path: `${target.pathname}${target.search}`, headers, setHost: false, agent, timeout: idleMs },
       (up) => {
         const raw: string[] = [];
         for (let i = 0; i + 1 < up.rawHeaders.length; i += 2) {
@@ -104,13 +131,21 @@ export async function startEgressProxy(options: { allow: AllowList; resolver: Re
         up.pipe(res);
       },
     );
+    upstream.on("socket", track);
+    // Silent for idleMs (no answer begun, or a body that stopped): given up on, as a fetch that timed out.
+    upstream.on("timeout", () => upstream.destroy(Object.assign(new Error(`no answer within ${idleMs} ms`), { code: "ETIMEDOUT" })));
     upstream.on("error", (err: NodeJS.ErrnoException) => {
-      if (res.headersSent) return void res.destroy();
+      if (res.headersSent || res.destroyed) return void res.destroy();
       // No answer from the host at all: marked, so the page fails as unreachable (a 502 page would look like an answer).
       const code = err.code ?? "";
       const headers = unreachableCode(code) ? { "x-quarry-egress": "unreachable", "x-quarry-egress-error": code } : {};
-      res.writeHead(502, { "content-type": "text/plain", ...headers }).end(`Quarry's egress proxy got no answer from ${target.host} (${code || err.message}).`);
+      res.writeHead(code === "ETIMEDOUT" ? 504 : 502, { "content-type": "text/plain", ...headers }).end(`Quarry's egress proxy got no answer from ${target.host} (${code || err.message}).`);
     });
+    // The browser gave up on this request (its page closed, the render ended): so does the proxy.
+    res.on("close", () => {
+      if (!res.writableFinished) upstream.destroy();
+    });
+    req.on("error", () => upstream.destroy());
     req.pipe(upstream);
   });
 
@@ -130,17 +165,30 @@ export async function startEgressProxy(options: { allow: AllowList; resolver: Re
       client.end("HTTP/1.1 403 Forbidden\r\n\r\n");
       return;
     }
+    if (client.destroyed) return; // the browser left while the name was looked up
     const upstream = net.connect({ host: verdict.address, port: authority.port });
-    sockets.add(upstream);
-    upstream.on("close", () => sockets.delete(upstream));
+    track(upstream);
+    let open = false;
+    // A tunnel is one thing: either side closing, failing or going silent ends both (a host that
+    // ignores the browser's FIN would otherwise hold its socket for ever).
+    upstream.setTimeout(idleMs, () => upstream.destroy());
+    client.setTimeout(idleMs, () => client.destroy());
+    client.once("close", () => upstream.destroy());
+    upstream.once("close", () => {
+      if (open) client.destroy();
+    });
+    client.once("end", () => upstream.destroy());
+    upstream.once("end", () => client.end());
     upstream.once("connect", () => {
+      open = true;
       client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
       if (head.length) upstream.write(head);
-      upstream.pipe(client);
-      client.pipe(upstream);
+      upstream.pipe(client, { end: false });
+      client.pipe(upstream, { end: false });
     });
     upstream.on("error", () => {
-      if (!client.destroyed) client.end("HTTP/1.1 502 Bad Gateway\r\n\r\n");
+      if (!open && !client.destroyed) client.end("HTTP/1.1 502 Bad Gateway\r\n\r\n");
+      else client.destroy();
     });
   });
   server.on("connection", (s) => {
@@ -153,9 +201,11 @@ export async function startEgressProxy(options: { allow: AllowList; resolver: Re
   return {
     url: `http://127.0.0.1:${port}`,
     refused,
+    sockets: () => ({ client: sockets.size, upstream: upstreams.size }),
     close: () =>
       new Promise((resolve) => {
-        for (const s of sockets) s.destroy();
+        for (const s of [...sockets, ...upstreams]) s.destroy();
+        agent.destroy();
         server.close(() => resolve());
       }),
   };

@@ -1,7 +1,8 @@
 /**
  * The render port on Chromium through playwright-core (api.md §10). One browser, launched on
  * first use and again after a crash; every request gets a fresh context (no cookies, storage or
- * cache shared between requests), at most `maxPages` at once, all under the request's deadline.
+ * cache shared between requests), at most `maxPages` at once, shared fairly between accounts
+ * (fair-slots.ts), all under the request's deadline.
  * Every connection the browser makes goes through the egress proxy (egress-proxy.ts), which
  * applies the page fetcher's address policy at connect time. Only http(s) URLs are opened
  * (Chromium itself keeps web pages away from file: and chrome: URLs); downloads and service
@@ -12,11 +13,12 @@ import { existsSync } from "node:fs";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { ApiError } from "../../core/errors.ts";
 import type { AllowList } from "../../core/net/allow-list.ts";
-import { EgressRefused, FetchTimeout, UpstreamNetworkError } from "../../core/net/fetch-errors.ts";
+import { BodyTooLarge, EgressRefused, FetchTimeout, UpstreamNetworkError } from "../../core/net/fetch-errors.ts";
 import type { Logger, RenderAction, RenderedPage, RenderPort, RenderRequest } from "../../core/ports.ts";
-import type { Resolver } from "../fetch/types.ts";
+import { DEFAULT_MAX_BYTES, type Resolver } from "../fetch/types.ts";
 import { memoResolver } from "./dns-memo.ts";
 import { checkTarget, startEgressProxy, type EgressProxy } from "./egress-proxy.ts";
+import { FairSlots, type SlotStats } from "./fair-slots.ts";
 
 /**
  * Where distributions put Chromium; QUARRY_CHROMIUM_PATH comes first. The old headless shell
@@ -27,11 +29,14 @@ const KNOWN_PATHS = ["/usr/bin/chromium-headless-shell", "/usr/bin/chromium", "/
   "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome", "/Applications/Chromium.app/Contents/MacOS/Chromium"];
 
 /**
- * The rendered document as HTML, run in the page. Open shadow roots (web components that write
- * their text there) are not in outerHTML; when the page has any, they are serialized in place as
- * declarative shadow roots (`<template shadowrootmode>`), which extraction reads as the host's content.
+ * The rendered document as HTML, run in the page, or only its size in UTF-8 bytes when that is
+ * over `maxBytes`: a page's script can make its document any size (one line made 40 MB), and a
+ * string handed back crosses to Node whole, where decoding and extracting it stalled every other
+ * request. Open shadow roots (web components that write their text there) are not in outerHTML;
+ * when the page has any, they are serialized in place as declarative shadow roots (`<template
+ * shadowrootmode>`), which extraction reads as the host's content.
  */
-function readDocument(): string {
+function readDocument(maxBytes: number): string | { bytes: number } {
   const root = document.documentElement;
   const doctype = document.doctype ? new XMLSerializer().serializeToString(document.doctype) : "";
   if (!root) return doctype;
@@ -43,9 +48,26 @@ function readDocument(): string {
     for (const el of Array.from(scope.querySelectorAll("*"))) if (el.shadowRoot) { shadows.push(el.shadowRoot); scopes.push(el.shadowRoot); }
   }
   const getHTML = (root as unknown as { getHTML?: (o: { shadowRoots: ShadowRoot[] }) => string }).getHTML;
-  if (!shadows.length || typeof getHTML !== "function") return doctype + root.outerHTML;
-  const open = (root.cloneNode(false) as Element).outerHTML.replace(/<\/html>$/i, "");
-  return `${doctype}${open}${getHTML.call(root, { shadowRoots: shadows })}</html>`;
+  let html: string;
+  if (!shadows.length || typeof getHTML !== "function") html = doctype + root.outerHTML;
+  else {
+    const open = (root.cloneNode(false) as Element).outerHTML.replace(/<\/html>$/i, "");
+    html = `${doctype}${open}${getHTML.call(root, { shadowRoots: shadows })}</html>`;
+  }
+  // Every UTF-16 unit is at least one byte and at most three: count only when it can matter.
+  if (html.length > maxBytes) return { bytes: html.length };
+  if (html.length * 3 <= maxBytes) return html;
+  let bytes = 0;
+  for (let i = 0; i < html.length; i++) {
+    const c = html.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < html.length) {
+      bytes += 4; // a surrogate pair: one four-byte character
+      i++;
+    } else bytes += 3;
+  }
+  return bytes > maxBytes ? { bytes } : html;
 }
 
 /**
@@ -74,7 +96,13 @@ export interface BrowserPoolOptions {
   resolver: Resolver;
   userAgent: string;
   logger: Logger;
+  /** Largest rendered document handed back, in UTF-8 bytes; the page fetcher's cap (10 MiB) by default. */
+  maxBytes?: number;
+  /** Slots one account may hold at once; by default all but a quarter of `maxPages` (fair-slots.ts). */
+  pagesPerAccount?: number;
 }
+
+const REDIRECT_REFUSED = "The page redirected to an address Quarry does not fetch (private or non-public).";
 
 /** Longest one action may wait for its selector, ms (within what is left of the deadline). */
 const ACTION_TIMEOUT_MS = 5_000;
@@ -136,49 +164,26 @@ async function skipUnseen(context: BrowserContext, page: Page): Promise<void> {
   await cdp.send("Fetch.enable", { patterns: UNSEEN.map((resourceType) => ({ urlPattern: "*", resourceType, requestStage: "Request" as const })) });
 }
 
-class Semaphore {
-  private waiting: Array<() => void> = [];
-  constructor(private free: number, readonly size: number) {}
-  get inUse(): number {
-    return this.size - this.free;
-  }
-  async take(signal: AbortSignal): Promise<void> {
-    if (signal.aborted) throw signal.reason;
-    if (this.free > 0) {
-      this.free--;
-      return;
-    }
-    await new Promise<void>((resolve, reject) => {
-      const go = () => {
-        signal.removeEventListener("abort", stop);
-        resolve();
-      };
-      const stop = () => {
-        this.waiting = this.waiting.filter((w) => w !== go);
-        reject(signal.reason);
-      };
-      this.waiting.push(go);
-      signal.addEventListener("abort", stop, { once: true });
-    });
-  }
-  give(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.free++;
-  }
-}
-
 export interface BrowserPool extends RenderPort {
+  /** Page slots in use and waited for, and who holds them. */
+  slots(): SlotStats;
   close(): Promise<void>;
 }
 
+/** Longest an answer waits for its page to close; the slot itself is given back only once it has. */
+const CLOSE_WAIT_MS = 2_000;
+
 export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
-  const slots = new Semaphore(options.maxPages, options.maxPages);
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  // Shared fairly between accounts (fair-slots.ts): one account's renders cannot hold them all.
+  const slots = new FairSlots(options.maxPages, options.pagesPerAccount);
   // One memo for the pool's life: the proxy of a relaunched browser keeps what was learnt.
   const resolver = memoResolver(options.resolver);
   let browser: Promise<{ browser: Browser; proxy: EgressProxy }> | null = null;
   let lastError: string | null = null;
   let closed = false;
+  // The running browser's proxy, for its socket counts.
+  let egress: EgressProxy | null = null;
 
   async function launch(): Promise<{ browser: Browser; proxy: EgressProxy }> {
     if (!options.executablePath) throw new ApiError("browser_unavailable", INSTALL_HINT);
@@ -210,6 +215,7 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
           ...(process.getuid?.() === 0 ? ["--no-sandbox"] : []),
         ],
       });
+      egress = proxy;
       b.on("disconnected", () => {
         options.logger.warn({}, "the browser exited; it is started again on the next render");
         forget(b);
@@ -310,6 +316,22 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
     let hop = req.url;
     page.on("request", (r) => void (r.isNavigationRequest() && r.frame() === page.mainFrame() && (hop = r.url())));
     const mark = proxy.refused.length;
+    // Whether the main frame's latest navigation was refused by the egress policy. Not only the
+    // first: a script (location.href), a meta refresh or a clicked link can take the page to a
+    // private address later, and the document read would then be the proxy's refusal or Chromium's
+    // error page, answered 200 and charged (#28 item 5). Such a page is refused as a redirect there is.
+    let navRefused: EgressRefused | null = null;
+    const mainNavigation = (r: { isNavigationRequest(): boolean; frame(): unknown }) => r.isNavigationRequest() && r.frame() === page.mainFrame();
+    page.on("response", (r) => {
+      if (!mainNavigation(r.request())) return;
+      const egress = new URL(r.url()).protocol === "http:" ? r.headers()["x-quarry-egress"] : undefined;
+      navRefused = egress === "refused" || egress === "unresolvable" ? new EgressRefused(REDIRECT_REFUSED, egress === "refused" ? "non_public_address" : "unresolvable") : null;
+    });
+    page.on("requestfailed", (r) => {
+      if (!mainNavigation(r)) return;
+      const why = r.failure()?.errorText ?? "";
+      if (/ERR_TUNNEL_CONNECTION_FAILED/.test(why) && refusedByPolicy(proxy, mark, r.url())) navRefused = new EgressRefused(REDIRECT_REFUSED, "non_public_address", why);
+    });
     const crashed = new Promise<never>((_, reject) =>
       page.on("crash", () => reject(new UpstreamNetworkError("The page crashed the browser tab while rendering (it used too much memory or crashed on purpose)."))),
     );
@@ -323,7 +345,7 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
       } catch (err) {
         const why = err instanceof Error ? err.message.split("\n")[0]! : String(err);
         if (/ERR_TUNNEL_CONNECTION_FAILED/.test(why) && refusedByPolicy(proxy, mark, hop)) {
-          throw new EgressRefused("The page redirected to an address Quarry does not fetch (private or non-public).", "non_public_address", why);
+          throw new EgressRefused(REDIRECT_REFUSED, "non_public_address", why);
         }
         if (/ERR_TUNNEL_CONNECTION_FAILED|ERR_PROXY/.test(why)) {
           // Quarry's egress proxy could not connect to the host, or the host's name did not resolve.
@@ -337,7 +359,7 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
       // The egress proxy's own answer, not the site's (it drops a site's header of that name; https answers never pass through it).
       const egress = response && new URL(response.url()).protocol === "http:" ? response.headers()["x-quarry-egress"] : undefined;
       if (egress === "refused" || egress === "unresolvable") {
-        throw new EgressRefused("The page redirected to an address Quarry does not fetch (private or non-public).", egress === "refused" ? "non_public_address" : "unresolvable");
+        throw new EgressRefused(REDIRECT_REFUSED, egress === "refused" ? "non_public_address" : "unresolvable");
       }
       if (egress === "unreachable") {
         const code = response!.headers()["x-quarry-egress-error"] ?? "";
@@ -359,14 +381,17 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
         await runAction(page, traffic, action, i, deadline);
       }
       stage.waiting = null;
+      // The page went on to an address the policy refuses: what is left to read is not the page.
+      if (navRefused) throw navRefused;
       // Read in the page's own world: page.content() first injects Playwright's utility script,
       // which cost 0.1 to 1.8 s per page here; this is one call.
       // The page's scripts can tamper with what they see there, but only to spoil their own text.
-      const html = String(
-        await page.evaluate(readDocument).catch((err) => {
-          throw new UpstreamNetworkError("The rendered page could not be read.", err instanceof Error ? err.message.split("\n")[0]! : String(err));
-        }),
-      );
+      const read = await page.evaluate(readDocument, maxBytes).catch((err) => {
+        throw new UpstreamNetworkError("The rendered page could not be read.", err instanceof Error ? err.message.split("\n")[0]! : String(err));
+      });
+      // The static fetcher's cap and answer (422 unsupported_content), on what the browser would hand back.
+      if (typeof read !== "string") throw new BodyTooLarge(page.url(), maxBytes, read.bytes);
+      const html = read;
       const screenshot = req.screenshot ? new Uint8Array(await page.screenshot({ type: "png", timeout: left() })) : undefined;
       const contentType = response?.headers()["content-type"] ?? null;
       return { finalUrl: page.url(), status: response?.status() ?? 200, html, contentType, ...(screenshot ? { screenshot } : {}) };
@@ -393,8 +418,9 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
         clearTimeout(timeout);
         req.signal?.removeEventListener("abort", cancel);
       };
+      let release: () => void;
       try {
-        await slots.take(timer.signal);
+        release = await slots.take(req.account ?? "", timer.signal);
       } catch (err) {
         unlink();
         throw req.signal?.aborted ? err : new FetchTimeout(req.url, req.timeoutMs, undefined, false); // the browser was busy, not the site
@@ -426,16 +452,19 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
       } finally {
         unlink();
         // Closing the context ends its pages, a spinning or crashed one included (one still being
-        // opened when the deadline or the cancel came is closed as soon as it exists).
-        await (context as Promise<BrowserContext> | null)?.then((c) => c.close()).catch(() => {});
-        slots.give();
+        // opened when the deadline or the cancel came is closed as soon as it exists). The slot
+        // is free once it is closed; the answer waits for that only briefly (timeout_ms bounds it).
+        const closing = Promise.resolve((context as Promise<BrowserContext> | null)?.then((c) => c.close())).catch(() => {}).finally(release);
+        await Promise.race([closing, sleep(CLOSE_WAIT_MS)]);
       }
     },
     health() {
       if (!options.executablePath) return { status: "disabled", pages_in_use: 0, max_pages: options.maxPages, error: INSTALL_HINT };
-      if (lastError && !browser) return { status: "unavailable", pages_in_use: slots.inUse, max_pages: options.maxPages, error: lastError };
-      return { status: "ok", pages_in_use: slots.inUse, max_pages: options.maxPages };
+      if (lastError && !browser) return { status: "unavailable", pages_in_use: slots.stats().inUse, max_pages: options.maxPages, error: lastError };
+      return { status: "ok", pages_in_use: slots.stats().inUse, max_pages: options.maxPages };
     },
+    slots: () => slots.stats(),
+    egressSockets: () => egress?.sockets() ?? { client: 0, upstream: 0 },
     async close() {
       closed = true;
       const b = await browser?.catch(() => null);

@@ -6,8 +6,13 @@
  * its whole heap goes back to the system with it. The next page starts a fresh one.
  *
  * The result is what the in-process extractor gives (the worker runs that same function). If a
- * worker dies under a page (a crash, or its heap limit), that page is extracted in process.
+ * worker crashes under a page, that page is extracted in process. A page that takes a worker past
+ * its heap limit is refused (422 unsupported_content) instead: extracting it on the server's own
+ * thread stalled every other request for as long as it took (30 s for 6 MB of tiny paragraphs).
+ * A page whose request gave up (its deadline, a cancelled job: `req.signal`) leaves the queue, or
+ * ends the worker busy with it, so it holds no worker that other pages wait for.
  */
+import { ApiError } from "../../core/errors.ts";
 import { inProcessExtractor } from "../../core/extract/run.ts";
 import type { ExtractResult } from "../../core/extract/types.ts";
 import type { ExtractPort, ExtractRequest, Logger } from "../../core/ports.ts";
@@ -35,10 +40,16 @@ export interface PoolOptions {
 
 interface Job {
   id: number;
+  /** What the worker is sent: the request without its signal (which does not cross threads). */
   req: ExtractRequest;
   resolve: (r: ExtractResult) => void;
   reject: (e: unknown) => void;
+  /** Its request gave up: answered already, its result is not wanted. */
+  dropped?: boolean;
 }
+
+/** A worker that ended for its heap limit, as each runtime words it. */
+const OUT_OF_MEMORY = /ERR_WORKER_OUT_OF_MEMORY|out of memory/i;
 
 interface Slot {
   worker: WorkerLike;
@@ -79,12 +90,44 @@ export class ExtractPool implements ExtractPort {
 
   constructor(private readonly opts: PoolOptions) {}
 
-  extract(req: ExtractRequest): Promise<ExtractResult> {
+  extract(request: ExtractRequest): Promise<ExtractResult> {
+    const { signal, ...req } = request;
     if (this.closed) return inProcessExtractor.extract(req);
+    if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
-      this.queue.push({ id: ++this.seq, req, resolve, reject });
+      const job: Job = { id: ++this.seq, req, resolve, reject };
+      if (signal) {
+        const drop = () => this.drop(job, signal.reason);
+        signal.addEventListener("abort", drop, { once: true });
+        const settled = () => signal.removeEventListener("abort", drop);
+        job.resolve = (r) => (settled(), resolve(r));
+        job.reject = (e) => (settled(), reject(e));
+      }
+      this.queue.push(job);
       this.pump();
     });
+  }
+
+  /**
+   * The page's request gave up. Waiting: it leaves the queue. Being extracted: its worker is
+   * ended (what it holds next goes back to the queue's head), since it would stay busy for a
+   * result nobody reads. Next in a worker's pipeline: it is answered now, its result ignored.
+   */
+  private drop(job: Job, reason: unknown): void {
+    job.dropped = true;
+    job.reject(reason);
+    const queued = this.queue.indexOf(job);
+    if (queued >= 0) {
+      this.queue.splice(queued, 1);
+      return;
+    }
+    const slot = this.slots.find((s) => s.jobs[0] === job);
+    if (!slot) return;
+    this.slots = this.slots.filter((s) => s !== slot);
+    this.queue.unshift(...slot.jobs.slice(1).filter((j) => !j.dropped));
+    slot.jobs = [];
+    void this.end(slot);
+    this.pump();
   }
 
   /**
@@ -185,10 +228,20 @@ export class ExtractPool implements ExtractPort {
     if (!this.slots.includes(slot)) return; // retired on purpose
     this.slots = this.slots.filter((s) => s !== slot);
     if (slot.idle) clearTimeout(slot.idle);
-    if (slot.jobs.length) {
+    const jobs = slot.jobs.splice(0).filter((j) => !j.dropped);
+    if (jobs.length) {
       this.counts.crashed++;
-      this.opts.logger?.warn({ reason, pages: slot.jobs.length }, "an extraction worker died under a page; extracting its pages in process");
-      for (const job of slot.jobs.splice(0)) inProcessExtractor.extract(job.req).then(job.resolve, job.reject);
+      if (OUT_OF_MEMORY.test(reason)) {
+        // The page it worked on (the first; the next had not begun) needs more than a worker's heap:
+        // refused, not moved to the server's own thread. The next goes to a fresh worker.
+        const [page, ...rest] = jobs;
+        this.opts.logger?.warn({ reason, url: page!.req.url }, "a page took an extraction worker past its heap limit; it is refused");
+        page!.reject(new ApiError("unsupported_content", `The page at ${page!.req.url} is too large or too complex to extract (it needs more memory than Quarry gives one page).`));
+        this.queue.unshift(...rest);
+      } else {
+        this.opts.logger?.warn({ reason, pages: jobs.length }, "an extraction worker died under a page; extracting its pages in process");
+        for (const job of jobs) inProcessExtractor.extract(job.req).then(job.resolve, job.reject);
+      }
     }
     this.pump();
   }

@@ -31,6 +31,7 @@ import { MemoryJobStore } from "../jobs/memory-store.ts";
 import { SqlJobStore } from "../jobs/sql-store.ts";
 import { sqliteDriver } from "../jobs/sql-drivers.ts";
 import { ExtractPool, type WorkerLike } from "../extract/pool.ts";
+import { descriptorProbe } from "./descriptors.ts";
 
 export const KV_TABLE = "quarry_kv";
 export const systemClock: Clock = { now: () => Date.now() };
@@ -230,6 +231,7 @@ async function extractPool(config: Config, runtime: RuntimeParts, logger: Logger
 function assemble(stores: Stores, config: Config, runtime: RuntimeParts, logger: Logger, clock: Clock, extract: ExtractPool | null): Built {
   const { describe, close, ...storage } = stores;
   const render = browserPool(config, logger);
+  const descriptors = descriptorProbe();
   return {
     ports: {
       ...storage,
@@ -241,6 +243,7 @@ function assemble(stores: Stores, config: Config, runtime: RuntimeParts, logger:
       docsAssets: docsAssets(),
       render,
       ...(extract ? { extract } : {}),
+      ...(descriptors ? { descriptors } : {}),
     },
     describe,
     close: async () => {

@@ -56,6 +56,8 @@ export interface ExtractRequest {
   formats?: readonly Rendering[];
   /** Also say whether the page looks like a script shell (`shell`), for scrape's `render: "auto"`. */
   shellCheck?: boolean;
+  /** The request gave up (its deadline): an extractor that can stop the work does (a worker is ended). */
+  signal?: AbortSignal;
 }
 
 /** The renderings of the content `extractContent` can make. */

@@ -160,7 +160,7 @@ async function work(ctx: WorkContext, task: JobTask, held: Held): Promise<"relea
       asked = ctx.streaks.begin();
       if (ctx.streaks.down(job.id, target.host)) throw new HostDown();
       const { read, data } = await readJobPage(ports, {
-        url: task.url, formats: spec.formats, only_main_content: spec.onlyMainContent, timeout_ms: spec.timeoutMs, signal: ac.signal,
+        url: task.url, formats: spec.formats, only_main_content: spec.onlyMainContent, timeout_ms: spec.timeoutMs, signal: ac.signal, account: job.account,
         render: spec.render ?? "auto", ...(spec.waitFor != null ? { wait_for: spec.waitFor } : {}), ...(spec.actions?.length ? { actions: spec.actions } : {}),
       });
       const meta = { final_url: read.finalUrl, content_type: read.contentType, rendered: read.rendered };

@@ -40,6 +40,10 @@ export const HealthRecord = v.object({
     intelligence: v.object({ ...Service.entries, sources_tracked: Count }),
     backends: v.object({ ...Service.entries, failing: v.array(v.string()), detail: v.record(v.string(), BackendState) }),
     browser: v.object({ ...Service.entries, pages_in_use: Count, max_pages: Count, error: v.optional(v.string()) }),
+    file_descriptors: v.pipe(
+      v.object({ ...Service.entries, open: v.optional(Count), limit: v.optional(v.nullable(Count)) }),
+      v.description("the process's open files and sockets against its limit (ulimit -n): near_limit (degraded) from 90 % on, when new connections, page fetches and renders start failing; unknown where the platform does not tell"),
+    ),
   }),
   backends: v.optional(v.record(v.string(), BackendState)),
 });
@@ -56,6 +60,9 @@ function recent<T>(read: () => Promise<T>): () => Promise<T> {
     return last.value;
   };
 }
+
+/** Share of the descriptor limit from which /health is degraded: past it, accepting a connection or opening a socket soon fails. */
+const DESCRIPTORS_NEAR_LIMIT = 0.9;
 
 /** Backend states that do not make the service degraded: `unknown` has simply seen no traffic yet. */
 const HEALTHY_BACKEND = new Set(["ok", "unknown", "disabled"]);
@@ -95,6 +102,24 @@ export function healthRoutes({ ports, config }: AppDeps, probes: HealthProbes, s
   const cacheStats = recent(() => timed(() => ports.cache.stats()));
   const sourceCount = recent(() => timed(() => ports.sources.count()));
 
+  let lastNear = false;
+  function descriptorUse(): { status: string; open?: number; limit?: number | null } {
+    let use;
+    try {
+      use = ports.descriptors?.();
+    } catch {
+      use = undefined;
+    }
+    if (!use) return { status: "unknown" };
+    const near = use.limit !== null && use.open >= use.limit * DESCRIPTORS_NEAR_LIMIT;
+    if (near !== lastNear) {
+      if (near) ports.logger.error({ open: use.open, limit: use.limit }, "the process is near its open-file limit (ulimit -n): connections, page fetches and renders will fail with EMFILE");
+      else ports.logger.info({ open: use.open, limit: use.limit }, "open files back below 90 % of the limit");
+      lastNear = near;
+    }
+    return { status: near ? "near_limit" : "ok", open: use.open, limit: use.limit };
+  }
+
   async function handler(c: Context<AppEnv>) {
     const now = ports.clock.now();
     const counters = ports.counters;
@@ -110,6 +135,7 @@ export function healthRoutes({ ports, config }: AppDeps, probes: HealthProbes, s
     if (limits) note("Redis (rate limits and quotas)", limits.ok ? null : limits.error);
     const limitsOk = limits ? limits.ok : db.ok;
     const failing = Object.entries(backends).filter(([, b]) => !HEALTHY_BACKEND.has(b.status)).map(([id]) => id);
+    const fds = descriptorUse();
     const services = {
       database: db.ok ? { status: "ok", latency_ms: db.ms } : { status: "unreachable", latency_ms: db.ms, error: publicReason(db.error) },
       limits: { status: limitsOk ? "ok" : "unreachable", store: limits ? ("redis" as const) : ("database" as const), latency_ms: (limits ?? db).ms },
@@ -128,11 +154,13 @@ export function healthRoutes({ ports, config }: AppDeps, probes: HealthProbes, s
       // every backend is what an operator needs most exactly when something is failing.
       backends: { status: failing.length ? "degraded" : "ok", failing, detail: backends },
       browser: ports.render ? ports.render.health() : { status: "disabled", pages_in_use: 0, max_pages: 0 },
+      file_descriptors: fds,
     };
     const optionalDown =
       !cache.ok || !sources.ok ||
       !["ok", "disabled"].includes(String(services.metasearch.status)) ||
       services.browser.status === "unavailable" ||
+      fds.status === "near_limit" ||
       failing.length > 0;
     const status = !db.ok || !limitsOk ? "unavailable" : optionalDown ? "degraded" : "ok";
     const body = {

@@ -29,6 +29,10 @@ export function metricsRoutes({ config, services, ports }: AppDeps, metrics: Met
       const h = render.health();
       return { in_use: h.pages_in_use, max: h.max_pages };
     });
+    if (render.egressSockets) {
+      const sockets = render.egressSockets.bind(render);
+      metrics.gauge("quarry_browser_egress_sockets", "Sockets the browser's egress proxy holds open: the browser's connections to it (client) and its connections to sites (upstream)", "side", () => sockets());
+    }
   }
   const extract = ports.extract;
   if (extract?.stats) {

@@ -31,8 +31,10 @@ export function tempDataDir(): string {
   return tempDir("quarry-e2e-");
 }
 
-export async function startServer(runtime: Runtime, env: Record<string, string>): Promise<Server> {
-  const [cmd, args] = command(runtime);
+/** `fileLimit`: the server runs under `ulimit -n` of that many open files (a shell execs it, so its pid is the server's). */
+export async function startServer(runtime: Runtime, env: Record<string, string>, options: { fileLimit?: number } = {}): Promise<Server> {
+  let [cmd, args] = command(runtime);
+  if (options.fileLimit) [cmd, args] = ["/bin/sh", ["-c", `ulimit -n ${options.fileLimit} && exec "$0" "$@"`, cmd, ...args]];
   const fullEnv = { ...process.env, QUARRY_HOST: "127.0.0.1", QUARRY_PORT: "0", QUARRY_LOG_LEVEL: "info", ...env } as Record<string, string>;
   const proc = spawn(cmd, args, { cwd: ROOT, env: fullEnv, stdio: ["ignore", "pipe", "pipe"] });
   // A test that fails before stopping its server must not leave it running.

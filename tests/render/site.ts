@@ -87,6 +87,8 @@ export async function startRenderSite(): Promise<Site> {
     "/poll": (_q, r) => (polls++, r).writeHead(200, { "content-type": "text/plain" }).end("tick"),
     // Spins the renderer for ever after the content is in.
     "/spin": (_q, r) => r.writeHead(200, { "content-type": "text/html" }).end(page(`<p>about to spin</p><script>setTimeout(() => { for (;;) {} }, 50);</script>`)),
+    // Spins from its first script on: the document never even finishes loading.
+    "/loop-forever": (_q, r) => r.writeHead(200, { "content-type": "text/html" }).end(page(`<p>about to loop</p><script>for (;;) {}</script><p>never parsed</p>`)),
     // Allocates until the tab dies.
     "/crash": (_q, r) => r.writeHead(200, { "content-type": "text/html" }).end(page(`<p>about to allocate</p><script>const a = []; setTimeout(function grow() { for (let i = 0; i < 200; i++) a.push(new Array(1e6).fill(i)); setTimeout(grow, 0); }, 10);</script>`)),
     // Every way a page can reach a private address. The page, its scripts and its workers each
@@ -151,6 +153,42 @@ export async function startRenderSite(): Promise<Site> {
     "/one-cdn": (_q, r) => r.writeHead(200, { "content-type": "text/html" }).end(page(
       `<article>${ARTICLE.map((p) => `<p>${p}</p>`).join("")}</article>` +
       Array.from({ length: 12 }, (_, i) => `<img src="http://cdn.test/img${i}.png"><script async src="https://cdn.test/s${i}.js"></script>`).join(""))),
+    // Thirty requests to a host that never answers (?port=): async scripts over http and https, and fetches.
+    "/hang-assets": (q, r) => {
+      const port = Number(new URL(q.url!, "http://x").searchParams.get("port"));
+      const at = `${SITE_HOST}:${port}`;
+      r.writeHead(200, { "content-type": "text/html" }).end(page(
+        `<article>${ARTICLE.map((p) => `<p>${p}</p>`).join("")}</article>` +
+        Array.from({ length: 10 }, (_, i) => `<script async src="http://${at}/s${i}.js"></script><script async src="https://${at}/t${i}.js"></script>`).join("") +
+        `<script>for (let i = 0; i < 10; i++) fetch("http://${at}/f" + i).catch(() => {});</script>`));
+    },
+    // A few hundred bytes whose script makes the document ?n × 5 bytes long (#28 item 1: 8,000,000 made 40 MB);
+    // ?style=content-visibility:hidden spares the test Chromium's layout of it.
+    "/huge-script": (q, r) => {
+      const n = Number(new URL(q.url!, "http://x").searchParams.get("n"));
+      const style = new URL(q.url!, "http://x").searchParams.get("style") ?? "";
+      r.writeHead(200, { "content-type": "text/html" }).end(page(`<main id="m" style="${style}"></main><script>document.getElementById("m").textContent = "word ".repeat(${n});</script>`));
+    },
+    // The same words in the static HTML.
+    "/huge-static": (q, r) => {
+      const n = Number(new URL(q.url!, "http://x").searchParams.get("n"));
+      r.writeHead(200, { "content-type": "text/html" }).end(page(`<main>${"word ".repeat(n)}</main>`));
+    },
+    // ?n paragraphs a script writes: small to send, slow to extract (?style as above).
+    "/many-paragraphs": (q, r) => {
+      const n = Number(new URL(q.url!, "http://x").searchParams.get("n"));
+      const hide = new URL(q.url!, "http://x").searchParams.get("style") ?? "";
+      r.writeHead(200, { "content-type": "text/html" }).end(page(`<main id="m" style="${hide}"></main><script>document.getElementById("m").innerHTML = "<p>The keeper wrote a line.</p>".repeat(${n});</script>`));
+    },
+    // A page that leaves for a forbidden address by itself (#28 item 5): by script, at once or a moment
+    // later, over http or https, and by meta refresh. Its own text is an article, so a page read
+    // in its place would look like a success.
+    "/script-redirect": (q, r) => {
+      const to = new URL(q.url!, "http://x").searchParams.get("to") === "https" ? `https://${FORBIDDEN_HOST}:${fport}/secret` : `http://${FORBIDDEN_HOST}:${fport}/secret`;
+      const later = new URL(q.url!, "http://x").searchParams.has("later");
+      r.writeHead(200, { "content-type": "text/html" }).end(page(`<article>${ARTICLE.map((p) => `<p>${p}</p>`).join("")}</article><script>${later ? `setTimeout(() => { location.href = "${to}"; }, 100);` : `location.href = "${to}";`}</script>`));
+    },
+    "/meta-refresh": (_q, r) => r.writeHead(200, { "content-type": "text/html" }).end(page(`<article>${ARTICLE.map((p) => `<p>${p}</p>`).join("")}</article>`, `<meta http-equiv="refresh" content="0; url=http://${FORBIDDEN_HOST}:${fport}/secret">`)),
     "/redirect-private": (_q, r) => r.writeHead(302, { location: `http://${FORBIDDEN_HOST}:${fport}/secret` }).end(),
   };
   const server = createServer((req, res) => {

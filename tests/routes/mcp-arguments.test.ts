@@ -75,6 +75,34 @@ describe("a tools/call with malformed params is Invalid params (-32602)", () => 
     }
   });
 
+  it("inside a batch too: each malformed tools/call is -32602 with the short message, beside the other answers (#28)", async () => {
+    // It was -32603 with the schema library's dump inside a batch, -32602 only as a single message.
+    const { status, body } = await rpc([
+      { jsonrpc: "2.0", id: 21, method: "tools/call", params: { name: 5, arguments: {} } },
+      { jsonrpc: "2.0", id: 22, method: "ping" },
+      { jsonrpc: "2.0", id: 23, method: "tools/call", params: { name: "crawl_status", arguments: "x" } },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { jsonrpc: "2.0", id: 24, method: "tools/call", params: { name: "crawl_status", arguments: { id: "crawl_01M8AZS4HGB76DCGEWRZFYZCSA" } } },
+    ]);
+    expect(status).toBe(200);
+    expect(Array.isArray(body)).toBe(true);
+    const byId = Object.fromEntries((body as any[]).map((m) => [m.id, m]));
+    expect(Object.keys(byId).sort()).toEqual(["21", "22", "23", "24"]);
+    for (const id of [21, 23]) {
+      expect(byId[id].error.code, String(id)).toBe(-32602);
+      expect(byId[id].error.message).toMatch(/^Invalid params: tools\/call/);
+      expect(byId[id].error.message.length).toBeLessThan(120);
+      expect(byId[id]).not.toHaveProperty("result");
+    }
+    expect(byId[21].error.message).toBe("Invalid params: tools/call needs params.name, the tool's name as a string (see tools/list).");
+    expect(byId[22]).toEqual({ jsonrpc: "2.0", id: 22, result: {} });
+    expect(byId[24].result.structuredContent.error.code).toBe("not_found");
+    // A batch of nothing but malformed calls is answered the same way, without the SDK.
+    const alone = await rpc([{ jsonrpc: "2.0", id: 25, method: "tools/call", params: { name: 5 } }]);
+    expect(alone.status).toBe(200);
+    expect(alone.body).toEqual([{ jsonrpc: "2.0", id: 25, error: { code: -32602, message: "Invalid params: tools/call needs params.name, the tool's name as a string (see tools/list)." } }]);
+  });
+
   it("an empty batch is still one Invalid Request (-32600)", async () => {
     const { status, body } = await rpc([]);
     expect(status).toBe(400);

@@ -11,7 +11,7 @@ import type { Context } from "hono";
 import { echoed } from "../../errors.ts";
 import type { AppEnv } from "../../gateway/context.ts";
 import type { Dispatch, NativeError } from "../dispatch.ts";
-import { earlyAnswer } from "./early.ts";
+import { earlyAnswer, joinBatch } from "./early.ts";
 import { nativeRequest, type Tool } from "./tools.ts";
 
 export const SERVER_INFO = { name: "quarry", title: "Quarry" };
@@ -92,13 +92,14 @@ export class McpEndpoint {
   /** Handles one Streamable HTTP POST. The SDK loads on the first one, not at start-up. */
   async handle(c: Context<AppEnv>): Promise<Response> {
     const early = await earlyAnswer(c.req.raw, this.maxBodyBytes);
-    if (early) return early;
+    if (early && "answer" in early) return early.answer;
     const sdk = await (this.sdk ??= loadSdk());
     const entry = this.idle.pop() ?? this.build(sdk);
     entry.current.c = c;
     const transport = new sdk.Transport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: this.maxBodyBytes });
     await entry.server.connect(transport);
     try {
+      if (early) return await joinBatch(await transport.handleRequest(early.forward), early.answers);
       return await transport.handleRequest(c.req.raw);
     } finally {
       await entry.server.close().catch(() => {});

@@ -5,6 +5,7 @@
  * what is left of the deadline, and without a browser the static page is kept with a note.
  */
 import { ApiError } from "../../errors.ts";
+import { FetchTimeout } from "../../net/fetch-errors.ts";
 import { decodeHtml } from "../../extract/decode-html.ts";
 import { extractPage } from "../../extract/run.ts";
 import { pdfToText } from "../../extract/pdf-to-text.ts";
@@ -27,8 +28,8 @@ export function kindOf(contentType: string | null, body: Uint8Array): Kind | nul
   return null;
 }
 
-/** What to make of an HTML page: the renderings wanted (every one when absent), the script-shell check. */
-export type ContentAsk = Pick<ExtractRequest, "formats" | "shellCheck">;
+/** What to make of an HTML page: the renderings wanted (every one when absent), the script-shell check, when to give up. */
+export type ContentAsk = Pick<ExtractRequest, "formats" | "shellCheck" | "signal">;
 
 /** Turns a fetched body into the formats asked for (a PDF or text page gives every one: they cost nothing). */
 export async function contentOf(
@@ -81,6 +82,8 @@ export interface ReadRequest {
   actions?: RenderAction[];
   /** Ends the fetch or render early (a job cancelled): the browser page is closed at once. */
   signal?: AbortSignal;
+  /** The account the page is read for: browser slots are shared fairly between accounts. */
+  account?: string;
 }
 
 /** Asks for what only a browser can do: actions, waiting, a screenshot, or `render: "always"`. */
@@ -111,12 +114,36 @@ async function rendered(ports: Ports, req: ReadRequest, timeoutMs: number): Prom
 }
 
 /**
- * Fetches or renders the page and extracts it. `kind` and `content` are null for a content type
- * Quarry does not read (the caller decides whether that is an error). Fetch and render errors
- * are thrown as they come (browser_unavailable when only a browser could answer).
+ * Extraction within the request's deadline (`timeout_ms` bounds the whole request, #28 item 1):
+ * past it, a 504 `timeout` saying the page was read but its content not extracted in time, and
+ * the extractor is told to stop (a worker busy with it is ended).
+ */
+async function extractBy<T>(deadline: number, req: ReadRequest, extract: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const stop = new AbortController();
+  const late = new FetchTimeout(req.url, req.timeout_ms, `${req.url} was read, but extracting its content took longer than timeout_ms (${req.timeout_ms} ms).`, false);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      stop.abort(late);
+      reject(late);
+    }, Math.max(0, deadline - performance.now()));
+  });
+  expired.catch(() => {});
+  try {
+    return await Promise.race([extract(stop.signal), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Fetches or renders the page and extracts it, all within `timeout_ms`. `kind` and `content` are
+ * null for a content type Quarry does not read (the caller decides whether that is an error).
+ * Fetch and render errors are thrown as they come (browser_unavailable when only a browser could answer).
  */
 export async function readPage(ports: Ports, req: ReadRequest): Promise<{ read: Read; kind: Kind | null; content: Content | null }> {
   const t0 = performance.now();
+  const deadline = t0 + req.timeout_ms;
   let read: Read = needsBrowser(req)
     ? await rendered(ports, req, req.timeout_ms)
     : { ...(await ports.pages.fetchPage(req.url, { timeoutMs: req.timeout_ms, ...(req.signal ? { signal: req.signal } : {}) })), rendered: false };
@@ -124,7 +151,7 @@ export async function readPage(ports: Ports, req: ReadRequest): Promise<{ read: 
   if (!kind) return { read, kind, content: null };
   const formats = renderingsOf(req.formats);
   const shellCheck = req.render === "auto" && !read.rendered;
-  let content = await contentOf(ports, kind, read.body, read.contentType, read.finalUrl, req.only_main_content, { formats, shellCheck });
+  let content = await extractBy(deadline, req, (signal) => contentOf(ports, kind, read.body, read.contentType, read.finalUrl, req.only_main_content, { formats, shellCheck, signal }));
   if (shellCheck && kind === "html" && content.shell) {
     // The static page is a script shell: render it, within what is left of the deadline.
     const left = Math.max(1_000, req.timeout_ms - Math.round(performance.now() - t0));
@@ -133,7 +160,8 @@ export async function readPage(ports: Ports, req: ReadRequest): Promise<{ read: 
     } else {
       try {
         read = await rendered(ports, req, left);
-        content = await contentOf(ports, "html", read.body, read.contentType, read.finalUrl, req.only_main_content, { formats });
+        const page = read;
+        content = await extractBy(deadline, req, (signal) => contentOf(ports, "html", page.body, page.contentType, page.finalUrl, req.only_main_content, { formats, signal }));
       } catch (err) {
         if (!(err instanceof ApiError) || err.code !== "browser_unavailable") throw err;
         read.note = `The page looks like it needs JavaScript, but the browser is unavailable: this is its static HTML. ${err.message}`;

@@ -24,6 +24,8 @@ export interface RenderRequest {
    * at once and the render rejects with the signal's reason.
    */
   signal?: AbortSignal;
+  /** Whose render this is: the browser's page slots are shared fairly between accounts. */
+  account?: string;
 }
 
 export interface RenderedPage {
@@ -51,4 +53,6 @@ export interface RenderHealth {
 export interface RenderPort {
   render(req: RenderRequest): Promise<RenderedPage>;
   health(): RenderHealth;
+  /** For /metrics: sockets the browser's egress holds open, the browser's own and those to hosts. */
+  egressSockets?(): { client: number; upstream: number };
 }

@@ -14,6 +14,7 @@ interface RenderAsk {
   wait_for?: string | number;
   actions?: RenderRequest["actions"];
   signal?: AbortSignal;
+  account?: string;
 }
 
 export const NO_BROWSER =
@@ -28,6 +29,7 @@ export async function renderWith(render: RenderPort | undefined, req: RenderAsk,
     ...(req.actions?.length ? { actions: req.actions } : {}),
     ...(req.formats.includes("screenshot") ? { screenshot: true } : {}),
     ...(req.signal ? { signal: req.signal } : {}),
+    ...(req.account ? { account: req.account } : {}),
   });
 }
 

@@ -21,7 +21,7 @@ export function scrapeRoutes({ ports }: AppDeps): RouteDef[] {
       status: 200,
       response: ScrapeResponse,
       errors: ["url_not_allowed", "unsupported_content", "upstream_error", "timeout"],
-      handler: async (c) => c.json(await scrape(ports, c.get("body") as ScrapeRequest)),
+      handler: async (c) => c.json(await scrape(ports, c.get("body") as ScrapeRequest, c.get("auth")?.account.name)),
     },
   ];
 }

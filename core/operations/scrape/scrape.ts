@@ -40,7 +40,7 @@ function cacheKey(req: ScrapeRequest): string {
  * and its page are the result, as a browser would show them. Only a target that cannot be
  * reached is a 502. Error pages, screenshots and pages put through actions are not cached.
  */
-export async function scrape(ports: Ports, req: ScrapeRequest): Promise<ScrapeResult> {
+export async function scrape(ports: Ports, req: ScrapeRequest, account?: string): Promise<ScrapeResult> {
   await loadLibraries();
   refuseTargets([{ field: "url", url: req.url }], { schemeOnly: true });
   const browserOnly = needsBrowser(req);
@@ -58,7 +58,7 @@ export async function scrape(ports: Ports, req: ScrapeRequest): Promise<ScrapeRe
   const host = new URL(req.url).hostname;
   let got;
   try {
-    got = await readPage(ports, req);
+    got = await readPage(ports, account ? { ...req, account } : req);
   } catch (err) {
     await ports.sources.record(host, { fetched: true, ok: false }).catch(() => {});
     throw err;

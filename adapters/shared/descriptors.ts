@@ -1,0 +1,44 @@
+/**
+ * The process's open file descriptors against its soft limit, from Linux's /proc, for /health
+ * (#28 item 2): a process out of descriptors fails every page fetch, render and database call with
+ * EMFILE, whoever sent it, and nothing else in /health would show it. Elsewhere there is no probe
+ * and /health says `unknown` (/metrics still has prom-client's process_open_fds where it can read it).
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+
+export type DescriptorProbe = () => { open: number; limit: number | null };
+
+/** The soft "Max open files" of /proc/self/limits; null when unlimited. */
+export function softFileLimit(limits: string): number | null | undefined {
+  const m = /^Max open files\s+(\S+)/m.exec(limits);
+  if (!m) return undefined;
+  return m[1] === "unlimited" ? null : Number(m[1]);
+}
+
+/**
+ * Undefined where it cannot be read: not Linux, or a runtime that keeps /proc from the server (Deno
+ * asks for --allow-all to read /proc/self).
+ */
+export function descriptorProbe(proc = "/proc/self"): DescriptorProbe | undefined {
+  try {
+    if (!existsSync(`${proc}/fd`) || !existsSync(`${proc}/limits`)) return undefined;
+    readdirSync(`${proc}/fd`);
+  } catch {
+    return undefined;
+  }
+  // Kept from the last read that worked: at the limit, reading the file itself needs a descriptor.
+  let limit: number | null = null;
+  return () => {
+    try {
+      const read = softFileLimit(readFileSync(`${proc}/limits`, "utf8"));
+      if (read !== undefined) limit = read;
+      // The listing's own descriptor is in it.
+      return { open: Math.max(0, readdirSync(`${proc}/fd`).length - 1), limit };
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      // No descriptor left to look with: that is the answer.
+      if ((code === "EMFILE" || code === "ENFILE") && limit !== null) return { open: limit, limit };
+      throw err;
+    }
+  };
+}
