@@ -51,6 +51,39 @@ export class MemoryJobStore implements JobStore {
     return true;
   }
 
+  /** When each account and each job was last served a page (claimNext's fair order). */
+  private readonly turns = new Map<string, number>();
+  private turn = 0;
+
+  async claimNext(now: number, leaseMs: number): Promise<JobTask | null> {
+    const busy = new Map<string, number>();
+    const waiting: Held[] = [];
+    for (const h of this.jobs.values()) {
+      if (h.job.status !== "queued" && h.job.status !== "running") continue;
+      let pending = false;
+      for (const e of h.frontier.values()) {
+        if (e.state === "active") busy.set(h.job.account, (busy.get(h.job.account) ?? 0) + 1);
+        else if (e.state === "pending") pending = true;
+      }
+      if (pending) waiting.push(h);
+    }
+    const order = (h: Held) => [busy.get(h.job.account) ?? 0, this.turns.get(`a:${h.job.account}`) ?? 0, h.job.account, this.turns.get(`j:${h.job.id}`) ?? 0, h.job.id] as const;
+    waiting.sort((x, y) => {
+      const [a, b] = [order(x), order(y)];
+      for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
+      return 0;
+    });
+    const h = waiting[0];
+    if (!h) return null;
+    let e: Entry | undefined;
+    for (const x of h.frontier.values()) if (x.state === "pending" && (!e || x.depth < e.depth)) e = x;
+    e!.state = "active";
+    e!.leaseUntil = now + leaseMs;
+    this.turns.set(`a:${h.job.account}`, ++this.turn);
+    this.turns.set(`j:${h.job.id}`, this.turn);
+    return { jobId: h.job.id, url: e!.url, depth: e!.depth };
+  }
+
   async release(task: JobTask): Promise<void> {
     const e = this.jobs.get(task.jobId)?.frontier.get(task.url);
     if (e?.state === "active") (e.state = "pending"), (e.leaseUntil = 0);

@@ -34,12 +34,41 @@ CREATE TABLE IF NOT EXISTS quarry_webhooks (
 );
 CREATE INDEX IF NOT EXISTS quarry_webhooks_next ON quarry_webhooks (next_at);
 CREATE INDEX IF NOT EXISTS quarry_webhooks_job ON quarry_webhooks (job_id);
+CREATE INDEX IF NOT EXISTS quarry_jobs_account ON quarry_jobs (account, status);
+-- Per account (issue #28): when it was last served a page (several instances: the claim's fair
+-- order), and the bytes its jobs' rows hold now (its plan's jobs_storage_bytes).
+CREATE TABLE IF NOT EXISTS quarry_job_accounts (account TEXT PRIMARY KEY, turn BIGINT NOT NULL DEFAULT 0, bytes BIGINT NOT NULL DEFAULT 0);
+CREATE INDEX IF NOT EXISTS quarry_job_accounts_turn ON quarry_job_accounts (turn);
 -- What became of a job's deliveries (its status shows it): a row from its first delivery made,
 -- given up or failed once. Databases from before it get the table on start and count from then.
 CREATE TABLE IF NOT EXISTS quarry_webhook_tally (
   job_id TEXT PRIMARY KEY, delivered INTEGER NOT NULL DEFAULT 0, failed INTEGER NOT NULL DEFAULT 0,
   error_event TEXT, error_at BIGINT, error TEXT
 );
+`;
+
+/**
+ * Columns quarry_jobs gained after its first version (issue #28), added to an older table as it
+ * opens: when the job was last served a page (`turn`), the bytes its rows hold, and what its caps
+ * dropped (links past the per-page cap, page content cut, skipped URLs not listed, pages not stored).
+ */
+export const JOB_COLUMNS_ADDED: Array<[string, string]> = [
+  ["turn", "BIGINT NOT NULL DEFAULT 0"],
+  ["bytes", "BIGINT NOT NULL DEFAULT 0"],
+  ["dropped_links", "INTEGER NOT NULL DEFAULT 0"],
+  ["cut_bytes", "BIGINT NOT NULL DEFAULT 0"],
+  ["dropped_skips", "INTEGER NOT NULL DEFAULT 0"],
+  ["dropped_pages", "INTEGER NOT NULL DEFAULT 0"],
+];
+
+/**
+ * PostgreSQL only (after JOBS_SCHEMA, in the migrations): the added columns, and the indexes the
+ * fair claim reads (several instances): each job's pending entries by depth, the entries claimed now.
+ */
+export const JOBS_PG_SCHEMA = `
+${JOB_COLUMNS_ADDED.map(([name, type]) => `ALTER TABLE quarry_jobs ADD COLUMN IF NOT EXISTS ${name} ${type};`).join("\n")}
+CREATE INDEX IF NOT EXISTS quarry_frontier_pending ON quarry_frontier (job_id, depth) WHERE state = 'pending';
+CREATE INDEX IF NOT EXISTS quarry_frontier_active ON quarry_frontier (job_id) WHERE state = 'active';
 `;
 
 const ACTIVE_SQL = "('queued','running')";
@@ -75,7 +104,11 @@ export class SqlJobStore implements JobStore {
   async init(ownsAllWork: boolean): Promise<void> {
     // PostgreSQL gets the tables with the other migrations, under their advisory lock
     // (concurrent CREATE TABLE IF NOT EXISTS can fail there); SQLite has one owner.
-    if (this.db.dialect === "sqlite") await this.db.exec(JOBS_SCHEMA);
+    if (this.db.dialect === "sqlite") {
+      await this.db.exec(JOBS_SCHEMA);
+      const have = new Set((await this.db.query("SELECT name FROM pragma_table_info('quarry_jobs')")).map((r) => String(r.name)));
+      for (const [name, type] of JOB_COLUMNS_ADDED) if (!have.has(name)) await this.db.exec(`ALTER TABLE quarry_jobs ADD COLUMN ${name} ${type}`);
+    }
     if (ownsAllWork) {
       await this.db.query("UPDATE quarry_frontier SET state = 'pending', lease_until = NULL WHERE state = 'active'");
       // Webhook attempts under way died with it: their deliveries are due again at once.
@@ -118,6 +151,56 @@ export class SqlJobStore implements JobStore {
       [now + leaseMs, task.jobId, task.url, now],
     );
     return rows.length > 0;
+  }
+
+  async claimNext(now: number, leaseMs: number): Promise<JobTask | null> {
+    // The fair order, read without locks (a few rows: the active jobs that have a page waiting).
+    const jobs = await this.db.query(
+      `SELECT j.id, j.account FROM quarry_jobs j
+         LEFT JOIN quarry_job_accounts a ON a.account = j.account
+         LEFT JOIN (SELECT j2.account, count(*) AS n FROM quarry_frontier f2 JOIN quarry_jobs j2 ON j2.id = f2.job_id
+                    WHERE f2.state = 'active' AND j2.status IN ${ACTIVE_SQL} GROUP BY j2.account) busy ON busy.account = j.account
+       WHERE j.status IN ${ACTIVE_SQL} AND EXISTS (SELECT 1 FROM quarry_frontier f WHERE f.job_id = j.id AND f.state = 'pending')
+       ORDER BY coalesce(busy.n, 0), coalesce(a.turn, 0), j.account, j.turn, j.id LIMIT 16`,
+    );
+    for (const j of jobs) {
+      const jobId = String(j.id);
+      const entry = await this.claimIn(jobId, now, leaseMs);
+      if (!entry) continue; // taken meanwhile by another worker: the next job in the order
+      // Served now: the account and the job go to the back of their lines. Separate statements,
+      // holding no lock while they wait for one (a page being recorded holds the job's row).
+      await this.db.query(
+        `INSERT INTO quarry_job_accounts (account, turn) VALUES (?, (SELECT coalesce(max(turn), 0) + 1 FROM quarry_job_accounts))
+         ON CONFLICT (account) DO UPDATE SET turn = excluded.turn`,
+        [String(j.account)],
+      );
+      await this.db.query(
+        `UPDATE quarry_jobs SET turn = (SELECT coalesce(max(j2.turn), 0) + 1 FROM quarry_jobs j2 WHERE j2.account = ? AND j2.status IN ${ACTIVE_SQL}) WHERE id = ?`,
+        [String(j.account), jobId],
+      );
+      return { jobId, url: entry.url, depth: entry.depth };
+    }
+    return null;
+  }
+
+  /** The job's shallowest pending entry, claimed; null when it has none left to take. */
+  private async claimIn(jobId: string, now: number, leaseMs: number): Promise<{ url: string; depth: number } | null> {
+    if (this.claims) {
+      // One owner: its claims live in memory, so entries it holds still read pending in the file.
+      const rows = await this.db.query("SELECT url, depth FROM quarry_frontier WHERE job_id = ? AND state = 'pending' ORDER BY depth LIMIT ?", [jobId, this.claims.size + 1]);
+      const row = rows.find((r) => !this.claims!.has(`${jobId}\u0000${String(r.url)}`));
+      if (!row) return null;
+      this.claims.add(`${jobId}\u0000${String(row.url)}`);
+      return { url: String(row.url), depth: Number(row.depth) };
+    }
+    const [row] = await this.db.query(
+      `UPDATE quarry_frontier SET state = 'active', lease_until = ?
+       WHERE job_id = ? AND state = 'pending'
+         AND url = (SELECT url FROM quarry_frontier WHERE job_id = ? AND state = 'pending' ORDER BY depth LIMIT 1${this.db.dialect === "pg" ? " FOR UPDATE SKIP LOCKED" : ""})
+       RETURNING url, depth`,
+      [now + leaseMs, jobId, jobId],
+    );
+    return row ? { url: String(row.url), depth: Number(row.depth) } : null;
   }
 
   async release(task: JobTask): Promise<void> {

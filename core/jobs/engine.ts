@@ -110,7 +110,20 @@ export class JobEngine implements WorkContext {
 
   private async run(task: JobTask): Promise<TaskOutcome> {
     if (this.stopped || this.running.paused) return "handed_back";
-    const end = await runTask(this, task).catch((err) => {
+    let lease: number | undefined;
+    const end = await (async () => {
+      if (this.shared) {
+        // Several instances: whichever task the queue handed out, the worker reads the page the
+        // store's fair order puts first (issue #28), so no account's backlog holds another's
+        // pages behind it. Every pending entry has a task in the queue, so none is left unread.
+        const now = this.ports.clock.now();
+        const next = await this.store.claimNext(now, this.leaseMs);
+        if (!next) return;
+        task = next;
+        lease = now + this.leaseMs;
+      }
+      return runTask(this, task, lease);
+    })().catch((err) => {
       this.retries.failed(task, err);
       throw err;
     });

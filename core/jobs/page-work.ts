@@ -72,12 +72,12 @@ function failureOf(err: unknown): string {
  * Runs one task; "released" when it was aborted before its page was read (the job ended, or the
  * server is stopping) and its entry, if it had claimed it, was given back.
  */
-export async function runTask(ctx: WorkContext, task: JobTask): Promise<"released" | void> {
+export async function runTask(ctx: WorkContext, task: JobTask, lease?: number): Promise<"released" | void> {
   // Tracked from the start, so a stopping server stops it before its claim, robots.txt or host slot.
   const ac = new AbortController();
-  const held: Held = { units: 0, claimed: false, ac, untrack: ctx.track(task.jobId, ac) };
+  const held: Held = { units: 0, claimed: lease !== undefined, ac, untrack: ctx.track(task.jobId, ac) };
   try {
-    return await work(ctx, task, held);
+    return await work(ctx, task, held, lease);
   } catch (err) {
     // Failed after its claim (the store or the counters down): one process gives the entry back
     // for the engine to try again; with a shared queue it stays claimed until its lease runs
@@ -93,17 +93,23 @@ export async function runTask(ctx: WorkContext, task: JobTask): Promise<"release
 
 type Held = { units: number; beat?: Heartbeat; claimed: boolean; ac: AbortController; untrack: () => void };
 
-async function work(ctx: WorkContext, task: JobTask, held: Held): Promise<"released" | void> {
+/** `lease`: the task's entry is claimed already (claimNext), until then. */
+async function work(ctx: WorkContext, task: JobTask, held: Held, lease?: number): Promise<"released" | void> {
   const { store, ports } = ctx;
   const ac = held.ac;
+  const beatFrom = (until: number) => (held.beat ??= ctx.heartbeat(task, until));
+  if (lease !== undefined) beatFrom(lease);
   const job = await ctx.job(task.jobId);
   if (!job || TERMINAL.has(job.status)) return;
   const now = ports.clock.now();
   if (now >= job.deadlineAt) return ctx.stopJob(job.id, "deadline");
-  if (ac.signal.aborted) return "released"; // not taken: another worker (or the next start) reads it
-  if (!(await store.claim(task, now, ctx.leaseMs))) return;
-  held.claimed = true;
-  const beat = (held.beat = ctx.heartbeat(task, now + ctx.leaseMs));
+  if (lease === undefined) {
+    if (ac.signal.aborted) return "released"; // not taken: another worker (or the next start) reads it
+    if (!(await store.claim(task, now, ctx.leaseMs))) return;
+    held.claimed = true;
+    lease = now + ctx.leaseMs;
+  }
+  const beat = beatFrom(lease);
   const spec = job.spec;
   const target = new URL(task.url);
   if (ac.signal.aborted) return giveBack(store, task);

@@ -12,6 +12,14 @@ export interface JobStore {
   get(id: string): Promise<JobRecord | null>;
   /** Takes a pending entry, or an active one whose lease ran out; false when it is done or held. */
   claim(task: JobTask, now: number, leaseMs: number): Promise<boolean>;
+  /**
+   * Several instances: claims, for a worker that is free, the pending entry the fair order puts
+   * first, whichever task the queue handed that worker (issue #28): of the accounts with a pending
+   * entry in an active job, the one with the fewest entries claimed now, then the one served
+   * longest ago; of its jobs, the one served longest ago; of that job's entries, a shallowest one.
+   * The order is the store's, so it holds for every instance together. Null when none is pending.
+   */
+  claimNext(now: number, leaseMs: number): Promise<JobTask | null>;
   /** Gives a claimed entry back (its work was abandoned: the process is stopping). */
   release(task: JobTask): Promise<void>;
   /**
