@@ -78,6 +78,35 @@ export function jobStoreContract(make: () => Promise<JobStore>, opts: { singleOw
     expect(Math.min(...results.filter((r) => r.recorded).map((r) => r.remaining))).toBe(7);
   });
 
+  // Several instances claim through claimNext; one owner's claims live in its memory instead.
+  it.skipIf(opts.singleOwner)("claims the next page fairly: fewest claimed accounts first, then the one served longest ago; its jobs in turn; shallowest entries first", async () => {
+    const s = await make();
+    for (const id of await s.active()) await s.transition(id, ["queued", "running"], "cancelled", {});
+    const tag = String(++n);
+    const spec = { ...jobRecord().spec, limit: 10 };
+    const a1 = jobRecord({ account: `fair-a${tag}`, spec });
+    const a2 = jobRecord({ account: `fair-a${tag}`, spec });
+    const b1 = jobRecord({ account: `fair-b${tag}`, spec });
+    const at = (job: JobRecord, path: string, depth = 0) => ({ jobId: job.id, url: `http://x.test/${path}`, depth });
+    await s.create(a1, ["1", "2", "3", "4"].map((p) => at(a1, p)), []);
+    await s.create(a2, [at(a2, "5"), at(a2, "6")], []);
+    await s.create(b1, [at(b1, "deep", 1), at(b1, "top")], []);
+    const claimed: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const t = await s.claimNext(100, 60_000);
+      claimed.push(t ? `${t.jobId === a1.id ? "a1" : t.jobId === a2.id ? "a2" : "b1"} ${new URL(t.url).pathname}` : "none");
+    }
+    expect(claimed.slice(0, 4)).toEqual(["a1 /1", "b1 /top", "a2 /5", "b1 /deep"]);
+    // B has nothing left: A's jobs take turns; each entry is claimed once.
+    expect(claimed.slice(4).map((c) => c.split(" ")[0])).toEqual(["a1", "a2", "a1", "a1"]);
+    expect(new Set(claimed).size).toBe(8);
+    expect(await s.claimNext(101, 60_000)).toBeNull();
+    // A claim whose lease ran out is pending again once handed back, and claimed again.
+    const again = at(b1, "top");
+    await s.release(again);
+    expect(await s.claimNext(102, 60_000)).toEqual(again);
+  });
+
   it("gives back released claims, lists unfinished work of active jobs only, and ends jobs conditionally", async () => {
     const s = await make();
     const job = jobRecord({ spec: { ...jobRecord().spec, limit: 10 } });
