@@ -20,7 +20,7 @@ import { RunningTasks } from "./running.ts";
 import { SiteStreaks, SITE_STOPS } from "./site-streaks.ts";
 import { TaskRetries } from "./retries.ts";
 import { HostGate, RobotsCache, SharedHostGate, type Gate } from "./politeness.ts";
-import type { JobQueue, JobStore, TaskOutcome } from "./ports.ts";
+import type { AccountLimits, CreateOutcome, JobQueue, JobStore, TaskOutcome } from "./ports.ts";
 import { frontierKey, scopeRules, TrapGuard, type ScopeRules } from "./url-rules.ts";
 import { Webhooks, type WebhookOptions } from "./webhooks.ts";
 
@@ -33,6 +33,7 @@ export interface EngineOptions {
 }
 
 export type Caller = { account: string; keyId: string };
+export type CreateRefusal = Extract<CreateOutcome, { created: false }>;
 
 const ACTIVE: JobStatus[] = ["queued", "running"];
 
@@ -53,6 +54,7 @@ export class JobEngine implements WorkContext {
   private readonly plans = new Map<string, { plan: Plan; at: number }>();
   private readonly planOfAccount: AccountPlans;
   readonly running = new RunningTasks(); // its size: the tasks this process works on now (GET /metrics)
+  readonly pageCaps: { bytes: number; links: number };
   private timer: ReturnType<typeof setTimeout> | null = null;
   private started = false;
   private stopped = false;
@@ -75,6 +77,7 @@ export class JobEngine implements WorkContext {
     this.robots = new RobotsCache(ports.pages, now, () => this.streaks.begin());
     this.webhooks = new Webhooks(this.store, ports.pages, ports.logger, now, { leaseMs: this.shared ? this.leaseMs : 60_000, ...options.webhooks }, ports.metrics);
     this.allow = parseAllowList(config.egressAllow);
+    this.pageCaps = { bytes: config.jobs.pageBytes, links: config.jobs.pageLinks };
     this.leases = new LeaseKeeper(this.store, this.leaseMs, now, this.shared);
     this.retries = new TaskRetries(ports.logger, now, this.shared ? null : (task) => void this.queue.push([task]));
     this.planOfAccount = options.accountPlans ?? accountPlans(config.plans, (message, fields) => ports.logger.warn(fields, message));
@@ -197,8 +200,14 @@ export class JobEngine implements WorkContext {
     await this.webhooks.stop();
   }
 
-  /** Creates a job: its seeds are the start URL (crawl) or the URLs (batch); private ones are skipped and reported. */
-  async create(caller: Caller, kind: JobKind, spec: JobSpec, urls: string[]): Promise<JobRecord> {
+  /**
+   * Creates a job: its seeds are the start URL (crawl) or the URLs (batch); private ones are skipped
+   * and reported. With `limits` (the caller's plan), refused when the account already has as many
+   * jobs active as it may, or its job storage is full: the refusal is returned and nothing is stored.
+   */
+  create(caller: Caller, kind: JobKind, spec: JobSpec, urls: string[]): Promise<JobRecord>;
+  create(caller: Caller, kind: JobKind, spec: JobSpec, urls: string[], limits: AccountLimits): Promise<JobRecord | CreateRefusal>;
+  async create(caller: Caller, kind: JobKind, spec: JobSpec, urls: string[], limits?: AccountLimits): Promise<JobRecord | CreateRefusal> {
     const now = this.ports.clock.now();
     const id = newJobId(kind, now);
     const seeds: JobTask[] = [];
@@ -216,7 +225,8 @@ export class JobEngine implements WorkContext {
       deadlineAt: now + this.config.jobs.deadlineMs, expiresAt: null, discovered: seeds.length, completed: 0, failed: 0,
       skipped: skipped.length, stoppedReason: null, spec,
     };
-    await this.store.create(job, seeds, skipped);
+    const outcome = await this.store.create(job, seeds, skipped, limits);
+    if (!outcome.created) return outcome;
     if (seeds.length) this.ports.extract?.warm?.(); // its start overlaps robots.txt and the first fetch
     this.schedule();
     this.webhooks.emit(job, "started", { url: spec.url, discovered: seeds.length }, now);
@@ -243,7 +253,8 @@ export class JobEngine implements WorkContext {
   async stopJob(id: string, reason: StoppedReason): Promise<void> {
     const job = await this.store.get(id);
     if (!job || !ACTIVE.includes(job.status)) return;
-    const status: FinalStatus = reason === "cancelled" ? "cancelled" : SITE_STOPS.has(reason) && job.completed === 0 ? "failed" : "completed";
+    // Stopped before reading anything because the site would not or its account could not keep it: failed.
+    const status: FinalStatus = reason === "cancelled" ? "cancelled" : (SITE_STOPS.has(reason) || reason === "storage_full") && job.completed === 0 ? "failed" : "completed";
     await this.end(job, status, reason);
     this.running.abort(`job ${reason}`, id);
   }

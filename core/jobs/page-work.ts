@@ -22,6 +22,7 @@ import type { Gate, RobotsCache } from "./politeness.ts";
 import type { Heartbeat } from "./leases.ts";
 import { HOST_DOWN, HostDown, unreachableFailure, type SiteStreaks } from "./site-streaks.ts";
 import { pageOutcome } from "./job-metrics.ts";
+import { capPageData, MAX_SKIPPED_URLS, STORAGE_FULL } from "./sizes.ts";
 import { pageLinks, robotsReason } from "./site-files.ts";
 import { frontierKey, outOfScope, type ScopeRules, type TrapGuard } from "./url-rules.ts";
 import type { Webhooks } from "./webhooks.ts";
@@ -57,6 +58,8 @@ export interface WorkContext {
   complete(jobId: string): Promise<void>;
   /** Refusing answers and failures to reach a host in a row, per job (site-streaks.ts). */
   streaks: SiteStreaks;
+  /** What one page may store (QUARRY_JOB_PAGE_BYTES) and the links a crawl takes from it (QUARRY_JOB_PAGE_LINKS). */
+  readonly pageCaps: { bytes: number; links: number };
 }
 
 function failedPage(url: string, statusCode: number, error: string, data: Record<string, unknown> = {}): PageResult {
@@ -125,6 +128,7 @@ async function work(ctx: WorkContext, task: JobTask, held: Held, lease?: number)
   let lost = false;
   let page: PageResult;
   let links: string[] = [];
+  let cutBytes = 0;
   let unreachable = false, asked = 0; // asked: its request's turn among this process's (orders the host's streak)
   try {
     const plan = await ctx.planOf(job);
@@ -175,7 +179,10 @@ async function work(ctx: WorkContext, task: JobTask, held: Held, lease?: number)
       } else if (!data) {
         page = failedPage(task.url, read.status, "unsupported_content", meta);
       } else {
-        page = { url: task.url, ok: true, statusCode: read.status, title: data.title, data: { ...meta, ...data }, error: null };
+        // Stored within the per-page cap: formats past it are cut and named in `truncated`.
+        const capped = capPageData({ ...meta, ...data }, ctx.pageCaps.bytes);
+        cutBytes = capped.cut;
+        page = { url: task.url, ok: true, statusCode: read.status, title: data.title, data: capped.data, error: null };
         // Links from what was read: a rendered page's links include those its scripts added.
         if (job.kind === "crawl" && task.depth < spec.maxDepth && /html/i.test(read.contentType ?? "html")) {
           links = pageLinks(decodeHtml(read.body, read.contentType), read.finalUrl).map((l) => l.url);
@@ -203,8 +210,8 @@ async function work(ctx: WorkContext, task: JobTask, held: Held, lease?: number)
     return giveBack(store, task);
   }
   const stop = ctx.streaks.count(job, target, task.depth, page.statusCode, unreachable, asked);
-  const found = links.length ? await discover(ctx, job, links, task) : { tasks: [], skipped: [] };
-  await record(ctx, job, task, page, found, ticket, stop, unreachable);
+  const found = links.length ? await discover(ctx, job, links, task) : { tasks: [], skipped: [], dropped: 0 };
+  await record(ctx, job, task, page, found, ticket, stop, unreachable, cutBytes);
 }
 
 /** A claimed entry given back unread (pending again); a store that fails leaves it to its lease. */
@@ -218,19 +225,28 @@ async function record(
   job: JobRecord,
   task: JobTask,
   page: PageResult,
-  found: { tasks: JobTask[]; skipped: SkippedUrl[] } | [],
+  found: { tasks: JobTask[]; skipped: SkippedUrl[]; dropped: number } | [],
   ticket: string | null,
   /** Ends the job once the page is recorded (the site refused it or is gone), instead of completing it as counted. */
   stop: StoppedReason | null = null,
   unreachable = false, // its failure says the host could not be reached (the page's outcome in metrics)
+  cutBytes = 0, // bytes of its content the per-page cap left out
 ): Promise<void> {
-  const { tasks, skipped } = Array.isArray(found) ? { tasks: [], skipped: [] } : found;
+  const { tasks, skipped, dropped } = Array.isArray(found) ? { tasks: [], skipped: [], dropped: 0 } : found;
   let res;
   try {
-    res = await ctx.store.finish(task, page, tasks, skipped, ctx.ports.clock.now());
+    // What the account's jobs may hold (its plan), and what this page's caps left out, recorded with it.
+    const plan = await ctx.planOf(job);
+    const opts = { accountBytes: plan.jobsStorageBytes, skippedUrls: MAX_SKIPPED_URLS, droppedLinks: dropped, cutBytes };
+    res = await ctx.store.finish(task, page, tasks, skipped, ctx.ports.clock.now(), opts);
   } catch (err) {
     if (ticket) await ctx.ports.counters.release(ticket).catch(() => {});
     throw err;
+  }
+  if (res.full) {
+    // The account's job storage is full: the page was kept without its content, as a failure that costs nothing, and the job ends.
+    page = { url: page.url, ok: false, statusCode: page.statusCode, title: null, data: {}, error: STORAGE_FULL };
+    stop = "storage_full";
   }
   if (ticket) {
     // Settled without holding the worker: the page is recorded; its unit follows (a process
@@ -255,7 +271,7 @@ async function record(
  * scope (silently: other sites are not this crawl's business), robots.txt and URL traps
  * (reported). Links this process saw committed are dropped; other duplicates are left to the store.
  */
-async function discover(ctx: WorkContext, job: JobRecord, links: string[], from: JobTask): Promise<{ tasks: JobTask[]; skipped: SkippedUrl[] }> {
+async function discover(ctx: WorkContext, job: JobRecord, links: string[], from: JobTask): Promise<{ tasks: JobTask[]; skipped: SkippedUrl[]; dropped: number }> {
   const depth = from.depth + 1;
   const rules = ctx.rulesOf(job);
   const traps = ctx.trapsOf(job.id);
@@ -263,6 +279,10 @@ async function discover(ctx: WorkContext, job: JobRecord, links: string[], from:
   const tasks: JobTask[] = [];
   const skipped: SkippedUrl[] = [];
   const robotsBy = new Map<string, Awaited<ReturnType<WorkContext["robots"]["get"]>>>();
+  // The page's first QUARRY_JOB_PAGE_LINKS new links in the job's scope are taken; the rest are counted, not followed.
+  let taken = 0;
+  let dropped = 0;
+  const take = () => (taken < ctx.pageCaps.links ? (taken++, true) : (dropped++, false));
   for (const raw of links) {
     const url = frontierKey(raw);
     // A link the store holds already (a page's navigation, the same on every page) costs no
@@ -272,14 +292,14 @@ async function discover(ctx: WorkContext, job: JobRecord, links: string[], from:
     // Found before on another page and let through then: the same rules give the same answer
     // (robots.txt is asked again when the page is fetched). The store drops what it already holds.
     if (traps.admitted(url)) {
-      tasks.push({ jobId: job.id, url, depth });
+      if (take()) tasks.push({ jobId: job.id, url, depth });
       continue;
     }
     if (!checkUrl(url, ctx.allow).ok) {
       skipped.push({ url, reason: "url_not_allowed" });
       continue;
     }
-    if (outOfScope(url, rules)) continue;
+    if (outOfScope(url, rules) || !take()) continue;
     let robots: Awaited<ReturnType<WorkContext["robots"]["get"]>> | undefined;
     if (job.spec.respectRobots) {
       const origin = new URL(url).origin;
@@ -297,5 +317,5 @@ async function discover(ctx: WorkContext, job: JobRecord, links: string[], from:
     }
     tasks.push({ jobId: job.id, url, depth });
   }
-  return { tasks, skipped };
+  return { tasks, skipped, dropped };
 }
