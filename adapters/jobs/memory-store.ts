@@ -33,7 +33,7 @@ export class MemoryJobStore implements JobStore {
   async create(job: JobRecord, seeds: JobTask[], skipped: SkippedUrl[], limits?: AccountLimits): Promise<CreateOutcome> {
     const held = this.accountBytes.get(job.account) ?? 0;
     if (limits) {
-      if (limits.bytes !== null && held >= limits.bytes) {
+      if (limits.bytes !== null && held + (limits.room ?? 0) >= limits.bytes) {
         const expiries = [...this.jobs.values()].filter((h) => h.job.account === job.account && h.job.expiresAt !== null && (h.job.bytes ?? 0) > 0).map((h) => h.job.expiresAt!);
         return { created: false, reason: "storage_full", bytes: held, freesAt: expiries.length ? Math.min(...expiries) : null };
       }

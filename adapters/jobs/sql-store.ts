@@ -130,7 +130,7 @@ export class SqlJobStore implements JobStore {
       const [a] = await q(`SELECT bytes FROM quarry_job_accounts WHERE account = ?${this.db.dialect === "pg" ? " FOR UPDATE" : ""}`, [job.account]);
       if (limits) {
         const held = Number(a!.bytes);
-        if (limits.bytes !== null && held >= limits.bytes) {
+        if (limits.bytes !== null && held + (limits.room ?? 0) >= limits.bytes) {
           const [f] = await q("SELECT min(expires_at) AS at FROM quarry_jobs WHERE account = ? AND expires_at IS NOT NULL AND bytes > 0", [job.account]);
           return { created: false, reason: "storage_full", bytes: held, freesAt: f?.at === null || f?.at === undefined ? null : Number(f.at) };
         }

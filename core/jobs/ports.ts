@@ -135,6 +135,8 @@ export interface AccountLimits {
   jobs: number;
   /** Bytes its jobs may hold (pages, URLs found); null = no cap. */
   bytes: number | null;
+  /** Room a new job needs under `bytes` to start: one page at the per-page cap (default 0). */
+  room?: number;
 }
 
 /** Stored, or refused: too many jobs active (`active` of them), or the account's job storage full (`bytes` held; room again at `freesAt`, its first kept job's expiry, if any). */

@@ -107,6 +107,69 @@ export function jobStoreContract(make: () => Promise<JobStore>, opts: { singleOw
     expect(await s.claimNext(102, 60_000)).toEqual(again);
   });
 
+  it("creates jobs only within the account's limits: at most `jobs` active at once, exactly, however many are created at once", async () => {
+    const s = await make();
+    const account = `limited${++n}`;
+    const jobs = Array.from({ length: 6 }, () => jobRecord({ account }));
+    const outcomes = await Promise.all(jobs.map((j) => s.create(j, [{ jobId: j.id, url: "http://x.test/", depth: 0 }], [], { jobs: 2, bytes: null })));
+    expect(outcomes.filter((o) => o.created)).toHaveLength(2);
+    expect(outcomes.filter((o) => !o.created)).toEqual(Array(4).fill({ created: false, reason: "too_many_jobs", active: 2 }));
+    // Refused ones were not stored; an ended job makes room for the next.
+    const stored = jobs.filter((_, i) => outcomes[i]!.created);
+    expect((await Promise.all(jobs.map((j) => s.get(j.id)))).filter(Boolean).map((j) => j!.id).sort()).toEqual(stored.map((j) => j.id).sort());
+    await s.transition(stored[0]!.id, ["queued", "running"], "completed", { finishedAt: 5 });
+    const next = jobRecord({ account });
+    expect(await s.create(next, [{ jobId: next.id, url: "http://x.test/", depth: 0 }], [], { jobs: 2, bytes: null })).toEqual({ created: true });
+    // Another account is not counted against this one.
+    const other = jobRecord({ account: `${account}-other` });
+    expect(await s.create(other, [], [], { jobs: 1, bytes: null })).toEqual({ created: true });
+  });
+
+  it("counts the bytes each account's jobs hold: stops storing pages past its cap, refuses new jobs when full, frees them when the jobs are purged", async () => {
+    const s = await make();
+    const account = `stored${++n}`;
+    const spec = { ...jobRecord().spec, limit: 20 };
+    const job = jobRecord({ account, spec });
+    const seed = { jobId: job.id, url: "http://x.test/", depth: 0 };
+    const limits = { jobs: 10, bytes: 3000 };
+    expect(await s.create(job, [seed], [], limits)).toEqual({ created: true });
+    const seeded = (await s.get(job.id))!.bytes!;
+    expect(seeded).toBe("http://x.test/".length);
+    const opts = { accountBytes: 3000, skippedUrls: 2, droppedLinks: 7, cutBytes: 11 };
+    const big = (url: string): PageResult => ({ url, ok: true, statusCode: 200, title: "t", data: { markdown: "m".repeat(1000) }, error: null });
+    const found = ["a", "b"].map((p) => ({ jobId: job.id, url: `http://x.test/${p}`, depth: 1 }));
+    const skipped = ["s1", "s2", "s3", "s4"].map((p) => ({ url: `http://x.test/${p}`, reason: "robots_disallowed" }));
+    const r1 = await s.finish(seed, big(seed.url), found, skipped, 1, opts);
+    expect(r1).toMatchObject({ recorded: true, added: found });
+    expect(r1.full).toBeUndefined();
+    let after = (await s.get(job.id))!;
+    // Two skipped URLs listed, two counted only; the page's own dropped links and cut bytes added.
+    expect(after).toMatchObject({ skipped: 2, dropped: { links: 7, contentBytes: 11, skippedUrls: 2, pages: 0 } });
+    expect((await s.skippedUrls(job.id, 10)).map((u) => u.url)).toEqual(["http://x.test/s1", "http://x.test/s2"]);
+    const page1 = JSON.stringify(big(seed.url).data).length + 1; // the data as stored, and the title
+    expect(after.bytes).toBe(seeded + page1 + found.reduce((n, f) => n + f.url.length, 0) + 2 * ("http://x.test/s1".length + "robots_disallowed".length));
+    expect((await s.diskUsage?.())?.jobs).toBeGreaterThanOrEqual(after.bytes!);
+    const r2 = await s.finish(found[0]!, big(found[0]!.url), [{ jobId: job.id, url: "http://x.test/c", depth: 2 }], [], 2, opts);
+    expect(r2.full).toBeUndefined();
+    // The third page would take the account past 3000 bytes: kept as a failure without content, adding nothing.
+    const r3 = await s.finish(found[1]!, big(found[1]!.url), [{ jobId: job.id, url: "http://x.test/d", depth: 2 }], [], 3, opts);
+    expect(r3).toMatchObject({ recorded: true, full: true, added: [] });
+    after = (await s.get(job.id))!;
+    expect(after).toMatchObject({ completed: 2, failed: 1, discovered: 4, dropped: { links: 14, contentBytes: 22, skippedUrls: 2, pages: 1 } });
+    const last = (await s.pages(job.id, 2, 1))[0]!;
+    expect(last).toMatchObject({ url: found[1]!.url, ok: false, error: "storage_full", data: {} });
+    // Full: a new job of the account is refused (with `room`: when one more page of that size would not fit), saying
+    // when room comes back (its kept job's expiry, once it has one).
+    const held = after.bytes!;
+    expect(held).toBeLessThan(3000);
+    expect(await s.create(jobRecord({ account }), [], [], { ...limits, room: 3000 - held })).toMatchObject({ created: false, reason: "storage_full", bytes: held, freesAt: null });
+    expect(await s.create(jobRecord({ account: `${account}-other` }), [], [], limits)).toEqual({ created: true });
+    await s.transition(job.id, ["queued", "running"], "completed", { finishedAt: 10, expiresAt: 100 });
+    expect(await s.create(jobRecord({ account }), [], [], { ...limits, room: 1000 })).toMatchObject({ created: false, reason: "storage_full", bytes: held, freesAt: 100 });
+    await s.purge(100);
+    expect(await s.create(jobRecord({ account }), [], [], { ...limits, room: 1000 })).toEqual({ created: true });
+  });
+
   it("gives back released claims, lists unfinished work of active jobs only, and ends jobs conditionally", async () => {
     const s = await make();
     const job = jobRecord({ spec: { ...jobRecord().spec, limit: 10 } });

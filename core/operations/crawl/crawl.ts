@@ -54,7 +54,8 @@ async function checkQuota(engine: JobEngine, caller: JobCaller): Promise<void> {
   }
 }
 
-const limitsOf = (plan: Plan): AccountLimits => ({ jobs: plan.jobsConcurrent, bytes: plan.jobsStorageBytes });
+/** The account's job limits: a new job needs room for one page at the per-page cap. */
+const limitsOf = (engine: JobEngine, plan: Plan): AccountLimits => ({ jobs: plan.jobsConcurrent, bytes: plan.jobsStorageBytes, room: engine.pageCaps.bytes });
 
 /** A size for a message: `100 MB`, `1.5 GB`, `512 KB` (binary units, as QUARRY_PLANS and the README give them). */
 function size(bytes: number): string {
@@ -76,7 +77,7 @@ function started(engine: JobEngine, caller: JobCaller, out: JobRecord | CreateRe
   const when = out.freesAt === null ? null : Math.max(1, Math.ceil((out.freesAt - now) / 1000));
   throw new ApiError(
     "job_storage_full",
-    `This account's crawl and batch jobs keep ${size(out.bytes)} of pages and URLs, the most its plan (${plan.id}) allows (jobs_storage_bytes: ${size(plan.jobsStorageBytes ?? 0)}). ` +
+    `This account's crawl and batch jobs keep ${size(out.bytes)} of pages and URLs, and its plan (${plan.id}) allows ${size(plan.jobsStorageBytes ?? 0)} (jobs_storage_bytes): not room for one more page of up to ${size(engine.pageCaps.bytes)}. ` +
       (out.freesAt === null
         ? "Its jobs still running hold it: room comes back as each ends and expires (QUARRY_JOB_TTL after it ends)."
         : `Finished jobs are deleted QUARRY_JOB_TTL after they end: the next at ${new Date(out.freesAt).toISOString()}.`),
@@ -105,7 +106,7 @@ export async function startCrawl(services: Services, caller: JobCaller, body: Cr
     formats: body.formats, onlyMainContent: body.only_main_content, timeoutMs: body.timeout_ms, ...rendering(body), webhook: hook(body.webhook),
   };
   await checkQuota(engine, caller);
-  const job = started(engine, caller, await engine.create(caller, "crawl", spec, [body.url], limitsOf(caller.plan)));
+  const job = started(engine, caller, await engine.create(caller, "crawl", spec, [body.url], limitsOf(engine, caller.plan)));
   return { id: job.id, status: job.status, status_url: `${base}${jobPath("crawl", job.id)}` };
 }
 
@@ -118,7 +119,7 @@ export async function startBatch(services: Services, caller: JobCaller, body: Ba
     webhook: hook(body.webhook),
   };
   await checkQuota(engine, caller);
-  const job = started(engine, caller, await engine.create(caller, "batch", spec, body.urls, limitsOf(caller.plan)));
+  const job = started(engine, caller, await engine.create(caller, "batch", spec, body.urls, limitsOf(engine, caller.plan)));
   return { id: job.id, status: job.status, status_url: `${base}${jobPath("batch", job.id)}` };
 }
 
