@@ -256,13 +256,20 @@ export function parseConfig(env: Env, version = "0.0.0"): Config {
   }
   const jobs = parseJobsConfig(env);
   if ("problem" in jobs) throw new ConfigError(jobs.variable, jobs.problem);
+  const plans = parsePlans(env);
+  // A new job needs room for one page at the per-page cap: a plan allowing less could start none.
+  for (const p of Object.values(plans)) {
+    if (p.jobsStorageBytes !== null && p.jobsStorageBytes < jobs.pageBytes) {
+      throw new ConfigError("QUARRY_PLANS", `plan "${p.id}": jobs_storage_bytes (${p.jobsStorageBytes}) is less than one page at QUARRY_JOB_PAGE_BYTES (${jobs.pageBytes}), so its accounts could start no crawl or batch job`);
+    }
+  }
   return {
     host: str(env, "QUARRY_HOST") ?? "127.0.0.1",
     port: parsePort(env),
     dataDir: str(env, "QUARRY_DATA_DIR") ?? "./data",
     databaseUrl: parseUrl(env, "QUARRY_DATABASE_URL", ["postgres:", "postgresql:"]),
     redisUrl: parseUrl(env, "QUARRY_REDIS_URL", ["redis:", "rediss:"]),
-    plans: parsePlans(env),
+    plans,
     ipRate: parseIpRate(env),
     trustProxy: parseTrust(env),
     corsOrigins: parseCorsOrigins(env),

@@ -43,10 +43,12 @@ describe("configuration", () => {
   });
 
   it("reads each plan's job limits from QUARRY_PLANS: jobs_concurrent, and jobs_storage_bytes (null = no cap)", () => {
-    const c = parseConfig({ QUARRY_PLANS: '{"free":{"jobs_concurrent":1,"jobs_storage_bytes":1000},"enterprise":{"jobs_storage_bytes":null},"team":{"quota":50,"per_minute":9,"jobs_concurrent":7}}' });
-    expect(c.plans.free).toMatchObject({ jobsConcurrent: 1, jobsStorageBytes: 1000 });
+    const c = parseConfig({ QUARRY_PLANS: '{"free":{"jobs_concurrent":1,"jobs_storage_bytes":5000000},"enterprise":{"jobs_storage_bytes":null},"team":{"quota":50,"per_minute":9,"jobs_concurrent":7}}' });
+    expect(c.plans.free).toMatchObject({ jobsConcurrent: 1, jobsStorageBytes: 5_000_000 });
     expect(c.plans.enterprise).toMatchObject({ jobsConcurrent: 50, jobsStorageBytes: null });
-    expect(c.plans.team).toMatchObject({ jobsConcurrent: 7, jobsStorageBytes: 1000 });
+    expect(c.plans.team).toMatchObject({ jobsConcurrent: 7, jobsStorageBytes: 5_000_000 });
+    expect(c.jobs).toMatchObject({ pageBytes: 2 ** 20, pageLinks: 1000 });
+    expect(parseConfig({ QUARRY_JOB_PAGE_BYTES: "256KB", QUARRY_JOB_PAGE_LINKS: "50" }).jobs).toMatchObject({ pageBytes: 256 * 1024, pageLinks: 50 });
   });
 
   it.each([
@@ -57,6 +59,9 @@ describe("configuration", () => {
     [{ QUARRY_PLANS: '{"gold":{"quota":1}}' }, "QUARRY_PLANS"],
     [{ QUARRY_PLANS: '{"free":{"jobs_concurrent":0}}' }, "QUARRY_PLANS"],
     [{ QUARRY_PLANS: '{"free":{"jobs_storage_bytes":"1GB"}}' }, "QUARRY_PLANS"],
+    [{ QUARRY_PLANS: '{"free":{"jobs_storage_bytes":100000}}' }, "QUARRY_PLANS"], // less than one page (1 MB)
+    [{ QUARRY_JOB_PAGE_BYTES: "2KB" }, "QUARRY_JOB_PAGE_BYTES"],
+    [{ QUARRY_JOB_PAGE_LINKS: "0" }, "QUARRY_JOB_PAGE_LINKS"],
     [{ QUARRY_IP_RATE: "fast" }, "QUARRY_IP_RATE"],
     [{ QUARRY_TRUST_PROXY: "maybe" }, "QUARRY_TRUST_PROXY"],
     [{ QUARRY_DATABASE_URL: "mysql://x" }, "QUARRY_DATABASE_URL"],
