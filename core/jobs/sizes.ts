@@ -56,7 +56,7 @@ export function capPageData(data: Record<string, unknown>, max: number): { data:
       return;
     }
     truncated.push(f);
-    const kept = fit(data[f], share);
+    const kept = f === "screenshot" ? undefined : fit(data[f], share);
     if (kept === undefined) delete out[f];
     else out[f] = kept;
     budget -= kept === undefined ? 0 : utf8Bytes(JSON.stringify(kept));
@@ -91,5 +91,5 @@ function fit(value: unknown, max: number): unknown {
     }
     return kept.length ? kept : undefined;
   }
-  return undefined; // a screenshot (or anything else) is whole or left out
+  return undefined; // anything else is whole or left out
 }
