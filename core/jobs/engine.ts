@@ -15,12 +15,13 @@ import { JobChanges } from "./changes.ts";
 import { LeaseKeeper, type Heartbeat } from "./leases.ts";
 import { LocalQueue } from "./local-queue.ts";
 import type { FinalStatus, JobKind, JobRecord, JobSpec, JobStatus, JobTask, SkippedUrl, StoppedReason } from "./model.ts";
-import { runTask, type WorkContext } from "./page-work.ts";
+import { runNext, runTask, type WorkContext } from "./page-work.ts";
 import { RunningTasks } from "./running.ts";
 import { SiteStreaks, SITE_STOPS } from "./site-streaks.ts";
 import { TaskRetries } from "./retries.ts";
 import { HostGate, RobotsCache, SharedHostGate, type Gate } from "./politeness.ts";
-import type { AccountLimits, CreateOutcome, JobQueue, JobStore, TaskOutcome } from "./ports.ts";
+import type { JobQueue, JobStore, TaskOutcome } from "./ports.ts";
+import { JobRefused, type AccountLimits } from "./sizes.ts";
 import { frontierKey, scopeRules, TrapGuard, type ScopeRules } from "./url-rules.ts";
 import { Webhooks, type WebhookOptions } from "./webhooks.ts";
 
@@ -33,7 +34,6 @@ export interface EngineOptions {
 }
 
 export type Caller = { account: string; keyId: string };
-export type CreateRefusal = Extract<CreateOutcome, { created: false }>;
 
 const ACTIVE: JobStatus[] = ["queued", "running"];
 
@@ -54,7 +54,6 @@ export class JobEngine implements WorkContext {
   private readonly plans = new Map<string, { plan: Plan; at: number }>();
   private readonly planOfAccount: AccountPlans;
   readonly running = new RunningTasks(); // its size: the tasks this process works on now (GET /metrics)
-  readonly pageCaps: { bytes: number; links: number };
   private timer: ReturnType<typeof setTimeout> | null = null;
   private started = false;
   private stopped = false;
@@ -62,7 +61,7 @@ export class JobEngine implements WorkContext {
 
   constructor(
     readonly ports: Ports,
-    private readonly config: { plans: PlanTable; egressAllow: string[]; jobs: JobsConfig },
+    readonly config: { plans: PlanTable; egressAllow: string[]; jobs: JobsConfig },
     private readonly options: EngineOptions = {},
   ) {
     if (!ports.jobs) throw new Error("JobEngine needs ports.jobs");
@@ -77,7 +76,6 @@ export class JobEngine implements WorkContext {
     this.robots = new RobotsCache(ports.pages, now, () => this.streaks.begin());
     this.webhooks = new Webhooks(this.store, ports.pages, ports.logger, now, { leaseMs: this.shared ? this.leaseMs : 60_000, ...options.webhooks }, ports.metrics);
     this.allow = parseAllowList(config.egressAllow);
-    this.pageCaps = { bytes: config.jobs.pageBytes, links: config.jobs.pageLinks };
     this.leases = new LeaseKeeper(this.store, this.leaseMs, now, this.shared);
     this.retries = new TaskRetries(ports.logger, now, this.shared ? null : (task) => void this.queue.push([task]));
     this.planOfAccount = options.accountPlans ?? accountPlans(config.plans, (message, fields) => ports.logger.warn(fields, message));
@@ -113,20 +111,7 @@ export class JobEngine implements WorkContext {
 
   private async run(task: JobTask): Promise<TaskOutcome> {
     if (this.stopped || this.running.paused) return "handed_back";
-    let lease: number | undefined;
-    const end = await (async () => {
-      if (this.shared) {
-        // Several instances: whichever task the queue handed out, the worker reads the page the
-        // store's fair order puts first (issue #28), so no account's backlog holds another's
-        // pages behind it. Every pending entry has a task in the queue, so none is left unread.
-        const now = this.ports.clock.now();
-        const next = await this.store.claimNext(now, this.leaseMs);
-        if (!next) return;
-        task = next;
-        lease = now + this.leaseMs;
-      }
-      return runTask(this, task, lease);
-    })().catch((err) => {
+    const end = await (this.shared ? runNext(this) : runTask(this, task)).catch((err) => {
       this.retries.failed(task, err);
       throw err;
     });
@@ -200,14 +185,8 @@ export class JobEngine implements WorkContext {
     await this.webhooks.stop();
   }
 
-  /**
-   * Creates a job: its seeds are the start URL (crawl) or the URLs (batch); private ones are skipped
-   * and reported. With `limits` (the caller's plan), refused when the account already has as many
-   * jobs active as it may, or its job storage is full: the refusal is returned and nothing is stored.
-   */
-  create(caller: Caller, kind: JobKind, spec: JobSpec, urls: string[]): Promise<JobRecord>;
-  create(caller: Caller, kind: JobKind, spec: JobSpec, urls: string[], limits: AccountLimits): Promise<JobRecord | CreateRefusal>;
-  async create(caller: Caller, kind: JobKind, spec: JobSpec, urls: string[], limits?: AccountLimits): Promise<JobRecord | CreateRefusal> {
+  /** Creates a job: its seeds are the start URL (crawl) or the URLs (batch); private ones are skipped and reported. Throws JobRefused past the account's `limits`. */
+  async create(caller: Caller, kind: JobKind, spec: JobSpec, urls: string[], limits?: AccountLimits): Promise<JobRecord> {
     const now = this.ports.clock.now();
     const id = newJobId(kind, now);
     const seeds: JobTask[] = [];
@@ -225,8 +204,7 @@ export class JobEngine implements WorkContext {
       deadlineAt: now + this.config.jobs.deadlineMs, expiresAt: null, discovered: seeds.length, completed: 0, failed: 0,
       skipped: skipped.length, stoppedReason: null, spec,
     };
-    const outcome = await this.store.create(job, seeds, skipped, limits);
-    if (!outcome.created) return outcome;
+    JobRefused.unless(await this.store.create(job, seeds, skipped, limits));
     if (seeds.length) this.ports.extract?.warm?.(); // its start overlaps robots.txt and the first fetch
     this.schedule();
     this.webhooks.emit(job, "started", { url: spec.url, discovered: seeds.length }, now);
@@ -253,7 +231,6 @@ export class JobEngine implements WorkContext {
   async stopJob(id: string, reason: StoppedReason): Promise<void> {
     const job = await this.store.get(id);
     if (!job || !ACTIVE.includes(job.status)) return;
-    // Stopped before reading anything because the site would not or its account could not keep it: failed.
     const status: FinalStatus = reason === "cancelled" ? "cancelled" : (SITE_STOPS.has(reason) || reason === "storage_full") && job.completed === 0 ? "failed" : "completed";
     await this.end(job, status, reason);
     this.running.abort(`job ${reason}`, id);

@@ -10,7 +10,6 @@
  */
 import { decodeHtml } from "../extract/decode-html.ts";
 import { periodOf, WINDOW_MS } from "../limits/period.ts";
-import { checkUrl } from "../net/url-policy.ts";
 import type { AllowList } from "../net/allow-list.ts";
 import { failureCode } from "../net/fetch-errors.ts";
 import type { Plan } from "../limits/plans.ts";
@@ -19,12 +18,14 @@ import { readJobPage } from "../operations/scrape/scrape.ts";
 import type { JobQueue, JobStore } from "./ports.ts";
 import { TERMINAL, type JobRecord, type JobTask, type PageResult, type SkippedUrl, type StoppedReason } from "./model.ts";
 import type { Gate, RobotsCache } from "./politeness.ts";
+import type { JobsConfig } from "./config.ts";
 import type { Heartbeat } from "./leases.ts";
 import { HOST_DOWN, HostDown, unreachableFailure, type SiteStreaks } from "./site-streaks.ts";
 import { pageOutcome } from "./job-metrics.ts";
 import { capPageData, MAX_SKIPPED_URLS, STORAGE_FULL } from "./sizes.ts";
-import { pageLinks, robotsReason } from "./site-files.ts";
-import { frontierKey, outOfScope, type ScopeRules, type TrapGuard } from "./url-rules.ts";
+import { discover } from "./discover.ts";
+import { pageLinks } from "./site-files.ts";
+import type { ScopeRules, TrapGuard } from "./url-rules.ts";
 import type { Webhooks } from "./webhooks.ts";
 
 /** What a task needs from the engine that runs it. */
@@ -59,7 +60,7 @@ export interface WorkContext {
   /** Refusing answers and failures to reach a host in a row, per job (site-streaks.ts). */
   streaks: SiteStreaks;
   /** What one page may store (QUARRY_JOB_PAGE_BYTES) and the links a crawl takes from it (QUARRY_JOB_PAGE_LINKS). */
-  readonly pageCaps: { bytes: number; links: number };
+  readonly config: { jobs: Pick<JobsConfig, "pageBytes" | "pageLinks"> };
 }
 
 function failedPage(url: string, statusCode: number, error: string, data: Record<string, unknown> = {}): PageResult {
@@ -92,6 +93,17 @@ export async function runTask(ctx: WorkContext, task: JobTask, lease?: number): 
     held.beat?.stop();
     if (held.units) ctx.hold(task.jobId, -held.units);
   }
+}
+
+/**
+ * Several instances: the worker reads the page the store's fair order puts first (claimNext),
+ * whichever queue task it was handed, so no account's backlog holds another's pages behind it
+ * (issue #28). Every pending entry has a task in the queue, so none is left unread.
+ */
+export async function runNext(ctx: WorkContext): Promise<"released" | void> {
+  const now = ctx.ports.clock.now();
+  const next = await ctx.store.claimNext(now, ctx.leaseMs);
+  return next ? runTask(ctx, next, now + ctx.leaseMs) : undefined;
 }
 
 type Held = { units: number; beat?: Heartbeat; claimed: boolean; ac: AbortController; untrack: () => void };
@@ -180,7 +192,7 @@ async function work(ctx: WorkContext, task: JobTask, held: Held, lease?: number)
         page = failedPage(task.url, read.status, "unsupported_content", meta);
       } else {
         // Stored within the per-page cap: formats past it are cut and named in `truncated`.
-        const capped = capPageData({ ...meta, ...data }, ctx.pageCaps.bytes);
+        const capped = capPageData({ ...meta, ...data }, ctx.config.jobs.pageBytes);
         cutBytes = capped.cut;
         page = { url: task.url, ok: true, statusCode: read.status, title: data.title, data: capped.data, error: null };
         // Links from what was read: a rendered page's links include those its scripts added.
@@ -264,58 +276,4 @@ async function record(
   if (res.added.length) await ctx.queue.push(res.added);
   if (stop) await ctx.stopJob(job.id, stop);
   else if (res.remaining === 0) await ctx.complete(job.id);
-}
-
-/**
- * The links worth adding: a private address is skipped and reported whatever the scope; then
- * scope (silently: other sites are not this crawl's business), robots.txt and URL traps
- * (reported). Links this process saw committed are dropped; other duplicates are left to the store.
- */
-async function discover(ctx: WorkContext, job: JobRecord, links: string[], from: JobTask): Promise<{ tasks: JobTask[]; skipped: SkippedUrl[]; dropped: number }> {
-  const depth = from.depth + 1;
-  const rules = ctx.rulesOf(job);
-  const traps = ctx.trapsOf(job.id);
-  const seen = new Set<string>();
-  const tasks: JobTask[] = [];
-  const skipped: SkippedUrl[] = [];
-  const robotsBy = new Map<string, Awaited<ReturnType<WorkContext["robots"]["get"]>>>();
-  // The page's first QUARRY_JOB_PAGE_LINKS new links in the job's scope are taken; the rest are counted, not followed.
-  let taken = 0;
-  let dropped = 0;
-  const take = () => (taken < ctx.pageCaps.links ? (taken++, true) : (dropped++, false));
-  for (const raw of links) {
-    const url = frontierKey(raw);
-    // A link the store holds already (a page's navigation, the same on every page) costs no
-    // statement and no check: the store would drop it, and the guard let it through before.
-    if (!url || seen.has(url) || traps.inFrontier(url)) continue;
-    seen.add(url);
-    // Found before on another page and let through then: the same rules give the same answer
-    // (robots.txt is asked again when the page is fetched). The store drops what it already holds.
-    if (traps.admitted(url)) {
-      if (take()) tasks.push({ jobId: job.id, url, depth });
-      continue;
-    }
-    if (!checkUrl(url, ctx.allow).ok) {
-      skipped.push({ url, reason: "url_not_allowed" });
-      continue;
-    }
-    if (outOfScope(url, rules) || !take()) continue;
-    let robots: Awaited<ReturnType<WorkContext["robots"]["get"]>> | undefined;
-    if (job.spec.respectRobots) {
-      const origin = new URL(url).origin;
-      robots = robotsBy.get(origin);
-      if (!robots) robotsBy.set(origin, (robots = await ctx.robots.get(origin)));
-    }
-    if (robots && !robots.allowed(url)) {
-      skipped.push({ url, reason: robotsReason(robots) });
-      continue;
-    }
-    const trap = traps.check(url, from.url);
-    if (trap) {
-      skipped.push({ url, reason: `trap_${trap}` });
-      continue;
-    }
-    tasks.push({ jobId: job.id, url, depth });
-  }
-  return { tasks, skipped, dropped };
 }

@@ -2,8 +2,24 @@
  * What a job may store (issue #28, item 4): each page's stored content is capped
  * (QUARRY_JOB_PAGE_BYTES), and so are the links taken from one page (QUARRY_JOB_PAGE_LINKS) and the
  * skipped URLs a job lists; what a job's rows hold counts toward its account's `jobs_storage_bytes`.
- * Sizes are UTF-8 bytes of what the store writes: a page's data as JSON, a URL as text.
+ * Sizes are UTF-8 bytes of what the store writes: a page's data as JSON, a URL as text. A new job
+ * past its account's limits (`jobs_concurrent`, `jobs_storage_bytes`) is refused with JobRefused.
  */
+
+import type { CreateOutcome } from "./ports.ts";
+export type { AccountLimits } from "./ports.ts";
+
+/** A job its account's limits refused (too many active, its storage full): nothing was stored. */
+export class JobRefused extends Error {
+  constructor(readonly refusal: Extract<CreateOutcome, { created: false }>) {
+    super(`job refused: ${refusal.reason}`);
+  }
+
+  /** Throws when the store refused the job. */
+  static unless(outcome: CreateOutcome): void {
+    if (!outcome.created) throw new JobRefused(outcome);
+  }
+}
 
 /** A page read while its account's job storage was full: stored without its content, as failed, and free; its job stops. */
 export const STORAGE_FULL = "storage_full";

@@ -4,7 +4,8 @@
  * belongs to the account that started it; to any other account it does not exist (404).
  */
 import { ApiError, echoed } from "../../errors.ts";
-import type { Caller, CreateRefusal, JobEngine } from "../../jobs/engine.ts";
+import type { Caller, JobEngine } from "../../jobs/engine.ts";
+import { JobRefused } from "../../jobs/sizes.ts";
 import type { AccountLimits } from "../../jobs/ports.ts";
 import type { JobKind, JobRecord, JobSpec } from "../../jobs/model.ts";
 import { periodOf, periodResetAt } from "../../limits/period.ts";
@@ -55,7 +56,7 @@ async function checkQuota(engine: JobEngine, caller: JobCaller): Promise<void> {
 }
 
 /** The account's job limits: a new job needs room for one page at the per-page cap. */
-const limitsOf = (engine: JobEngine, plan: Plan): AccountLimits => ({ jobs: plan.jobsConcurrent, bytes: plan.jobsStorageBytes, room: engine.pageCaps.bytes });
+const limitsOf = (engine: JobEngine, plan: Plan): AccountLimits => ({ jobs: plan.jobsConcurrent, bytes: plan.jobsStorageBytes, room: engine.config.jobs.pageBytes });
 
 /** A size for a message: `100 MB`, `1.5 GB`, `512 KB` (binary units, as QUARRY_PLANS and the README give them). */
 function size(bytes: number): string {
@@ -64,7 +65,11 @@ function size(bytes: number): string {
 }
 
 /** The job created, or the 429 that says which of its account's job limits refused it and what to do (issue #28). */
-function started(engine: JobEngine, caller: JobCaller, out: JobRecord | CreateRefusal): JobRecord {
+async function started(engine: JobEngine, caller: JobCaller, created: Promise<JobRecord>): Promise<JobRecord> {
+  const out = await created.catch((err) => {
+    if (err instanceof JobRefused) return err.refusal;
+    throw err;
+  });
   if (!("created" in out)) return out;
   const plan = caller.plan;
   if (out.reason === "too_many_jobs") {
@@ -77,7 +82,7 @@ function started(engine: JobEngine, caller: JobCaller, out: JobRecord | CreateRe
   const when = out.freesAt === null ? null : Math.max(1, Math.ceil((out.freesAt - now) / 1000));
   throw new ApiError(
     "job_storage_full",
-    `This account's crawl and batch jobs keep ${size(out.bytes)} of pages and URLs, and its plan (${plan.id}) allows ${size(plan.jobsStorageBytes ?? 0)} (jobs_storage_bytes): not room for one more page of up to ${size(engine.pageCaps.bytes)}. ` +
+    `This account's crawl and batch jobs keep ${size(out.bytes)} of pages and URLs, and its plan (${plan.id}) allows ${size(plan.jobsStorageBytes ?? 0)} (jobs_storage_bytes): not room for one more page of up to ${size(engine.config.jobs.pageBytes)}. ` +
       (out.freesAt === null
         ? "Its jobs still running hold it: room comes back as each ends and expires (QUARRY_JOB_TTL after it ends)."
         : `Finished jobs are deleted QUARRY_JOB_TTL after they end: the next at ${new Date(out.freesAt).toISOString()}.`),
@@ -106,7 +111,7 @@ export async function startCrawl(services: Services, caller: JobCaller, body: Cr
     formats: body.formats, onlyMainContent: body.only_main_content, timeoutMs: body.timeout_ms, ...rendering(body), webhook: hook(body.webhook),
   };
   await checkQuota(engine, caller);
-  const job = started(engine, caller, await engine.create(caller, "crawl", spec, [body.url], limitsOf(engine, caller.plan)));
+  const job = await started(engine, caller, engine.create(caller, "crawl", spec, [body.url], limitsOf(engine, caller.plan)));
   return { id: job.id, status: job.status, status_url: `${base}${jobPath("crawl", job.id)}` };
 }
 
@@ -119,7 +124,7 @@ export async function startBatch(services: Services, caller: JobCaller, body: Ba
     webhook: hook(body.webhook),
   };
   await checkQuota(engine, caller);
-  const job = started(engine, caller, await engine.create(caller, "batch", spec, body.urls, limitsOf(engine, caller.plan)));
+  const job = await started(engine, caller, engine.create(caller, "batch", spec, body.urls, limitsOf(engine, caller.plan)));
   return { id: job.id, status: job.status, status_url: `${base}${jobPath("batch", job.id)}` };
 }
 
