@@ -56,6 +56,10 @@ const CONTENT = ["html", "screenshot", "text", "markdown", "links"] as const;
  * `truncated` names the formats cut or left out; `cut` is how many bytes were left out.
  */
 export function capPageData(data: Record<string, unknown>, max: number): { data: Record<string, unknown>; truncated: string[]; cut: number } {
+  // Most pages are far under the cap: at most 3 bytes a character (6 escaped) says so without encoding.
+  let bound = 2;
+  for (const [k, v] of Object.entries(data)) bound += k.length * 6 + 4 + (typeof v === "string" ? v.length * 6 + 2 : v === undefined ? 0 : JSON.stringify(v).length * 3);
+  if (bound <= max) return { data, truncated: [], cut: 0 };
   const total = utf8Bytes(JSON.stringify(data));
   if (total <= max) return { data, truncated: [], cut: 0 };
   const fields = CONTENT.filter((f) => data[f] !== undefined).map((f) => ({ f, size: utf8Bytes(JSON.stringify(data[f])) }));
