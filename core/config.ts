@@ -8,7 +8,7 @@ import type { BucketConfig } from "./limits/token-bucket.ts";
 import { AllowListError, parseAllowList } from "./net/allow-list.ts";
 import { BACKEND_IDS } from "./backends/catalogue.ts";
 import { parseTrustProxy, type TrustProxy } from "./gateway/trusted-proxies.ts";
-import { parseJobsConfig, type JobsConfig } from "./jobs/config.ts";
+import { parseJobsConfig, parseSizeText, type JobsConfig } from "./jobs/config.ts";
 
 export type Env = Record<string, string | undefined>;
 
@@ -126,16 +126,13 @@ function parseIpRate(env: Env): BucketConfig | null {
   return { ratePerSecond: rate, burst };
 }
 
-const SIZE_UNITS: Record<string, number> = { "": 1, b: 1, k: 2 ** 10, kb: 2 ** 10, kib: 2 ** 10, m: 2 ** 20, mb: 2 ** 20, mib: 2 ** 20, g: 2 ** 30, gb: 2 ** 30, gib: 2 ** 30 };
-
 /** A size in bytes: `67108864`, `64MB`, `512k` (units are binary: 1 MB = 1024 KB). */
 function parseSize(env: Env, name: string, fallback: number): number {
   const raw = str(env, name);
   if (raw === undefined) return fallback;
-  const m = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i.exec(raw);
-  const unit = m ? SIZE_UNITS[m[2]!.toLowerCase()] : undefined;
-  if (!m || unit === undefined) throw new ConfigError(name, `"${raw}" is not a size such as 64MB, 512KB or 1048576`);
-  return Math.floor(Number(m[1]) * unit);
+  const size = parseSizeText(raw);
+  if (size === null) throw new ConfigError(name, `"${raw}" is not a size such as 64MB, 512KB or 1048576`);
+  return size;
 }
 
 function parseBool(env: Env, name: string): boolean {
@@ -199,7 +196,7 @@ function parsePlans(env: Env): PlanTable {
   for (const [id, value] of Object.entries(parsed as Record<string, unknown>)) {
     if (!/^[a-z][a-z0-9_-]{0,31}$/.test(id)) throw new ConfigError("QUARRY_PLANS", `"${id}" is not a plan id`);
     if (!value || typeof value !== "object") throw new ConfigError("QUARRY_PLANS", `plan "${id}" must be an object`);
-    const { quota, per_minute, ...rest } = value as Record<string, unknown>;
+    const { quota, per_minute, jobs_concurrent, jobs_storage_bytes, ...rest } = value as Record<string, unknown>;
     if (Object.keys(rest).length) {
       throw new ConfigError("QUARRY_PLANS", `plan "${id}" has unknown fields: ${Object.keys(rest).join(", ")}`);
     }
@@ -209,7 +206,16 @@ function parsePlans(env: Env): PlanTable {
     if (per_minute !== undefined && !(isCount(per_minute) && per_minute > 0)) {
       throw new ConfigError("QUARRY_PLANS", `plan "${id}": per_minute must be a whole number > 0`);
     }
-    overrides[id] = { quota: quota as number | null | undefined, per_minute: per_minute as number | undefined };
+    if (jobs_concurrent !== undefined && !(isCount(jobs_concurrent) && jobs_concurrent > 0)) {
+      throw new ConfigError("QUARRY_PLANS", `plan "${id}": jobs_concurrent must be a whole number > 0`);
+    }
+    if (jobs_storage_bytes !== undefined && jobs_storage_bytes !== null && !(isCount(jobs_storage_bytes) && jobs_storage_bytes > 0)) {
+      throw new ConfigError("QUARRY_PLANS", `plan "${id}": jobs_storage_bytes must be a whole number of bytes > 0 or null`);
+    }
+    overrides[id] = {
+      quota: quota as number | null | undefined, per_minute: per_minute as number | undefined,
+      jobs_concurrent: jobs_concurrent as number | undefined, jobs_storage_bytes: jobs_storage_bytes as number | null | undefined,
+    };
   }
   try {
     return applyPlanOverrides(DEFAULT_PLANS, overrides);
@@ -250,13 +256,20 @@ export function parseConfig(env: Env, version = "0.0.0"): Config {
   }
   const jobs = parseJobsConfig(env);
   if ("problem" in jobs) throw new ConfigError(jobs.variable, jobs.problem);
+  const plans = parsePlans(env);
+  // A new job needs room for one page at the per-page cap: a plan allowing less could start none.
+  for (const p of Object.values(plans)) {
+    if (p.jobsStorageBytes !== null && p.jobsStorageBytes < jobs.pageBytes) {
+      throw new ConfigError("QUARRY_PLANS", `plan "${p.id}": jobs_storage_bytes (${p.jobsStorageBytes}) is less than one page at QUARRY_JOB_PAGE_BYTES (${jobs.pageBytes}), so its accounts could start no crawl or batch job`);
+    }
+  }
   return {
     host: str(env, "QUARRY_HOST") ?? "127.0.0.1",
     port: parsePort(env),
     dataDir: str(env, "QUARRY_DATA_DIR") ?? "./data",
     databaseUrl: parseUrl(env, "QUARRY_DATABASE_URL", ["postgres:", "postgresql:"]),
     redisUrl: parseUrl(env, "QUARRY_REDIS_URL", ["redis:", "rediss:"]),
-    plans: parsePlans(env),
+    plans,
     ipRate: parseIpRate(env),
     trustProxy: parseTrust(env),
     corsOrigins: parseCorsOrigins(env),

@@ -17,6 +17,8 @@ export const ERROR_STATUS = {
   action_failed: 422,
   rate_limited: 429,
   quota_exceeded: 429,
+  too_many_jobs: 429,
+  job_storage_full: 429,
   internal_error: 500,
   upstream_error: 502,
   service_unavailable: 503,

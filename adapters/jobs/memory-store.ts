@@ -1,6 +1,7 @@
 /** JobStore in process memory (tests, `QUARRY_DATA_DIR=:memory:`): nothing survives a restart. */
 import type { JobStore } from "../../core/ports.ts";
-import type { Delivery, JobFilter, ListedJob, WebhookFailure, WebhookTally } from "../../core/jobs/ports.ts";
+import type { AccountLimits, CreateOutcome, Delivery, FinishOptions, JobFilter, ListedJob, WebhookFailure, WebhookTally } from "../../core/jobs/ports.ts";
+import { rowBytes, STORAGE_FULL, utf8Bytes } from "../../core/jobs/sizes.ts";
 import type { FinishResult, JobKind, JobRecord, JobStatus, JobTask, PageResult, SkippedUrl, StoredPage } from "../../core/jobs/model.ts";
 
 interface Entry {
@@ -26,16 +27,31 @@ export class MemoryJobStore implements JobStore {
   private readonly deliveries = new Map<string, Delivery & { leaseUntil: number }>();
   /** Per job: deliveries made and given up, and the last failed attempt. */
   private readonly tallies = new Map<string, Omit<WebhookTally, "pending">>();
+  /** Per account: the bytes its jobs hold. */
+  private readonly accountBytes = new Map<string, number>();
 
-  async create(job: JobRecord, seeds: JobTask[], skipped: SkippedUrl[]): Promise<void> {
+  async create(job: JobRecord, seeds: JobTask[], skipped: SkippedUrl[], limits?: AccountLimits): Promise<CreateOutcome> {
+    const held = this.accountBytes.get(job.account) ?? 0;
+    if (limits) {
+      if (limits.bytes !== null && held + (limits.room ?? 0) >= limits.bytes) {
+        const expiries = [...this.jobs.values()].filter((h) => h.job.account === job.account && h.job.expiresAt !== null && (h.job.bytes ?? 0) > 0).map((h) => h.job.expiresAt!);
+        return { created: false, reason: "storage_full", bytes: held, freesAt: expiries.length ? Math.min(...expiries) : null };
+      }
+      const active = [...this.jobs.values()].filter((h) => h.job.account === job.account && (h.job.status === "queued" || h.job.status === "running")).length;
+      if (active >= limits.jobs) return { created: false, reason: "too_many_jobs", active };
+    }
     const frontier = new Map<string, Entry>();
     for (const s of seeds) frontier.set(s.url, { url: s.url, depth: s.depth, state: "pending", leaseUntil: 0 });
     for (const s of skipped) if (!frontier.has(s.url)) frontier.set(s.url, { url: s.url, depth: 0, state: "skipped", leaseUntil: 0, reason: s.reason });
-    const held = clone(job);
+    const copy = clone(job);
     // Counts follow from the entries, as the SQL store derives them.
-    held.discovered = seeds.length;
-    held.skipped = [...frontier.values()].filter((e) => e.state === "skipped").length;
-    this.jobs.set(job.id, { job: held, frontier, pages: [] });
+    copy.discovered = seeds.length;
+    copy.skipped = [...frontier.values()].filter((e) => e.state === "skipped").length;
+    copy.bytes = seeds.reduce((n, t) => n + rowBytes(t.url), 0) + skipped.reduce((n, t) => n + rowBytes(t.url, t.reason), 0);
+    copy.dropped = { links: 0, contentBytes: 0, skippedUrls: 0, pages: 0 };
+    this.accountBytes.set(job.account, held + copy.bytes);
+    this.jobs.set(job.id, { job: copy, frontier, pages: [] });
+    return { created: true };
   }
 
   async get(id: string): Promise<JobRecord | null> {
@@ -51,17 +67,64 @@ export class MemoryJobStore implements JobStore {
     return true;
   }
 
+  /** When each account and each job was last served a page (claimNext's fair order). */
+  private readonly turns = new Map<string, number>();
+  private turn = 0;
+
+  async claimNext(now: number, leaseMs: number): Promise<JobTask | null> {
+    const busy = new Map<string, number>();
+    const waiting: Held[] = [];
+    for (const h of this.jobs.values()) {
+      if (h.job.status !== "queued" && h.job.status !== "running") continue;
+      let pending = false;
+      for (const e of h.frontier.values()) {
+        if (e.state === "active") busy.set(h.job.account, (busy.get(h.job.account) ?? 0) + 1);
+        else if (e.state === "pending") pending = true;
+      }
+      if (pending) waiting.push(h);
+    }
+    const order = (h: Held) => [busy.get(h.job.account) ?? 0, this.turns.get(`a:${h.job.account}`) ?? 0, h.job.account, this.turns.get(`j:${h.job.id}`) ?? 0, h.job.id] as const;
+    waiting.sort((x, y) => {
+      const [a, b] = [order(x), order(y)];
+      for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
+      return 0;
+    });
+    const h = waiting[0];
+    if (!h) return null;
+    let e: Entry | undefined;
+    for (const x of h.frontier.values()) if (x.state === "pending" && (!e || x.depth < e.depth)) e = x;
+    e!.state = "active";
+    e!.leaseUntil = now + leaseMs;
+    this.turns.set(`a:${h.job.account}`, ++this.turn);
+    this.turns.set(`j:${h.job.id}`, this.turn);
+    return { jobId: h.job.id, url: e!.url, depth: e!.depth };
+  }
+
   async release(task: JobTask): Promise<void> {
     const e = this.jobs.get(task.jobId)?.frontier.get(task.url);
     if (e?.state === "active") (e.state = "pending"), (e.leaseUntil = 0);
   }
 
-  async finish(task: JobTask, page: PageResult, found: JobTask[], skipped: SkippedUrl[], _now: number): Promise<FinishResult> {
+  async finish(task: JobTask, page: PageResult, found: JobTask[], skipped: SkippedUrl[], _now: number, opts?: FinishOptions): Promise<FinishResult> {
     const h = this.jobs.get(task.jobId);
     const e = h?.frontier.get(task.url);
     const none = { recorded: false, added: [], limited: false, remaining: h ? h.job.discovered - h.job.completed - h.job.failed : 0 };
     if (!h || !e || (h.job.status !== "queued" && h.job.status !== "running") || (e.state !== "pending" && e.state !== "active")) return none;
     const job = h.job;
+    const dropped = (job.dropped ??= { links: 0, contentBytes: 0, skippedUrls: 0, pages: 0 });
+    let pageBytes = utf8Bytes(JSON.stringify(page.data)) + rowBytes(page.title ?? "", page.error);
+    const full = opts?.accountBytes != null && (this.accountBytes.get(job.account) ?? 0) + pageBytes > opts.accountBytes;
+    if (full) {
+      page = { url: page.url, ok: false, statusCode: page.statusCode, title: null, data: {}, error: STORAGE_FULL };
+      found = [];
+      skipped = [];
+      pageBytes = rowBytes("", STORAGE_FULL);
+      dropped.pages++;
+    } else {
+      dropped.links += opts?.droppedLinks ?? 0;
+      dropped.contentBytes += opts?.cutBytes ?? 0;
+    }
+    let bytes = pageBytes;
     e.state = page.ok ? "done" : "failed";
     if (page.ok) job.completed++;
     else job.failed++;
@@ -76,16 +139,24 @@ export class MemoryJobStore implements JobStore {
       }
       h.frontier.set(f.url, { url: f.url, depth: f.depth, state: "pending", leaseUntil: 0 });
       job.discovered++;
+      bytes += rowBytes(f.url);
       added.push(f);
     }
     for (const s of skipped) {
       if (h.frontier.has(s.url)) continue;
+      if (job.skipped >= (opts?.skippedUrls ?? Infinity)) {
+        dropped.skippedUrls++;
+        continue;
+      }
       h.frontier.set(s.url, { url: s.url, depth: task.depth + 1, state: "skipped", leaseUntil: 0, reason: s.reason });
       job.skipped++;
+      bytes += rowBytes(s.url, s.reason);
     }
     if (limited && !job.stoppedReason) job.stoppedReason = "limit_reached";
     job.status = "running";
-    return { recorded: true, added, limited, remaining: job.discovered - job.completed - job.failed };
+    job.bytes = (job.bytes ?? 0) + bytes;
+    this.accountBytes.set(job.account, (this.accountBytes.get(job.account) ?? 0) + bytes);
+    return { recorded: true, added, limited, remaining: job.discovered - job.completed - job.failed, ...(full ? { full } : {}) };
   }
 
   async transition(id: string, from: JobStatus[], to: JobStatus, patch: { finishedAt?: number; expiresAt?: number; stoppedReason?: string | null }): Promise<boolean> {
@@ -150,9 +221,22 @@ export class MemoryJobStore implements JobStore {
     return [...counts.values()];
   }
 
+  async diskUsage(): Promise<{ database: number | null; jobs: number }> {
+    let jobs = 0;
+    for (const n of this.accountBytes.values()) jobs += n;
+    return { database: null, jobs };
+  }
+
   async purge(now: number): Promise<number> {
     let n = 0;
-    for (const [id, h] of this.jobs) if (h.job.expiresAt !== null && h.job.expiresAt <= now) (this.jobs.delete(id), this.tallies.delete(id), n++);
+    for (const [id, h] of this.jobs) {
+      if (h.job.expiresAt === null || h.job.expiresAt > now) continue;
+      this.jobs.delete(id);
+      this.tallies.delete(id);
+      this.turns.delete(`j:${id}`);
+      this.accountBytes.set(h.job.account, (this.accountBytes.get(h.job.account) ?? 0) - (h.job.bytes ?? 0));
+      n++;
+    }
     return n;
   }
 

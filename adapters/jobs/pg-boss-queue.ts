@@ -6,7 +6,13 @@
  * transaction (nothing found can be lost between the two). pg-boss 10.x is the line that runs
  * on Node 20 (11+ needs Node 22).
  *
- * Each instance runs `concurrency` pg-boss workers of one task each. When an instance dies, what
+ * Each instance runs `concurrency` pg-boss workers of one task each. A task is a turn for a free
+ * worker rather than an order: the worker reads the page the store's fair claim puts first
+ * (JobStore.claimNext: the account with the fewest pages claimed, then the one served longest
+ * ago), which may be another job's, so pg-boss's first-in-first-out order never lets one
+ * account's backlog hold the others' pages behind it (issue #28). Every pending entry was
+ * enqueued with a task, so there are always at least as many tasks as pages waiting; a task
+ * that finds none left is a cheap no-op. When an instance dies, what
  * it held comes back within QUARRY_JOB_RECOVERY (`recoveryMs`): an entry it had claimed has a
  * lease that long (renewed by live workers), and the job engine's watchdog puts an entry whose
  * lease ran out back in the queue; a task it had taken but not yet claimed expires in pg-boss

@@ -7,7 +7,8 @@
  * SQLite (BEGIN IMMEDIATE): a page is recorded once however many workers were handed it.
  */
 import type { JobStore } from "../../core/ports.ts";
-import type { Delivery, JobFilter, ListedJob, WebhookFailure, WebhookTally } from "../../core/jobs/ports.ts";
+import type { AccountLimits, CreateOutcome, Delivery, FinishOptions, JobFilter, ListedJob, WebhookFailure, WebhookTally } from "../../core/jobs/ports.ts";
+import { rowBytes, STORAGE_FULL, utf8Bytes } from "../../core/jobs/sizes.ts";
 import type { FinishResult, JobKind, JobRecord, JobStatus, JobTask, PageResult, SkippedUrl, StoredPage } from "../../core/jobs/model.ts";
 import type { Query, RawSql, Row, SqlDriver } from "./sql-drivers.ts";
 
@@ -34,12 +35,41 @@ CREATE TABLE IF NOT EXISTS quarry_webhooks (
 );
 CREATE INDEX IF NOT EXISTS quarry_webhooks_next ON quarry_webhooks (next_at);
 CREATE INDEX IF NOT EXISTS quarry_webhooks_job ON quarry_webhooks (job_id);
+CREATE INDEX IF NOT EXISTS quarry_jobs_account ON quarry_jobs (account, status);
+-- Per account (issue #28): when it was last served a page (several instances: the claim's fair
+-- order), and the bytes its jobs' rows hold now (its plan's jobs_storage_bytes).
+CREATE TABLE IF NOT EXISTS quarry_job_accounts (account TEXT PRIMARY KEY, turn BIGINT NOT NULL DEFAULT 0, bytes BIGINT NOT NULL DEFAULT 0);
+CREATE INDEX IF NOT EXISTS quarry_job_accounts_turn ON quarry_job_accounts (turn);
 -- What became of a job's deliveries (its status shows it): a row from its first delivery made,
 -- given up or failed once. Databases from before it get the table on start and count from then.
 CREATE TABLE IF NOT EXISTS quarry_webhook_tally (
   job_id TEXT PRIMARY KEY, delivered INTEGER NOT NULL DEFAULT 0, failed INTEGER NOT NULL DEFAULT 0,
   error_event TEXT, error_at BIGINT, error TEXT
 );
+`;
+
+/**
+ * Columns quarry_jobs gained after its first version (issue #28), added to an older table as it
+ * opens: when the job was last served a page (`turn`), the bytes its rows hold, and what its caps
+ * dropped (links past the per-page cap, page content cut, skipped URLs not listed, pages not stored).
+ */
+export const JOB_COLUMNS_ADDED: Array<[string, string]> = [
+  ["turn", "BIGINT NOT NULL DEFAULT 0"],
+  ["bytes", "BIGINT NOT NULL DEFAULT 0"],
+  ["dropped_links", "INTEGER NOT NULL DEFAULT 0"],
+  ["cut_bytes", "BIGINT NOT NULL DEFAULT 0"],
+  ["dropped_skips", "INTEGER NOT NULL DEFAULT 0"],
+  ["dropped_pages", "INTEGER NOT NULL DEFAULT 0"],
+];
+
+/**
+ * PostgreSQL only (after JOBS_SCHEMA, in the migrations): the added columns, and the indexes the
+ * fair claim reads (several instances): each job's pending entries by depth, the entries claimed now.
+ */
+export const JOBS_PG_SCHEMA = `
+${JOB_COLUMNS_ADDED.map(([name, type]) => `ALTER TABLE quarry_jobs ADD COLUMN IF NOT EXISTS ${name} ${type};`).join("\n")}
+CREATE INDEX IF NOT EXISTS quarry_frontier_pending ON quarry_frontier (job_id, depth) WHERE state = 'pending';
+CREATE INDEX IF NOT EXISTS quarry_frontier_active ON quarry_frontier (job_id) WHERE state = 'active';
 `;
 
 const ACTIVE_SQL = "('queued','running')";
@@ -51,6 +81,8 @@ function toJob(r: Row): JobRecord {
     createdAt: Number(r.created_at), finishedAt: n(r.finished_at), deadlineAt: Number(r.deadline_at), expiresAt: n(r.expires_at),
     discovered: Number(r.discovered), completed: Number(r.completed), failed: Number(r.failed), skipped: Number(r.skipped),
     stoppedReason: (r.stopped_reason ?? null) as JobRecord["stoppedReason"], spec: JSON.parse(String(r.spec)),
+    bytes: Number(r.bytes ?? 0),
+    dropped: { links: Number(r.dropped_links ?? 0), contentBytes: Number(r.cut_bytes ?? 0), skippedUrls: Number(r.dropped_skips ?? 0), pages: Number(r.dropped_pages ?? 0) },
   };
 }
 
@@ -58,7 +90,7 @@ function toJob(r: Row): JobRecord {
 export type EnqueueHook = (raw: RawSql, tasks: JobTask[]) => Promise<void>;
 
 interface Finishing {
-  args: [JobTask, PageResult, JobTask[], SkippedUrl[]];
+  args: [JobTask, PageResult, JobTask[], SkippedUrl[], FinishOptions | undefined];
   resolve: (r: FinishResult) => void;
   reject: (e: unknown) => void;
 }
@@ -75,7 +107,11 @@ export class SqlJobStore implements JobStore {
   async init(ownsAllWork: boolean): Promise<void> {
     // PostgreSQL gets the tables with the other migrations, under their advisory lock
     // (concurrent CREATE TABLE IF NOT EXISTS can fail there); SQLite has one owner.
-    if (this.db.dialect === "sqlite") await this.db.exec(JOBS_SCHEMA);
+    if (this.db.dialect === "sqlite") {
+      await this.db.exec(JOBS_SCHEMA);
+      const have = new Set((await this.db.query("SELECT name FROM pragma_table_info('quarry_jobs')")).map((r) => String(r.name)));
+      for (const [name, type] of JOB_COLUMNS_ADDED) if (!have.has(name)) await this.db.exec(`ALTER TABLE quarry_jobs ADD COLUMN ${name} ${type}`);
+    }
     if (ownsAllWork) {
       await this.db.query("UPDATE quarry_frontier SET state = 'pending', lease_until = NULL WHERE state = 'active'");
       // Webhook attempts under way died with it: their deliveries are due again at once.
@@ -86,16 +122,31 @@ export class SqlJobStore implements JobStore {
     }
   }
 
-  async create(job: JobRecord, seeds: JobTask[], skipped: SkippedUrl[]): Promise<void> {
-    await this.db.tx(async (q, raw) => {
+  async create(job: JobRecord, seeds: JobTask[], skipped: SkippedUrl[], limits?: AccountLimits): Promise<CreateOutcome> {
+    const bytes = seeds.reduce((n, t) => n + rowBytes(t.url), 0) + skipped.reduce((n, t) => n + rowBytes(t.url, t.reason), 0);
+    return this.db.tx(async (q, raw): Promise<CreateOutcome> => {
+      // The account's row is the lock its job creations take in turn (SQLite: the write transaction itself).
+      await q("INSERT INTO quarry_job_accounts (account) VALUES (?) ON CONFLICT (account) DO NOTHING", [job.account]);
+      const [a] = await q(`SELECT bytes FROM quarry_job_accounts WHERE account = ?${this.db.dialect === "pg" ? " FOR UPDATE" : ""}`, [job.account]);
+      if (limits) {
+        const held = Number(a!.bytes);
+        if (limits.bytes !== null && held + (limits.room ?? 0) >= limits.bytes) {
+          const [f] = await q("SELECT min(expires_at) AS at FROM quarry_jobs WHERE account = ? AND expires_at IS NOT NULL AND bytes > 0", [job.account]);
+          return { created: false, reason: "storage_full", bytes: held, freesAt: f?.at === null || f?.at === undefined ? null : Number(f.at) };
+        }
+        const [c] = await q(`SELECT count(*) AS n FROM quarry_jobs WHERE account = ? AND status IN ${ACTIVE_SQL}`, [job.account]);
+        if (Number(c!.n) >= limits.jobs) return { created: false, reason: "too_many_jobs", active: Number(c!.n) };
+      }
       await q(
-        `INSERT INTO quarry_jobs (id, kind, account, key_id, status, created_at, finished_at, deadline_at, expires_at, discovered, completed, failed, skipped, stopped_reason, lim, spec)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?, ?)`,
-        [job.id, job.kind, job.account, job.keyId, job.status, job.createdAt, job.finishedAt, job.deadlineAt, job.expiresAt, seeds.length, skipped.length, job.stoppedReason, job.spec.limit, JSON.stringify(job.spec)],
+        `INSERT INTO quarry_jobs (id, kind, account, key_id, status, created_at, finished_at, deadline_at, expires_at, discovered, completed, failed, skipped, stopped_reason, lim, spec, bytes)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?, ?, ?)`,
+        [job.id, job.kind, job.account, job.keyId, job.status, job.createdAt, job.finishedAt, job.deadlineAt, job.expiresAt, seeds.length, skipped.length, job.stoppedReason, job.spec.limit, JSON.stringify(job.spec), bytes],
       );
+      await q("UPDATE quarry_job_accounts SET bytes = bytes + ? WHERE account = ?", [bytes, job.account]);
       await insertRows(q, this.db.dialect, job.id, seeds.map((s) => [s.url, s.depth, "pending", null]));
       await insertRows(q, this.db.dialect, job.id, skipped.map((s) => [s.url, 0, "skipped", s.reason]));
       if (this.enqueue && raw) await this.enqueue(raw, seeds);
+      return { created: true };
     });
   }
 
@@ -120,6 +171,56 @@ export class SqlJobStore implements JobStore {
     return rows.length > 0;
   }
 
+  async claimNext(now: number, leaseMs: number): Promise<JobTask | null> {
+    // The fair order, read without locks (a few rows: the active jobs that have a page waiting).
+    const jobs = await this.db.query(
+      `SELECT j.id, j.account FROM quarry_jobs j
+         LEFT JOIN quarry_job_accounts a ON a.account = j.account
+         LEFT JOIN (SELECT j2.account, count(*) AS n FROM quarry_frontier f2 JOIN quarry_jobs j2 ON j2.id = f2.job_id
+                    WHERE f2.state = 'active' AND j2.status IN ${ACTIVE_SQL} GROUP BY j2.account) busy ON busy.account = j.account
+       WHERE j.status IN ${ACTIVE_SQL} AND EXISTS (SELECT 1 FROM quarry_frontier f WHERE f.job_id = j.id AND f.state = 'pending')
+       ORDER BY coalesce(busy.n, 0), coalesce(a.turn, 0), j.account, j.turn, j.id LIMIT 16`,
+    );
+    for (const j of jobs) {
+      const jobId = String(j.id);
+      const entry = await this.claimIn(jobId, now, leaseMs);
+      if (!entry) continue; // taken meanwhile by another worker: the next job in the order
+      // Served now: the account and the job go to the back of their lines. Separate statements,
+      // holding no lock while they wait for one (a page being recorded holds the job's row).
+      await this.db.query(
+        `INSERT INTO quarry_job_accounts (account, turn) VALUES (?, (SELECT coalesce(max(turn), 0) + 1 FROM quarry_job_accounts))
+         ON CONFLICT (account) DO UPDATE SET turn = excluded.turn`,
+        [String(j.account)],
+      );
+      await this.db.query(
+        `UPDATE quarry_jobs SET turn = (SELECT coalesce(max(j2.turn), 0) + 1 FROM quarry_jobs j2 WHERE j2.account = ? AND j2.status IN ${ACTIVE_SQL}) WHERE id = ?`,
+        [String(j.account), jobId],
+      );
+      return { jobId, url: entry.url, depth: entry.depth };
+    }
+    return null;
+  }
+
+  /** The job's shallowest pending entry, claimed; null when it has none left to take. */
+  private async claimIn(jobId: string, now: number, leaseMs: number): Promise<{ url: string; depth: number } | null> {
+    if (this.claims) {
+      // One owner: its claims live in memory, so entries it holds still read pending in the file.
+      const rows = await this.db.query("SELECT url, depth FROM quarry_frontier WHERE job_id = ? AND state = 'pending' ORDER BY depth LIMIT ?", [jobId, this.claims.size + 1]);
+      const row = rows.find((r) => !this.claims!.has(`${jobId}\u0000${String(r.url)}`));
+      if (!row) return null;
+      this.claims.add(`${jobId}\u0000${String(row.url)}`);
+      return { url: String(row.url), depth: Number(row.depth) };
+    }
+    const [row] = await this.db.query(
+      `UPDATE quarry_frontier SET state = 'active', lease_until = ?
+       WHERE job_id = ? AND state = 'pending'
+         AND url = (SELECT url FROM quarry_frontier WHERE job_id = ? AND state = 'pending' ORDER BY depth LIMIT 1${this.db.dialect === "pg" ? " FOR UPDATE SKIP LOCKED" : ""})
+       RETURNING url, depth`,
+      [now + leaseMs, jobId, jobId],
+    );
+    return row ? { url: String(row.url), depth: Number(row.depth) } : null;
+  }
+
   async release(task: JobTask): Promise<void> {
     this.claims?.delete(`${task.jobId}\u0000${task.url}`);
     await this.db.query("UPDATE quarry_frontier SET state = 'pending', lease_until = NULL WHERE job_id = ? AND url = ? AND state = 'active'", [task.jobId, task.url]);
@@ -132,11 +233,11 @@ export class SqlJobStore implements JobStore {
    * answered after the commit, so a page reported recorded is in the file. PostgreSQL: one
    * transaction per page (rows are locked per job, and instances write concurrently).
    */
-  async finish(task: JobTask, page: PageResult, found: JobTask[], skipped: SkippedUrl[], _now: number): Promise<FinishResult> {
+  async finish(task: JobTask, page: PageResult, found: JobTask[], skipped: SkippedUrl[], _now: number, opts?: FinishOptions): Promise<FinishResult> {
     this.claims?.delete(`${task.jobId}\u0000${task.url}`);
-    if (this.db.dialect !== "sqlite") return this.db.tx((q, raw) => this.record(q, raw, task, page, found, skipped));
+    if (this.db.dialect !== "sqlite") return this.db.tx((q, raw) => this.record(q, raw, task, page, found, skipped, opts));
     return new Promise((resolve, reject) => {
-      const item: Finishing = { args: [task, page, found, skipped], resolve, reject };
+      const item: Finishing = { args: [task, page, found, skipped, opts], resolve, reject };
       if (this.finishing) return void this.finishing.push(item);
       const group = (this.finishing = [item]);
       const results: Array<{ ok: true; value: FinishResult } | { ok: false; err: unknown }> = [];
@@ -172,16 +273,34 @@ export class SqlJobStore implements JobStore {
     });
   }
 
-  private async record(q: Query, raw: RawSql | undefined, task: JobTask, page: PageResult, found: JobTask[], skipped: SkippedUrl[]): Promise<FinishResult> {
-    const [j] = await q(`SELECT status, discovered, completed, failed, lim FROM quarry_jobs WHERE id = ?${this.db.dialect === "pg" ? " FOR UPDATE" : ""}`, [task.jobId]);
+  private async record(q: Query, raw: RawSql | undefined, task: JobTask, page: PageResult, found: JobTask[], skipped: SkippedUrl[], opts?: FinishOptions): Promise<FinishResult> {
+    const pg = this.db.dialect === "pg";
+    const [j] = await q(`SELECT status, discovered, completed, failed, lim, skipped, account FROM quarry_jobs WHERE id = ?${pg ? " FOR UPDATE" : ""}`, [task.jobId]);
     const remaining = j ? Number(j.discovered) - Number(j.completed) - Number(j.failed) : 0;
     const none: FinishResult = { recorded: false, added: [], limited: false, remaining };
     if (!j || (j.status !== "queued" && j.status !== "running")) return none;
+    const account = String(j.account);
+    let data = JSON.stringify(page.data);
+    let pageBytes = utf8Bytes(data) + rowBytes(page.title ?? "", page.error);
+    let full = false;
+    if (opts?.accountBytes !== null && opts?.accountBytes !== undefined) {
+      // The account's row, locked after the job's (every recording takes them in that order).
+      const [a] = await q(`SELECT bytes FROM quarry_job_accounts WHERE account = ?${pg ? " FOR UPDATE" : ""}`, [account]);
+      if (Number(a?.bytes ?? 0) + pageBytes > opts.accountBytes) {
+        // Full: the page is kept as a failure without its content (and costs nothing), and nothing it found is added.
+        full = true;
+        page = { url: page.url, ok: false, statusCode: page.statusCode, title: null, data: {}, error: STORAGE_FULL };
+        found = [];
+        skipped = [];
+        data = "{}";
+        pageBytes = rowBytes("", STORAGE_FULL);
+      }
+    }
     const seq = Number(j.completed) + Number(j.failed) + 1;
     const done = await q(
       `UPDATE quarry_frontier SET state = ?, seq = ?, status_code = ?, title = ?, data = ?, error = ?, lease_until = NULL
        WHERE job_id = ? AND url = ? AND state IN ('pending', 'active') RETURNING url`,
-      [page.ok ? "done" : "failed", seq, page.statusCode, page.title, JSON.stringify(page.data), page.error, task.jobId, task.url],
+      [page.ok ? "done" : "failed", seq, page.statusCode, page.title, data, page.error, task.jobId, task.url],
     );
     if (!done.length) return none;
     const fresh = await unknownUrls(q, this.db.dialect, task.jobId, [...new Set(found.map((f) => f.url))]);
@@ -192,14 +311,25 @@ export class SqlJobStore implements JobStore {
     await insertRows(q, this.db.dialect, task.jobId, added.map((a) => [a.url, a.depth, "pending", null]));
     if (this.enqueue && raw) await this.enqueue(raw, added);
     const skipReasons = new Map(skipped.map((s) => [s.url, s.reason]));
-    const newSkips = await unknownUrls(q, this.db.dialect, task.jobId, [...skipReasons.keys()]);
+    const unknownSkips = await unknownUrls(q, this.db.dialect, task.jobId, [...skipReasons.keys()]);
+    // A job lists so many skipped URLs; past that they are counted, not kept.
+    const newSkips = unknownSkips.slice(0, Math.max(0, (opts?.skippedUrls ?? Infinity) - Number(j.skipped)));
     await insertRows(q, this.db.dialect, task.jobId, newSkips.map((u) => [u, task.depth + 1, "skipped", skipReasons.get(u)!]));
+    const bytes = pageBytes + added.reduce((n, t) => n + rowBytes(t.url), 0) + newSkips.reduce((n, u) => n + rowBytes(u, skipReasons.get(u)), 0);
     await q(
       `UPDATE quarry_jobs SET completed = completed + ?, failed = failed + ?, discovered = discovered + ?, skipped = skipped + ?, status = 'running',
-         stopped_reason = CASE WHEN ? = 1 AND stopped_reason IS NULL THEN 'limit_reached' ELSE stopped_reason END WHERE id = ?`,
-      [page.ok ? 1 : 0, page.ok ? 0 : 1, added.length, newSkips.length, limited ? 1 : 0, task.jobId],
+         stopped_reason = CASE WHEN ? = 1 AND stopped_reason IS NULL THEN 'limit_reached' ELSE stopped_reason END,
+         bytes = bytes + ?, dropped_links = dropped_links + ?, cut_bytes = cut_bytes + ?, dropped_skips = dropped_skips + ?, dropped_pages = dropped_pages + ?
+       WHERE id = ?`,
+      [
+        page.ok ? 1 : 0, page.ok ? 0 : 1, added.length, newSkips.length, limited ? 1 : 0,
+        bytes, full ? 0 : (opts?.droppedLinks ?? 0), full ? 0 : (opts?.cutBytes ?? 0), unknownSkips.length - newSkips.length, full ? 1 : 0, task.jobId,
+      ],
     );
-    return { recorded: true, added, limited, remaining: remaining + added.length - 1 };
+    // A job from before accounts were counted has no row yet: its account starts counting here.
+    const counted = await q("UPDATE quarry_job_accounts SET bytes = bytes + ? WHERE account = ? RETURNING account", [bytes, account]);
+    if (!counted.length) await q("INSERT INTO quarry_job_accounts (account, bytes) VALUES (?, ?) ON CONFLICT (account) DO UPDATE SET bytes = quarry_job_accounts.bytes + excluded.bytes", [account, bytes]);
+    return { recorded: true, added, limited, remaining: remaining + added.length - 1, ...(full ? { full } : {}) };
   }
 
   async transition(id: string, from: JobStatus[], to: JobStatus, patch: { finishedAt?: number; expiresAt?: number; stoppedReason?: string | null }): Promise<boolean> {
@@ -267,8 +397,24 @@ export class SqlJobStore implements JobStore {
     return rows.map((r) => ({ kind: String(r.kind) as JobKind, status: String(r.status) as "queued" | "running", jobs: Number(r.n) }));
   }
 
+  async diskUsage(): Promise<{ database: number | null; jobs: number }> {
+    const [d] = await this.db.query(
+      this.db.dialect === "pg"
+        ? "SELECT pg_database_size(current_database()) AS n"
+        : "SELECT p.page_count * s.page_size AS n FROM pragma_page_count() p, pragma_page_size() s",
+    );
+    const [j] = await this.db.query("SELECT coalesce(sum(bytes), 0) AS n FROM quarry_job_accounts");
+    return { database: d?.n === null || d?.n === undefined ? null : Number(d.n), jobs: Number(j?.n ?? 0) };
+  }
+
   async purge(now: number): Promise<number> {
     return this.db.tx(async (q) => {
+      // What the jobs held no longer counts toward their accounts' storage.
+      await q(
+        `UPDATE quarry_job_accounts SET bytes = bytes - (SELECT coalesce(sum(j.bytes), 0) FROM quarry_jobs j WHERE j.account = quarry_job_accounts.account AND j.expires_at IS NOT NULL AND j.expires_at <= ?)
+         WHERE account IN (SELECT account FROM quarry_jobs WHERE expires_at IS NOT NULL AND expires_at <= ?)`,
+        [now, now],
+      );
       await q("DELETE FROM quarry_frontier WHERE job_id IN (SELECT id FROM quarry_jobs WHERE expires_at IS NOT NULL AND expires_at <= ?)", [now]);
       await q("DELETE FROM quarry_webhook_tally WHERE job_id IN (SELECT id FROM quarry_jobs WHERE expires_at IS NOT NULL AND expires_at <= ?)", [now]);
       return (await q("DELETE FROM quarry_jobs WHERE expires_at IS NOT NULL AND expires_at <= ? RETURNING id", [now])).length;

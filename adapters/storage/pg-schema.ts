@@ -3,7 +3,7 @@
  * once take turns (CREATE OR REPLACE FUNCTION run concurrently fails with "tuple
  * concurrently updated"). Every statement is idempotent.
  */
-import { JOBS_SCHEMA } from "../jobs/sql-store.ts";
+import { JOBS_PG_SCHEMA, JOBS_SCHEMA } from "../jobs/sql-store.ts";
 
 export const PG_MIGRATION_LOCK = 727_001; // any constant shared by all Quarry instances
 
@@ -104,4 +104,5 @@ END $fn$;
 
 -- Site-level jobs (adapters/jobs/sql-store.ts): jobs, their frontiers and pages.
 ${JOBS_SCHEMA}
+${JOBS_PG_SCHEMA}
 `;

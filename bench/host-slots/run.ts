@@ -5,12 +5,12 @@
  */
 import pg from "pg";
 import { tempDatabase } from "../../tests/helpers/pg.ts";
-import { JOBS_SCHEMA, SqlJobStore } from "../../adapters/jobs/sql-store.ts";
+import { JOBS_PG_SCHEMA, JOBS_SCHEMA, SqlJobStore } from "../../adapters/jobs/sql-store.ts";
 import { pgDriver } from "../../adapters/jobs/sql-drivers.ts";
 import { SharedHostGate, HostGate } from "../../core/jobs/politeness.ts";
 const t = await tempDatabase("slotbench");
 const pool = new pg.Pool({ connectionString: t.url, max: 4 });
-await pool.query(JOBS_SCHEMA);
+await pool.query(JOBS_SCHEMA + JOBS_PG_SCHEMA);
 const store = new SqlJobStore(pgDriver(pool));
 const N = 1000;
 for (const [name, gate] of [["memory HostGate", new HostGate(2)], ["SharedHostGate on PostgreSQL", new SharedHostGate(store, 2, 30_000)]] as const) {

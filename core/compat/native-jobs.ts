@@ -15,7 +15,7 @@ export const JOB_PATH: Record<JobKind, string> = { crawl: "/v1/crawl", batch: "/
 export interface NativeJobPage {
   url: string; status_code: number; title: string | null; final_url?: string;
   markdown?: string; text?: string; html?: string; links?: Array<{ text: string; url: string }>; error?: string;
-  rendered?: boolean; render_note?: string; screenshot?: string;
+  rendered?: boolean; render_note?: string; screenshot?: string; truncated?: string[];
 }
 
 export interface NativeJob {
@@ -24,6 +24,9 @@ export interface NativeJob {
   created_at: string; finished_at: string | null; expires_at: string | null;
   discovered: number; completed: number; failed: number; skipped: number;
   stopped_reason: string | null;
+  stored_bytes: number;
+  /** What the job's storage caps left out (issue #28). */
+  dropped: { links: number; content_bytes: number; skipped_urls: number; pages: number };
   data: NativeJobPage[];
   failures: Array<{ url: string; status_code: number; error: string }>;
   skipped_urls: Array<{ url: string; reason: string }>;

@@ -16,7 +16,8 @@ export function apiGuide(routes: RouteDef[], plans: PlanTable, ipRate: BucketCon
     return ops.length ? `- \`${scope}\`: ${ops.join(", ")}` : null;
   }).filter((line) => line !== null);
   const metered = routes.filter((r) => r.group).map((r) => `${r.method} ${documentedPath(r.path)} (\`${r.group}\`)`).join(", ");
-  const planRows = Object.values(plans).map((p) => `| \`${p.id}\` | ${figure(p.quota)} | ${figure(p.perMinute)} |`);
+  const storage = (b: number | null) => (b === null ? "unlimited" : b >= 2 ** 30 ? `${+(b / 2 ** 30).toFixed(1)} GB` : `${+(b / 2 ** 20).toFixed(1)} MB`);
+  const planRows = Object.values(plans).map((p) => `| \`${p.id}\` | ${figure(p.quota)} | ${figure(p.perMinute)} | ${figure(p.jobsConcurrent)} | ${storage(p.jobsStorageBytes)} |`);
   const perAddress = ipRate
     ? `Each client address may also send ${figure(ipRate.ratePerSecond)} requests a second (bursts of ${figure(ipRate.burst)}), with or without a key; over that, 429 \`rate_limited\` too.`
     : "This server sets no per-address limit.";
@@ -34,8 +35,8 @@ export function apiGuide(routes: RouteDef[], plans: PlanTable, ipRate: BucketCon
     "## Plans and limits",
     "Limits are counted per key, under the plan of the key's account. This server's plans:",
     "",
-    "| plan | requests a month | requests a minute |",
-    "|---|---|---|",
+    "| plan | requests a month | requests a minute | crawl and batch jobs at once | job storage |",
+    "|---|---|---|---|---|",
     ...planRows,
     "",
     "- **Per minute**: every request of the key that is admitted (in scope, valid, within its limits) counts, over any rolling " +
@@ -47,6 +48,10 @@ export function apiGuide(routes: RouteDef[], plans: PlanTable, ipRate: BucketCon
     "- **Not counted**: refused requests (400, 401, 403, 404, 405, 413, 415, 429, a URL refused with 422 `url_not_allowed`), a scrape that gives " +
       "nothing back (422 `unsupported_content`, `action_failed`), answers that fail with a 5xx, and a request whose client " +
       "closed the connection before its answer was ready.",
+    "- **Jobs**: an account may have as many crawl and batch jobs queued or running as its plan says; another is a 429 " +
+      "`too_many_jobs`. What its jobs keep (pages, URLs found) counts toward its job storage until they expire: full, a running " +
+      "job stops with `stopped_reason: storage_full` and a new one is a 429 `job_storage_full`. Accounts' jobs share the " +
+      "server's workers fairly: one account's backlog does not hold another's pages behind it.",
     `- ${perAddress}`,
     "",
     "## Headers and errors",

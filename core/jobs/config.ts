@@ -20,6 +20,19 @@ export interface JobsConfig {
   recoveryMs: number;
   /** Base of absolute `next` and `status_url` links (QUARRY_PUBLIC_URL); unset = from the request. */
   publicUrl: string | null;
+  /** Most bytes one page's stored content may take (QUARRY_JOB_PAGE_BYTES, default 1 MB); past it its formats are cut. */
+  pageBytes: number;
+  /** Most links a crawl takes from one page (QUARRY_JOB_PAGE_LINKS, default 1000); the rest are counted, not followed. */
+  pageLinks: number;
+}
+
+const SIZE_UNITS: Record<string, number> = { "": 1, b: 1, k: 2 ** 10, kb: 2 ** 10, kib: 2 ** 10, m: 2 ** 20, mb: 2 ** 20, mib: 2 ** 20, g: 2 ** 30, gb: 2 ** 30, gib: 2 ** 30 };
+
+/** A size in bytes: `67108864`, `64MB`, `512k` (units are binary: 1 MB = 1024 KB); null when it is not one. */
+export function parseSizeText(raw: string): number | null {
+  const m = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i.exec(raw.trim());
+  const unit = m ? SIZE_UNITS[m[2]!.toLowerCase()] : undefined;
+  return m && unit !== undefined ? Math.floor(Number(m[1]) * unit) : null;
 }
 
 type Env = Record<string, string | undefined>;
@@ -54,7 +67,13 @@ export function parseJobsConfig(env: Env): JobsConfig | JobsConfigProblem {
   const concurrency = count("QUARRY_CRAWL_CONCURRENCY", 8, 1, 256);
   const hostConcurrency = count("QUARRY_CRAWL_HOST_CONCURRENCY", 2, 0, 64);
   const recoveryMs = duration("QUARRY_JOB_RECOVERY", 30_000);
-  for (const v of [ttlMs, deadlineMs, concurrency, hostConcurrency, recoveryMs]) if (typeof v !== "number") return v;
+  const pageLinks = count("QUARRY_JOB_PAGE_LINKS", 1000, 1, 100_000);
+  const rawPageBytes = get("QUARRY_JOB_PAGE_BYTES");
+  const pageBytes = rawPageBytes === undefined ? 2 ** 20 : parseSizeText(rawPageBytes);
+  if (pageBytes === null || pageBytes < 4096 || pageBytes > 64 * 2 ** 20) {
+    return { variable: "QUARRY_JOB_PAGE_BYTES", problem: `"${rawPageBytes}" is not a size from 4KB to 64MB, such as 1MB or 512KB` };
+  }
+  for (const v of [ttlMs, deadlineMs, concurrency, hostConcurrency, recoveryMs, pageLinks]) if (typeof v !== "number") return v;
   // Renewed every third of it: below a second, a busy event loop would let live work look dead.
   if ((recoveryMs as number) < 1000 || (recoveryMs as number) > 3_600_000) {
     return { variable: "QUARRY_JOB_RECOVERY", problem: `"${get("QUARRY_JOB_RECOVERY")}" must be from 1s to 1h` };
@@ -67,5 +86,8 @@ export function parseJobsConfig(env: Env): JobsConfig | JobsConfigProblem {
     }
     publicUrl = rawPublic.replace(/\/+$/, "");
   }
-  return { ttlMs: ttlMs as number, deadlineMs: deadlineMs as number, concurrency: concurrency as number, hostConcurrency: hostConcurrency as number, recoveryMs: recoveryMs as number, publicUrl };
+  return {
+    ttlMs: ttlMs as number, deadlineMs: deadlineMs as number, concurrency: concurrency as number, hostConcurrency: hostConcurrency as number, recoveryMs: recoveryMs as number, publicUrl,
+    pageBytes, pageLinks: pageLinks as number,
+  };
 }

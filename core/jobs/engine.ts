@@ -15,12 +15,13 @@ import { JobChanges } from "./changes.ts";
 import { LeaseKeeper, type Heartbeat } from "./leases.ts";
 import { LocalQueue } from "./local-queue.ts";
 import type { FinalStatus, JobKind, JobRecord, JobSpec, JobStatus, JobTask, SkippedUrl, StoppedReason } from "./model.ts";
-import { runTask, type WorkContext } from "./page-work.ts";
+import { runNext, runTask, type WorkContext } from "./page-work.ts";
 import { RunningTasks } from "./running.ts";
 import { SiteStreaks, SITE_STOPS } from "./site-streaks.ts";
 import { TaskRetries } from "./retries.ts";
 import { HostGate, RobotsCache, SharedHostGate, type Gate } from "./politeness.ts";
 import type { JobQueue, JobStore, TaskOutcome } from "./ports.ts";
+import { JobRefused, type AccountLimits } from "./sizes.ts";
 import { frontierKey, scopeRules, TrapGuard, type ScopeRules } from "./url-rules.ts";
 import { Webhooks, type WebhookOptions } from "./webhooks.ts";
 
@@ -60,7 +61,7 @@ export class JobEngine implements WorkContext {
 
   constructor(
     readonly ports: Ports,
-    private readonly config: { plans: PlanTable; egressAllow: string[]; jobs: JobsConfig },
+    readonly config: { plans: PlanTable; egressAllow: string[]; jobs: JobsConfig },
     private readonly options: EngineOptions = {},
   ) {
     if (!ports.jobs) throw new Error("JobEngine needs ports.jobs");
@@ -110,7 +111,7 @@ export class JobEngine implements WorkContext {
 
   private async run(task: JobTask): Promise<TaskOutcome> {
     if (this.stopped || this.running.paused) return "handed_back";
-    const end = await runTask(this, task).catch((err) => {
+    const end = await (this.shared ? runNext(this) : runTask(this, task)).catch((err) => {
       this.retries.failed(task, err);
       throw err;
     });
@@ -184,8 +185,8 @@ export class JobEngine implements WorkContext {
     await this.webhooks.stop();
   }
 
-  /** Creates a job: its seeds are the start URL (crawl) or the URLs (batch); private ones are skipped and reported. */
-  async create(caller: Caller, kind: JobKind, spec: JobSpec, urls: string[]): Promise<JobRecord> {
+  /** Creates a job: its seeds are the start URL (crawl) or the URLs (batch); private ones are skipped and reported. Throws JobRefused past the account's `limits`. */
+  async create(caller: Caller, kind: JobKind, spec: JobSpec, urls: string[], limits?: AccountLimits): Promise<JobRecord> {
     const now = this.ports.clock.now();
     const id = newJobId(kind, now);
     const seeds: JobTask[] = [];
@@ -203,7 +204,7 @@ export class JobEngine implements WorkContext {
       deadlineAt: now + this.config.jobs.deadlineMs, expiresAt: null, discovered: seeds.length, completed: 0, failed: 0,
       skipped: skipped.length, stoppedReason: null, spec,
     };
-    await this.store.create(job, seeds, skipped);
+    JobRefused.unless(await this.store.create(job, seeds, skipped, limits));
     if (seeds.length) this.ports.extract?.warm?.(); // its start overlaps robots.txt and the first fetch
     this.schedule();
     this.webhooks.emit(job, "started", { url: spec.url, discovered: seeds.length }, now);
@@ -230,7 +231,7 @@ export class JobEngine implements WorkContext {
   async stopJob(id: string, reason: StoppedReason): Promise<void> {
     const job = await this.store.get(id);
     if (!job || !ACTIVE.includes(job.status)) return;
-    const status: FinalStatus = reason === "cancelled" ? "cancelled" : SITE_STOPS.has(reason) && job.completed === 0 ? "failed" : "completed";
+    const status: FinalStatus = reason === "cancelled" ? "cancelled" : (SITE_STOPS.has(reason) || reason === "storage_full") && job.completed === 0 ? "failed" : "completed";
     await this.end(job, status, reason);
     this.running.abort(`job ${reason}`, id);
   }

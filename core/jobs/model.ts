@@ -11,7 +11,7 @@ export type FinalStatus = "completed" | "failed" | "cancelled";
 export const TERMINAL: ReadonlySet<JobStatus> = new Set(["completed", "failed", "cancelled"]);
 
 /** Why a job stopped before its frontier was done. */
-export type StoppedReason = "limit_reached" | "quota_exceeded" | "deadline" | "site_refused" | "site_unreachable" | "cancelled";
+export type StoppedReason = "limit_reached" | "quota_exceeded" | "deadline" | "site_refused" | "site_unreachable" | "storage_full" | "cancelled";
 
 export type PageFormat = "markdown" | "text" | "html" | "links" | "screenshot";
 export type RenderMode = "auto" | "always" | "never";
@@ -56,6 +56,22 @@ export interface JobRecord {
   skipped: number;
   stoppedReason: StoppedReason | null;
   spec: JobSpec;
+  /** Bytes its rows hold (pages as stored, URLs found), counted toward its account's `jobs_storage_bytes`. Absent: none counted yet. */
+  bytes?: number;
+  /** What its caps left out (issue #28); absent: nothing yet. */
+  dropped?: JobDropped;
+}
+
+/** What a job's storage caps left out: the job's answer names it as `dropped`. */
+export interface JobDropped {
+  /** Links found on its pages past the per-page cap (QUARRY_JOB_PAGE_LINKS), not followed. */
+  links: number;
+  /** Bytes of page content cut to the per-page cap (QUARRY_JOB_PAGE_BYTES); each such page names its `truncated` formats. */
+  contentBytes: number;
+  /** Skipped URLs past the job's 1,000 listed: counted here, not listed (and not told apart from each other). */
+  skippedUrls: number;
+  /** Pages read but not stored because the account's job storage was full (`storage_full`; not charged). */
+  pages: number;
 }
 
 /** One unit of work: fetch this URL for this job. */
@@ -96,4 +112,6 @@ export interface FinishResult {
   limited: boolean;
   /** Frontier entries of the job not yet finished, after this one. */
   remaining: number;
+  /** The account's job storage was full: the page was stored without its content, as failed (`storage_full`), and the job should stop. */
+  full?: boolean;
 }

@@ -10,7 +10,6 @@
  */
 import { decodeHtml } from "../extract/decode-html.ts";
 import { periodOf, WINDOW_MS } from "../limits/period.ts";
-import { checkUrl } from "../net/url-policy.ts";
 import type { AllowList } from "../net/allow-list.ts";
 import { failureCode } from "../net/fetch-errors.ts";
 import type { Plan } from "../limits/plans.ts";
@@ -19,11 +18,14 @@ import { readJobPage } from "../operations/scrape/scrape.ts";
 import type { JobQueue, JobStore } from "./ports.ts";
 import { TERMINAL, type JobRecord, type JobTask, type PageResult, type SkippedUrl, type StoppedReason } from "./model.ts";
 import type { Gate, RobotsCache } from "./politeness.ts";
+import type { JobsConfig } from "./config.ts";
 import type { Heartbeat } from "./leases.ts";
 import { HOST_DOWN, HostDown, unreachableFailure, type SiteStreaks } from "./site-streaks.ts";
 import { pageOutcome } from "./job-metrics.ts";
-import { pageLinks, robotsReason } from "./site-files.ts";
-import { frontierKey, outOfScope, type ScopeRules, type TrapGuard } from "./url-rules.ts";
+import { capPageData, MAX_SKIPPED_URLS, STORAGE_FULL } from "./sizes.ts";
+import { discover } from "./discover.ts";
+import { pageLinks } from "./site-files.ts";
+import type { ScopeRules, TrapGuard } from "./url-rules.ts";
 import type { Webhooks } from "./webhooks.ts";
 
 /** What a task needs from the engine that runs it. */
@@ -57,6 +59,8 @@ export interface WorkContext {
   complete(jobId: string): Promise<void>;
   /** Refusing answers and failures to reach a host in a row, per job (site-streaks.ts). */
   streaks: SiteStreaks;
+  /** What one page may store (QUARRY_JOB_PAGE_BYTES) and the links a crawl takes from it (QUARRY_JOB_PAGE_LINKS). */
+  readonly config: { jobs: Pick<JobsConfig, "pageBytes" | "pageLinks"> };
 }
 
 function failedPage(url: string, statusCode: number, error: string, data: Record<string, unknown> = {}): PageResult {
@@ -72,12 +76,12 @@ function failureOf(err: unknown): string {
  * Runs one task; "released" when it was aborted before its page was read (the job ended, or the
  * server is stopping) and its entry, if it had claimed it, was given back.
  */
-export async function runTask(ctx: WorkContext, task: JobTask): Promise<"released" | void> {
+export async function runTask(ctx: WorkContext, task: JobTask, lease?: number): Promise<"released" | void> {
   // Tracked from the start, so a stopping server stops it before its claim, robots.txt or host slot.
   const ac = new AbortController();
-  const held: Held = { units: 0, claimed: false, ac, untrack: ctx.track(task.jobId, ac) };
+  const held: Held = { units: 0, claimed: lease !== undefined, ac, untrack: ctx.track(task.jobId, ac) };
   try {
-    return await work(ctx, task, held);
+    return await work(ctx, task, held, lease);
   } catch (err) {
     // Failed after its claim (the store or the counters down): one process gives the entry back
     // for the engine to try again; with a shared queue it stays claimed until its lease runs
@@ -91,19 +95,36 @@ export async function runTask(ctx: WorkContext, task: JobTask): Promise<"release
   }
 }
 
+/**
+ * Several instances: the worker reads the page the store's fair order puts first (claimNext),
+ * whichever queue task it was handed, so no account's backlog holds another's pages behind it
+ * (issue #28). Every pending entry has a task in the queue, so none is left unread.
+ */
+export async function runNext(ctx: WorkContext): Promise<"released" | void> {
+  const now = ctx.ports.clock.now();
+  const next = await ctx.store.claimNext(now, ctx.leaseMs);
+  return next ? runTask(ctx, next, now + ctx.leaseMs) : undefined;
+}
+
 type Held = { units: number; beat?: Heartbeat; claimed: boolean; ac: AbortController; untrack: () => void };
 
-async function work(ctx: WorkContext, task: JobTask, held: Held): Promise<"released" | void> {
+/** `lease`: the task's entry is claimed already (claimNext), until then. */
+async function work(ctx: WorkContext, task: JobTask, held: Held, lease?: number): Promise<"released" | void> {
   const { store, ports } = ctx;
   const ac = held.ac;
+  const beatFrom = (until: number) => (held.beat ??= ctx.heartbeat(task, until));
+  if (lease !== undefined) beatFrom(lease);
   const job = await ctx.job(task.jobId);
   if (!job || TERMINAL.has(job.status)) return;
   const now = ports.clock.now();
   if (now >= job.deadlineAt) return ctx.stopJob(job.id, "deadline");
-  if (ac.signal.aborted) return "released"; // not taken: another worker (or the next start) reads it
-  if (!(await store.claim(task, now, ctx.leaseMs))) return;
-  held.claimed = true;
-  const beat = (held.beat = ctx.heartbeat(task, now + ctx.leaseMs));
+  if (lease === undefined) {
+    if (ac.signal.aborted) return "released"; // not taken: another worker (or the next start) reads it
+    if (!(await store.claim(task, now, ctx.leaseMs))) return;
+    held.claimed = true;
+    lease = now + ctx.leaseMs;
+  }
+  const beat = beatFrom(lease);
   const spec = job.spec;
   const target = new URL(task.url);
   if (ac.signal.aborted) return giveBack(store, task);
@@ -119,6 +140,7 @@ async function work(ctx: WorkContext, task: JobTask, held: Held): Promise<"relea
   let lost = false;
   let page: PageResult;
   let links: string[] = [];
+  let cutBytes = 0;
   let unreachable = false, asked = 0; // asked: its request's turn among this process's (orders the host's streak)
   try {
     const plan = await ctx.planOf(job);
@@ -169,7 +191,10 @@ async function work(ctx: WorkContext, task: JobTask, held: Held): Promise<"relea
       } else if (!data) {
         page = failedPage(task.url, read.status, "unsupported_content", meta);
       } else {
-        page = { url: task.url, ok: true, statusCode: read.status, title: data.title, data: { ...meta, ...data }, error: null };
+        // Stored within the per-page cap: formats past it are cut and named in `truncated`.
+        const capped = capPageData({ ...meta, ...data }, ctx.config.jobs.pageBytes);
+        cutBytes = capped.cut;
+        page = { url: task.url, ok: true, statusCode: read.status, title: data.title, data: capped.data, error: null };
         // Links from what was read: a rendered page's links include those its scripts added.
         if (job.kind === "crawl" && task.depth < spec.maxDepth && /html/i.test(read.contentType ?? "html")) {
           links = pageLinks(decodeHtml(read.body, read.contentType), read.finalUrl).map((l) => l.url);
@@ -197,8 +222,8 @@ async function work(ctx: WorkContext, task: JobTask, held: Held): Promise<"relea
     return giveBack(store, task);
   }
   const stop = ctx.streaks.count(job, target, task.depth, page.statusCode, unreachable, asked);
-  const found = links.length ? await discover(ctx, job, links, task) : { tasks: [], skipped: [] };
-  await record(ctx, job, task, page, found, ticket, stop, unreachable);
+  const found = links.length ? await discover(ctx, job, links, task) : { tasks: [], skipped: [], dropped: 0 };
+  await record(ctx, job, task, page, found, ticket, stop, unreachable, cutBytes);
 }
 
 /** A claimed entry given back unread (pending again); a store that fails leaves it to its lease. */
@@ -212,19 +237,28 @@ async function record(
   job: JobRecord,
   task: JobTask,
   page: PageResult,
-  found: { tasks: JobTask[]; skipped: SkippedUrl[] } | [],
+  found: { tasks: JobTask[]; skipped: SkippedUrl[]; dropped: number } | [],
   ticket: string | null,
   /** Ends the job once the page is recorded (the site refused it or is gone), instead of completing it as counted. */
   stop: StoppedReason | null = null,
   unreachable = false, // its failure says the host could not be reached (the page's outcome in metrics)
+  cutBytes = 0, // bytes of its content the per-page cap left out
 ): Promise<void> {
-  const { tasks, skipped } = Array.isArray(found) ? { tasks: [], skipped: [] } : found;
+  const { tasks, skipped, dropped } = Array.isArray(found) ? { tasks: [], skipped: [], dropped: 0 } : found;
   let res;
   try {
-    res = await ctx.store.finish(task, page, tasks, skipped, ctx.ports.clock.now());
+    // What the account's jobs may hold (its plan), and what this page's caps left out, recorded with it.
+    const plan = await ctx.planOf(job);
+    const opts = { accountBytes: plan.jobsStorageBytes, skippedUrls: MAX_SKIPPED_URLS, droppedLinks: dropped, cutBytes };
+    res = await ctx.store.finish(task, page, tasks, skipped, ctx.ports.clock.now(), opts);
   } catch (err) {
     if (ticket) await ctx.ports.counters.release(ticket).catch(() => {});
     throw err;
+  }
+  if (res.full) {
+    // The account's job storage is full: the page was kept without its content, as a failure that costs nothing, and the job ends.
+    page = { url: page.url, ok: false, statusCode: page.statusCode, title: null, data: {}, error: STORAGE_FULL };
+    stop = "storage_full";
   }
   if (ticket) {
     // Settled without holding the worker: the page is recorded; its unit follows (a process
@@ -242,54 +276,4 @@ async function record(
   if (res.added.length) await ctx.queue.push(res.added);
   if (stop) await ctx.stopJob(job.id, stop);
   else if (res.remaining === 0) await ctx.complete(job.id);
-}
-
-/**
- * The links worth adding: a private address is skipped and reported whatever the scope; then
- * scope (silently: other sites are not this crawl's business), robots.txt and URL traps
- * (reported). Links this process saw committed are dropped; other duplicates are left to the store.
- */
-async function discover(ctx: WorkContext, job: JobRecord, links: string[], from: JobTask): Promise<{ tasks: JobTask[]; skipped: SkippedUrl[] }> {
-  const depth = from.depth + 1;
-  const rules = ctx.rulesOf(job);
-  const traps = ctx.trapsOf(job.id);
-  const seen = new Set<string>();
-  const tasks: JobTask[] = [];
-  const skipped: SkippedUrl[] = [];
-  const robotsBy = new Map<string, Awaited<ReturnType<WorkContext["robots"]["get"]>>>();
-  for (const raw of links) {
-    const url = frontierKey(raw);
-    // A link the store holds already (a page's navigation, the same on every page) costs no
-    // statement and no check: the store would drop it, and the guard let it through before.
-    if (!url || seen.has(url) || traps.inFrontier(url)) continue;
-    seen.add(url);
-    // Found before on another page and let through then: the same rules give the same answer
-    // (robots.txt is asked again when the page is fetched). The store drops what it already holds.
-    if (traps.admitted(url)) {
-      tasks.push({ jobId: job.id, url, depth });
-      continue;
-    }
-    if (!checkUrl(url, ctx.allow).ok) {
-      skipped.push({ url, reason: "url_not_allowed" });
-      continue;
-    }
-    if (outOfScope(url, rules)) continue;
-    let robots: Awaited<ReturnType<WorkContext["robots"]["get"]>> | undefined;
-    if (job.spec.respectRobots) {
-      const origin = new URL(url).origin;
-      robots = robotsBy.get(origin);
-      if (!robots) robotsBy.set(origin, (robots = await ctx.robots.get(origin)));
-    }
-    if (robots && !robots.allowed(url)) {
-      skipped.push({ url, reason: robotsReason(robots) });
-      continue;
-    }
-    const trap = traps.check(url, from.url);
-    if (trap) {
-      skipped.push({ url, reason: `trap_${trap}` });
-      continue;
-    }
-    tasks.push({ jobId: job.id, url, depth });
-  }
-  return { tasks, skipped };
 }

@@ -7,11 +7,23 @@ import type { FinishResult, JobKind, JobRecord, JobStatus, JobTask, PageResult, 
  * so two workers (or two instances) given the same task record it once.
  */
 export interface JobStore {
-  /** Stores a new job with its first frontier entries and the URLs it skipped at once. */
-  create(job: JobRecord, seeds: JobTask[], skipped: SkippedUrl[]): Promise<void>;
+  /**
+   * Stores a new job with its first frontier entries and the URLs it skipped at once. With
+   * `limits`, only if its account is within them, checked in the same transaction (exact, also
+   * for several instances creating jobs for one account at once); otherwise nothing is stored.
+   */
+  create(job: JobRecord, seeds: JobTask[], skipped: SkippedUrl[], limits?: AccountLimits): Promise<CreateOutcome>;
   get(id: string): Promise<JobRecord | null>;
   /** Takes a pending entry, or an active one whose lease ran out; false when it is done or held. */
   claim(task: JobTask, now: number, leaseMs: number): Promise<boolean>;
+  /**
+   * Several instances: claims, for a worker that is free, the pending entry the fair order puts
+   * first, whichever task the queue handed that worker (issue #28): of the accounts with a pending
+   * entry in an active job, the one with the fewest entries claimed now, then the one served
+   * longest ago; of its jobs, the one served longest ago; of that job's entries, a shallowest one.
+   * The order is the store's, so it holds for every instance together. Null when none is pending.
+   */
+  claimNext(now: number, leaseMs: number): Promise<JobTask | null>;
   /** Gives a claimed entry back (its work was abandoned: the process is stopping). */
   release(task: JobTask): Promise<void>;
   /**
@@ -19,7 +31,7 @@ export interface JobStore {
    * queued or running), adds the URLs found (new ones only, up to the job's limit) and the
    * skipped ones, and updates the job's counts.
    */
-  finish(task: JobTask, page: PageResult, found: JobTask[], skipped: SkippedUrl[], now: number): Promise<FinishResult>;
+  finish(task: JobTask, page: PageResult, found: JobTask[], skipped: SkippedUrl[], now: number, opts?: FinishOptions): Promise<FinishResult>;
   /** Moves the job from one of `from` to `to`; false when it was in none of them. */
   transition(
     id: string,
@@ -45,6 +57,12 @@ export interface JobStore {
    * without it leaves the gauge out.
    */
   activeCounts?(): Promise<Array<{ kind: JobKind; status: "queued" | "running"; jobs: number }>>;
+  /**
+   * Disk use for GET /metrics (issue #28): the whole database's size where the store can tell
+   * (SQLite: its pages; PostgreSQL: pg_database_size), null otherwise; and the bytes the jobs kept
+   * now hold (pages as stored, URLs found), every account together. Optional.
+   */
+  diskUsage?(): Promise<{ database: number | null; jobs: number }>;
   /** Deletes jobs (and their pages) whose expiry passed; returns how many. */
   purge(now: number): Promise<number>;
 
@@ -96,6 +114,36 @@ export interface JobStore {
   /** What became of a job's deliveries; all zero and no error for a job that made none. */
   webhookTally(jobId: string): Promise<WebhookTally>;
 }
+
+/**
+ * What recording a page may store, and what its caps left out (issue #28). With `accountBytes`, a
+ * page that would take the account's jobs past it is stored without its content, as failed with
+ * `storage_full`, adds nothing it found, and the result says `full`. At most `skippedUrls` skipped
+ * URLs are listed per job; the rest are counted in its `dropped.skippedUrls`. `droppedLinks` and
+ * `cutBytes` (what the page's caps left out before) are added to the job's `dropped`.
+ */
+export interface FinishOptions {
+  accountBytes: number | null;
+  skippedUrls: number;
+  droppedLinks: number;
+  cutBytes: number;
+}
+
+/** An account's job limits (its plan's `jobs_concurrent` and `jobs_storage_bytes`). */
+export interface AccountLimits {
+  /** Jobs it may have queued or running at once, the new one included. */
+  jobs: number;
+  /** Bytes its jobs may hold (pages, URLs found); null = no cap. */
+  bytes: number | null;
+  /** Room a new job needs under `bytes` to start: one page at the per-page cap (default 0). */
+  room?: number;
+}
+
+/** Stored, or refused: too many jobs active (`active` of them), or the account's job storage full (`bytes` held; room again at `freesAt`, its first kept job's expiry, if any). */
+export type CreateOutcome =
+  | { created: true }
+  | { created: false; reason: "too_many_jobs"; active: number }
+  | { created: false; reason: "storage_full"; bytes: number; freesAt: number | null };
 
 export interface JobFilter {
   account?: string;

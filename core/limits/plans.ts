@@ -5,15 +5,25 @@ export interface Plan {
   /** Monthly request quota; null = unlimited. */
   quota: number | null;
   perMinute: number;
+  /** Crawl and batch jobs an account may have queued or running at once (`jobs_concurrent`); past it a new one is a 429 `too_many_jobs`. */
+  jobsConcurrent: number;
+  /**
+   * Bytes an account's jobs may keep stored (their pages and the URLs they found) until they expire
+   * (`jobs_storage_bytes`); null = no cap. Full: a new job is a 429 `job_storage_full`, a running one
+   * stops with `stopped_reason: "storage_full"`.
+   */
+  jobsStorageBytes: number | null;
 }
 
 export type PlanTable = Record<string, Plan>;
 
+const MiB = 2 ** 20;
+
 export const DEFAULT_PLANS: PlanTable = {
-  free: { id: "free", quota: 1_000, perMinute: 60 },
-  starter: { id: "starter", quota: 10_000, perMinute: 200 },
-  pro: { id: "pro", quota: 100_000, perMinute: 500 },
-  enterprise: { id: "enterprise", quota: null, perMinute: 2_000 },
+  free: { id: "free", quota: 1_000, perMinute: 60, jobsConcurrent: 2, jobsStorageBytes: 100 * MiB },
+  starter: { id: "starter", quota: 10_000, perMinute: 200, jobsConcurrent: 5, jobsStorageBytes: 1024 * MiB },
+  pro: { id: "pro", quota: 100_000, perMinute: 500, jobsConcurrent: 10, jobsStorageBytes: 5 * 1024 * MiB },
+  enterprise: { id: "enterprise", quota: null, perMinute: 2_000, jobsConcurrent: 50, jobsStorageBytes: 20 * 1024 * MiB },
 };
 
 /** The lowest plan: new accounts start on it and anonymous responses describe it. */
@@ -71,19 +81,29 @@ export function accountPlans(plans: PlanTable, warn: (message: string, fields: {
 export interface PlanOverride {
   quota?: number | null;
   per_minute?: number;
+  jobs_concurrent?: number;
+  jobs_storage_bytes?: number | null;
 }
 
-/** Applies overrides on top of the defaults; a new plan id needs both fields. */
+/**
+ * Applies overrides on top of the defaults; a new plan id needs `quota` and `per_minute`, and
+ * takes the job limits it does not name from the lowest plan.
+ */
 export function applyPlanOverrides(base: PlanTable, overrides: Record<string, PlanOverride>): PlanTable {
   const out: PlanTable = { ...base };
-  for (const [id, o] of Object.entries(overrides)) {
+  // The lowest plan first: a new plan takes its job limits as overridden.
+  const entries = Object.entries(overrides).sort(([a], [b]) => Number(b === LOWEST_PLAN) - Number(a === LOWEST_PLAN));
+  for (const [id, o] of entries) {
     const prev = out[id];
     const quota = o.quota !== undefined ? o.quota : prev?.quota;
     const perMinute = o.per_minute ?? prev?.perMinute;
     if (quota === undefined || perMinute === undefined) {
       throw new Error(`plan "${id}" is new, so it needs both "quota" and "per_minute"`);
     }
-    out[id] = { id, quota, perMinute };
+    const lowest = Object.hasOwn(out, LOWEST_PLAN) ? out[LOWEST_PLAN] : DEFAULT_PLANS[LOWEST_PLAN]!;
+    const jobsConcurrent = o.jobs_concurrent ?? prev?.jobsConcurrent ?? lowest!.jobsConcurrent;
+    const jobsStorageBytes = o.jobs_storage_bytes !== undefined ? o.jobs_storage_bytes : (prev ?? lowest!).jobsStorageBytes;
+    out[id] = { id, quota, perMinute, jobsConcurrent, jobsStorageBytes };
   }
   return out;
 }

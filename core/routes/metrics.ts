@@ -93,6 +93,33 @@ function jobGauges(jobs: JobEngine, metrics: Metrics, logger: Logger): void {
       return out;
     });
   }
+  if (metrics.gaugeRows && store.diskUsage) {
+    // Read at most every 10 s: a scrape every few seconds costs no more than that.
+    const usage = store.diskUsage.bind(store);
+    let last: { at: number; value: Promise<{ database: number | null; jobs: number } | null> } | null = null;
+    const read = () => {
+      const now = jobs.ports.clock.now();
+      if (!last || now - last.at >= 10_000) {
+        last = {
+          at: now,
+          value: usage().catch((err) => {
+            logger.warn({ err: String(err) }, "GET /metrics: the store's size could not be read; quarry_store_bytes and quarry_job_data_bytes left out");
+            last = null;
+            return null;
+          }),
+        };
+      }
+      return last.value;
+    };
+    metrics.gaugeRows("quarry_store_bytes", "Size of the database on disk (SQLite: its file's pages; PostgreSQL: pg_database_size), read at most every 10 s", [], async () => {
+      const u = await read();
+      return u && u.database !== null ? [{ labels: {}, value: u.database }] : [];
+    });
+    metrics.gaugeRows("quarry_job_data_bytes", "Bytes the crawl and batch jobs kept hold (their pages as stored and the URLs they found), every account together; each account's share is capped by its plan's jobs_storage_bytes", [], async () => {
+      const u = await read();
+      return u ? [{ labels: {}, value: u.jobs }] : [];
+    });
+  }
   metrics.gaugeRows?.("quarry_job_tasks_in_progress", "Crawl and batch pages this instance is working on now (waiting for their claim, robots.txt, quota or their host's turn, or being read)", [], async () =>
     [{ labels: {}, value: jobs.running.size }]);
 }

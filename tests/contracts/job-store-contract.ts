@@ -78,6 +78,98 @@ export function jobStoreContract(make: () => Promise<JobStore>, opts: { singleOw
     expect(Math.min(...results.filter((r) => r.recorded).map((r) => r.remaining))).toBe(7);
   });
 
+  // Several instances claim through claimNext; one owner's claims live in its memory instead.
+  it.skipIf(opts.singleOwner)("claims the next page fairly: fewest claimed accounts first, then the one served longest ago; its jobs in turn; shallowest entries first", async () => {
+    const s = await make();
+    for (const id of await s.active()) await s.transition(id, ["queued", "running"], "cancelled", {});
+    const tag = String(++n);
+    const spec = { ...jobRecord().spec, limit: 10 };
+    const a1 = jobRecord({ account: `fair-a${tag}`, spec });
+    const a2 = jobRecord({ account: `fair-a${tag}`, spec });
+    const b1 = jobRecord({ account: `fair-b${tag}`, spec });
+    const at = (job: JobRecord, path: string, depth = 0) => ({ jobId: job.id, url: `http://x.test/${path}`, depth });
+    await s.create(a1, ["1", "2", "3", "4"].map((p) => at(a1, p)), []);
+    await s.create(a2, [at(a2, "5"), at(a2, "6")], []);
+    await s.create(b1, [at(b1, "deep", 1), at(b1, "top")], []);
+    const claimed: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const t = await s.claimNext(100, 60_000);
+      claimed.push(t ? `${t.jobId === a1.id ? "a1" : t.jobId === a2.id ? "a2" : "b1"} ${new URL(t.url).pathname}` : "none");
+    }
+    expect(claimed.slice(0, 4)).toEqual(["a1 /1", "b1 /top", "a2 /5", "b1 /deep"]);
+    // B has nothing left: A's jobs take turns; each entry is claimed once.
+    expect(claimed.slice(4).map((c) => c.split(" ")[0])).toEqual(["a1", "a2", "a1", "a1"]);
+    expect(new Set(claimed).size).toBe(8);
+    expect(await s.claimNext(101, 60_000)).toBeNull();
+    // A claim whose lease ran out is pending again once handed back, and claimed again.
+    const again = at(b1, "top");
+    await s.release(again);
+    expect(await s.claimNext(102, 60_000)).toEqual(again);
+  });
+
+  it("creates jobs only within the account's limits: at most `jobs` active at once, exactly, however many are created at once", async () => {
+    const s = await make();
+    const account = `limited${++n}`;
+    const jobs = Array.from({ length: 6 }, () => jobRecord({ account }));
+    const outcomes = await Promise.all(jobs.map((j) => s.create(j, [{ jobId: j.id, url: "http://x.test/", depth: 0 }], [], { jobs: 2, bytes: null })));
+    expect(outcomes.filter((o) => o.created)).toHaveLength(2);
+    expect(outcomes.filter((o) => !o.created)).toEqual(Array(4).fill({ created: false, reason: "too_many_jobs", active: 2 }));
+    // Refused ones were not stored; an ended job makes room for the next.
+    const stored = jobs.filter((_, i) => outcomes[i]!.created);
+    expect((await Promise.all(jobs.map((j) => s.get(j.id)))).filter(Boolean).map((j) => j!.id).sort()).toEqual(stored.map((j) => j.id).sort());
+    await s.transition(stored[0]!.id, ["queued", "running"], "completed", { finishedAt: 5 });
+    const next = jobRecord({ account });
+    expect(await s.create(next, [{ jobId: next.id, url: "http://x.test/", depth: 0 }], [], { jobs: 2, bytes: null })).toEqual({ created: true });
+    // Another account is not counted against this one.
+    const other = jobRecord({ account: `${account}-other` });
+    expect(await s.create(other, [], [], { jobs: 1, bytes: null })).toEqual({ created: true });
+  });
+
+  it("counts the bytes each account's jobs hold: stops storing pages past its cap, refuses new jobs when full, frees them when the jobs are purged", async () => {
+    const s = await make();
+    const account = `stored${++n}`;
+    const spec = { ...jobRecord().spec, limit: 20 };
+    const job = jobRecord({ account, spec });
+    const seed = { jobId: job.id, url: "http://x.test/", depth: 0 };
+    const limits = { jobs: 10, bytes: 3000 };
+    expect(await s.create(job, [seed], [], limits)).toEqual({ created: true });
+    const seeded = (await s.get(job.id))!.bytes!;
+    expect(seeded).toBe("http://x.test/".length);
+    const opts = { accountBytes: 3000, skippedUrls: 2, droppedLinks: 7, cutBytes: 11 };
+    const big = (url: string): PageResult => ({ url, ok: true, statusCode: 200, title: "t", data: { markdown: "m".repeat(1000) }, error: null });
+    const found = ["a", "b"].map((p) => ({ jobId: job.id, url: `http://x.test/${p}`, depth: 1 }));
+    const skipped = ["s1", "s2", "s3", "s4"].map((p) => ({ url: `http://x.test/${p}`, reason: "robots_disallowed" }));
+    const r1 = await s.finish(seed, big(seed.url), found, skipped, 1, opts);
+    expect(r1).toMatchObject({ recorded: true, added: found });
+    expect(r1.full).toBeUndefined();
+    let after = (await s.get(job.id))!;
+    // Two skipped URLs listed, two counted only; the page's own dropped links and cut bytes added.
+    expect(after).toMatchObject({ skipped: 2, dropped: { links: 7, contentBytes: 11, skippedUrls: 2, pages: 0 } });
+    expect((await s.skippedUrls(job.id, 10)).map((u) => u.url)).toEqual(["http://x.test/s1", "http://x.test/s2"]);
+    const page1 = JSON.stringify(big(seed.url).data).length + 1; // the data as stored, and the title
+    expect(after.bytes).toBe(seeded + page1 + found.reduce((n, f) => n + f.url.length, 0) + 2 * ("http://x.test/s1".length + "robots_disallowed".length));
+    expect((await s.diskUsage?.())?.jobs).toBeGreaterThanOrEqual(after.bytes!);
+    const r2 = await s.finish(found[0]!, big(found[0]!.url), [{ jobId: job.id, url: "http://x.test/c", depth: 2 }], [], 2, opts);
+    expect(r2.full).toBeUndefined();
+    // The third page would take the account past 3000 bytes: kept as a failure without content, adding nothing.
+    const r3 = await s.finish(found[1]!, big(found[1]!.url), [{ jobId: job.id, url: "http://x.test/d", depth: 2 }], [], 3, opts);
+    expect(r3).toMatchObject({ recorded: true, full: true, added: [] });
+    after = (await s.get(job.id))!;
+    expect(after).toMatchObject({ completed: 2, failed: 1, discovered: 4, dropped: { links: 14, contentBytes: 22, skippedUrls: 2, pages: 1 } });
+    const last = (await s.pages(job.id, 2, 1))[0]!;
+    expect(last).toMatchObject({ url: found[1]!.url, ok: false, error: "storage_full", data: {} });
+    // Full: a new job of the account is refused (with `room`: when one more page of that size would not fit), saying
+    // when room comes back (its kept job's expiry, once it has one).
+    const held = after.bytes!;
+    expect(held).toBeLessThan(3000);
+    expect(await s.create(jobRecord({ account }), [], [], { ...limits, room: 3000 - held })).toMatchObject({ created: false, reason: "storage_full", bytes: held, freesAt: null });
+    expect(await s.create(jobRecord({ account: `${account}-other` }), [], [], limits)).toEqual({ created: true });
+    await s.transition(job.id, ["queued", "running"], "completed", { finishedAt: 10, expiresAt: 100 });
+    expect(await s.create(jobRecord({ account }), [], [], { ...limits, room: 1000 })).toMatchObject({ created: false, reason: "storage_full", bytes: held, freesAt: 100 });
+    await s.purge(100);
+    expect(await s.create(jobRecord({ account }), [], [], { ...limits, room: 1000 })).toEqual({ created: true });
+  });
+
   it("gives back released claims, lists unfinished work of active jobs only, and ends jobs conditionally", async () => {
     const s = await make();
     const job = jobRecord({ spec: { ...jobRecord().spec, limit: 10 } });

@@ -4,7 +4,7 @@ import pg from "pg";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { MemoryJobStore } from "../../adapters/jobs/memory-store.ts";
-import { JOBS_SCHEMA, SqlJobStore } from "../../adapters/jobs/sql-store.ts";
+import { JOBS_PG_SCHEMA, JOBS_SCHEMA, SqlJobStore } from "../../adapters/jobs/sql-store.ts";
 import { pgDriver, sqliteDriver } from "../../adapters/jobs/sql-drivers.ts";
 import type { SyncSqlite } from "../../adapters/storage/sqlite-counters.ts";
 import { tempDatabase } from "../helpers/pg.ts";
@@ -62,7 +62,7 @@ describe("SqlJobStore on PostgreSQL", () => {
       const t = await tempDatabase("jobstore");
       drop = t.drop;
       pool = new pg.Pool({ connectionString: t.url, max: 3 });
-      await pool.query(JOBS_SCHEMA);
+      await pool.query(JOBS_SCHEMA + JOBS_PG_SCHEMA);
     }
     const s = new SqlJobStore(pgDriver(pool));
     await s.init(false);

@@ -35,7 +35,7 @@ beforeAll(async () => {
   const env = Object.fromEntries(BACKEND_IDS.map((id) => [`QUARRY_${id.toUpperCase()}_URL`, replay.baseFor(id)]));
   // Pages: only the local site; every other name fails to resolve at once (no internet here).
   const pages = createSafeFetch({ allow: parseAllowList(["127.0.0.1/32"]), resolver: async (host) => (host === "127.0.0.1" ? ["127.0.0.1"] : []) });
-  t = await makeApp({ env: { ...env, QUARRY_BRAVE_KEY: "k", QUARRY_EGRESS_ALLOW: "127.0.0.1/32", QUARRY_PLANS: '{"free":{"quota":null,"per_minute":100000}}' }, pages });
+  t = await makeApp({ env: { ...env, QUARRY_BRAVE_KEY: "k", QUARRY_EGRESS_ALLOW: "127.0.0.1/32", QUARRY_PLANS: '{"free":{"quota":null,"per_minute":100000,"jobs_concurrent":1000}}' }, pages });
   t.clock.now = () => Date.now();
   full = (await t.key("acme", ["search", "research", "scrape", "keys"])).secret;
   narrow = (await t.key("other", ["search"])).secret;

@@ -68,7 +68,7 @@ beforeAll(async () => {
 
   const env = {
     QUARRY_DATA_DIR: tempDataDir(), QUARRY_METRICS: "true", QUARRY_EGRESS_ALLOW: "127.0.0.1/32", QUARRY_IP_RATE: "off",
-    QUARRY_PLANS: '{"free":{"quota":100000,"per_minute":100000}}',
+    QUARRY_PLANS: '{"free":{"quota":100000,"per_minute":100000,"jobs_concurrent":10}}',
   };
   key = createKeyCli(env, "acme", "scrape").key;
   server = await startServer("node", env);

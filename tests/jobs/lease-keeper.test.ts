@@ -8,7 +8,7 @@
  */
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { JOBS_SCHEMA, SqlJobStore } from "../../adapters/jobs/sql-store.ts";
+import { JOBS_PG_SCHEMA, JOBS_SCHEMA, SqlJobStore } from "../../adapters/jobs/sql-store.ts";
 import { pgDriver } from "../../adapters/jobs/sql-drivers.ts";
 import { LeaseKeeper } from "../../core/jobs/leases.ts";
 import { SharedHostGate } from "../../core/jobs/politeness.ts";
@@ -22,7 +22,7 @@ beforeAll(async () => {
   const t = await tempDatabase("leases");
   drop = t.drop;
   pool = new pg.Pool({ connectionString: t.url, max: 4 });
-  await pool.query(JOBS_SCHEMA);
+  await pool.query(JOBS_SCHEMA + JOBS_PG_SCHEMA);
   store = new SqlJobStore(pgDriver(pool));
   await store.init(false);
 });

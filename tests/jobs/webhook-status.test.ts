@@ -64,7 +64,7 @@ describe.each(STORES)("a job's webhook deliveries on its status (%s)", (_name, o
 
   beforeAll(async () => {
     store = await open();
-    env = { ...store.env, QUARRY_EGRESS_ALLOW: "127.0.0.1/32", QUARRY_IP_RATE: "off", QUARRY_PLANS: '{"free":{"quota":1000,"per_minute":100000}}' };
+    env = { ...store.env, QUARRY_EGRESS_ALLOW: "127.0.0.1/32", QUARRY_IP_RATE: "off", QUARRY_PLANS: '{"free":{"quota":1000,"per_minute":100000,"jobs_concurrent":4}}' };
     key = createKeyCli(env, "acme", "scrape").key;
     server = await startServer("node", env);
     const urls = [`${site.ipUrl}/about`, `${site.ipUrl}/contact`];

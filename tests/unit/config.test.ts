@@ -18,7 +18,7 @@ describe("configuration", () => {
     expect(c.dataDir).toBe("./data");
     expect(c.ipRate).toEqual({ ratePerSecond: 100, burst: 200 });
     expect(c.trustProxy).toBe(false);
-    expect(c.plans.free).toEqual({ id: "free", quota: 1000, perMinute: 60 });
+    expect(c.plans.free).toEqual({ id: "free", quota: 1000, perMinute: 60, jobsConcurrent: 2, jobsStorageBytes: 100 * 2 ** 20 });
     expect(c.plans.enterprise.quota).toBeNull();
     expect(c.backends.searxng.url).toBeUndefined();
   });
@@ -36,9 +36,19 @@ describe("configuration", () => {
 
   it("applies QUARRY_PLANS overrides field by field, null meaning unlimited", () => {
     const c = parseConfig({ QUARRY_PLANS: '{"free":{"quota":5,"per_minute":3},"pro":{"quota":null},"team":{"quota":50,"per_minute":9}}' });
-    expect(c.plans.free).toEqual({ id: "free", quota: 5, perMinute: 3 });
-    expect(c.plans.pro).toEqual({ id: "pro", quota: null, perMinute: 500 });
-    expect(c.plans.team).toEqual({ id: "team", quota: 50, perMinute: 9 });
+    expect(c.plans.free).toEqual({ id: "free", quota: 5, perMinute: 3, jobsConcurrent: 2, jobsStorageBytes: 100 * 2 ** 20 });
+    expect(c.plans.pro).toEqual({ id: "pro", quota: null, perMinute: 500, jobsConcurrent: 10, jobsStorageBytes: 5 * 2 ** 30 });
+    // A new plan takes the job limits it does not name from the lowest plan (as QUARRY_PLANS set it).
+    expect(c.plans.team).toEqual({ id: "team", quota: 50, perMinute: 9, jobsConcurrent: 2, jobsStorageBytes: 100 * 2 ** 20 });
+  });
+
+  it("reads each plan's job limits from QUARRY_PLANS: jobs_concurrent, and jobs_storage_bytes (null = no cap)", () => {
+    const c = parseConfig({ QUARRY_PLANS: '{"free":{"jobs_concurrent":1,"jobs_storage_bytes":5000000},"enterprise":{"jobs_storage_bytes":null},"team":{"quota":50,"per_minute":9,"jobs_concurrent":7}}' });
+    expect(c.plans.free).toMatchObject({ jobsConcurrent: 1, jobsStorageBytes: 5_000_000 });
+    expect(c.plans.enterprise).toMatchObject({ jobsConcurrent: 50, jobsStorageBytes: null });
+    expect(c.plans.team).toMatchObject({ jobsConcurrent: 7, jobsStorageBytes: 5_000_000 });
+    expect(c.jobs).toMatchObject({ pageBytes: 2 ** 20, pageLinks: 1000 });
+    expect(parseConfig({ QUARRY_JOB_PAGE_BYTES: "256KB", QUARRY_JOB_PAGE_LINKS: "50" }).jobs).toMatchObject({ pageBytes: 256 * 1024, pageLinks: 50 });
   });
 
   it.each([
@@ -47,6 +57,11 @@ describe("configuration", () => {
     [{ QUARRY_PLANS: '{"free":{"quota":-1}}' }, "QUARRY_PLANS"],
     [{ QUARRY_PLANS: '{"free":{"per_month":1}}' }, "QUARRY_PLANS"],
     [{ QUARRY_PLANS: '{"gold":{"quota":1}}' }, "QUARRY_PLANS"],
+    [{ QUARRY_PLANS: '{"free":{"jobs_concurrent":0}}' }, "QUARRY_PLANS"],
+    [{ QUARRY_PLANS: '{"free":{"jobs_storage_bytes":"1GB"}}' }, "QUARRY_PLANS"],
+    [{ QUARRY_PLANS: '{"free":{"jobs_storage_bytes":100000}}' }, "QUARRY_PLANS"], // less than one page (1 MB)
+    [{ QUARRY_JOB_PAGE_BYTES: "2KB" }, "QUARRY_JOB_PAGE_BYTES"],
+    [{ QUARRY_JOB_PAGE_LINKS: "0" }, "QUARRY_JOB_PAGE_LINKS"],
     [{ QUARRY_IP_RATE: "fast" }, "QUARRY_IP_RATE"],
     [{ QUARRY_TRUST_PROXY: "maybe" }, "QUARRY_TRUST_PROXY"],
     [{ QUARRY_DATABASE_URL: "mysql://x" }, "QUARRY_DATABASE_URL"],

@@ -22,6 +22,7 @@ const SENTENCE: Record<string, string> = {
   host_unreachable: "The page was not requested: its site had stopped answering this job (connections refused or reset, DNS, TLS or timeouts, 5 in a row); it cost nothing. Try again when the site is up.",
   browser_unavailable: "The page needs a browser and this server has none; install Chromium on the server or scrape without waitFor/actions.",
   action_failed: "One of the page actions failed on this page; it cost nothing.",
+  storage_full: "The page was read but not kept: this account's crawl and batch jobs hold as much as its plan allows (jobs_storage_bytes); it cost nothing. Room comes back as finished jobs expire.",
 };
 
 function httpSentence(status: number): string {
@@ -44,6 +45,7 @@ const STOPS: Record<string, (job: NativeJob) => string> = {
   quota_exceeded: (job) => `The job stopped after ${read(job)}: the API key's monthly quota ran out. Pages not read cost nothing; the pages read are kept.`,
   site_refused: (job) => `The job stopped after ${read(job)}: the site refused the crawler (robots.txt, or 403, 429 or 503 answers in a row); wait before crawling it again.`,
   site_unreachable: (job) => `The job stopped after ${read(job)}: the site stopped answering (connections refused or reset, DNS, TLS or timeouts, 5 pages in a row); the pages read are kept and the rest were neither fetched nor charged. Try again when the site is up.`,
+  storage_full: (job) => `The job stopped after ${read(job)}: this account's crawl and batch jobs hold as much as its plan allows (jobs_storage_bytes); the pages read are kept, the rest were neither fetched nor charged. Room comes back as finished jobs expire.`,
   deadline: (job) => `The job stopped after ${read(job)}: it ran past the server's job deadline (QUARRY_JOB_DEADLINE).`,
 };
 

@@ -224,7 +224,7 @@ export function firecrawlJobStatus(dispatch: Dispatch, publicBase: PublicBase, r
       ...(skip === null ? (version === "v2" ? { next: null } : {}) : { next: `${publicBase(c)}/compat/firecrawl/${version}/${segment}/${encodeURIComponent(id)}?skip=${skip}` }),
       data: job.data.filter((p) => !p.error).map(document),
       // A job with a webhook: what became of its deliveries, as the native status gives it.
-      quarry: { status: job.status, stopped_reason: job.stopped_reason, failed: job.failed, skipped: job.skipped, ...(job.webhook ? { webhook: job.webhook } : {}) },
+      quarry: { status: job.status, stopped_reason: job.stopped_reason, failed: job.failed, skipped: job.skipped, dropped: job.dropped, ...(job.webhook ? { webhook: job.webhook } : {}) },
     });
   };
 }

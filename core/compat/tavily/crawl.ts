@@ -130,7 +130,7 @@ export function tavilyCrawl(dispatch: Dispatch, now: () => number) {
       response_time: secondsSince(started, now()),
       request_id: c.get("requestId") ?? "",
       ...(body.include_usage ? { usage: { credits: pages.length } } : {}),
-      quarry: { ignored: asIgnored(ignored), clamped, job: job.id, status: all.status, stopped_reason: finished ? all.stopped_reason : "timeout", failed: all.failures },
+      quarry: { ignored: asIgnored(ignored), clamped, job: job.id, status: all.status, stopped_reason: finished ? all.stopped_reason : "timeout", failed: all.failures, dropped: all.dropped },
     });
   };
 }

@@ -5,6 +5,8 @@
  */
 import { ApiError, echoed } from "../../errors.ts";
 import type { Caller, JobEngine } from "../../jobs/engine.ts";
+import { JobRefused } from "../../jobs/sizes.ts";
+import type { AccountLimits } from "../../jobs/ports.ts";
 import type { JobKind, JobRecord, JobSpec } from "../../jobs/model.ts";
 import { periodOf, periodResetAt } from "../../limits/period.ts";
 import type { Plan } from "../../limits/plans.ts";
@@ -53,6 +55,41 @@ async function checkQuota(engine: JobEngine, caller: JobCaller): Promise<void> {
   }
 }
 
+/** The account's job limits: a new job needs room for one page at the per-page cap. */
+const limitsOf = (engine: JobEngine, plan: Plan): AccountLimits => ({ jobs: plan.jobsConcurrent, bytes: plan.jobsStorageBytes, room: engine.config.jobs.pageBytes });
+
+/** A size for a message: `100 MB`, `1.5 GB`, `512 KB` (binary units, as QUARRY_PLANS and the README give them). */
+function size(bytes: number): string {
+  const [unit, n] = bytes >= 2 ** 30 ? ["GB", bytes / 2 ** 30] : bytes >= 2 ** 20 ? ["MB", bytes / 2 ** 20] : ["KB", bytes / 2 ** 10];
+  return `${Number(n.toFixed(n < 10 ? 1 : 0))} ${unit}`;
+}
+
+/** The job created, or the 429 that says which of its account's job limits refused it and what to do (issue #28). */
+async function started(engine: JobEngine, caller: JobCaller, created: Promise<JobRecord>): Promise<JobRecord> {
+  const out = await created.catch((err) => {
+    if (err instanceof JobRefused) return err.refusal;
+    throw err;
+  });
+  if (!("created" in out)) return out;
+  const plan = caller.plan;
+  if (out.reason === "too_many_jobs") {
+    throw new ApiError(
+      "too_many_jobs",
+      `This account has ${out.active} crawl and batch jobs queued or running, the most its plan (${plan.id}) allows at once (jobs_concurrent: ${plan.jobsConcurrent}); start this one when one of them ends, or cancel one (DELETE its status_url).`,
+    );
+  }
+  const now = engine.ports.clock.now();
+  const when = out.freesAt === null ? null : Math.max(1, Math.ceil((out.freesAt - now) / 1000));
+  throw new ApiError(
+    "job_storage_full",
+    `This account's crawl and batch jobs keep ${size(out.bytes)} of pages and URLs, and its plan (${plan.id}) allows ${size(plan.jobsStorageBytes ?? 0)} (jobs_storage_bytes): not room for one more page of up to ${size(engine.config.jobs.pageBytes)}. ` +
+      (out.freesAt === null
+        ? "Its jobs still running hold it: room comes back as each ends and expires (QUARRY_JOB_TTL after it ends)."
+        : `Finished jobs are deleted QUARRY_JOB_TTL after they end: the next at ${new Date(out.freesAt).toISOString()}.`),
+    when === null ? {} : { retryAfter: when, headers: { "Retry-After": String(when) } },
+  );
+}
+
 function hook(w: CrawlRequest["webhook"]): JobSpec["webhook"] {
   return w ? { url: w.url, secret: w.secret ?? null, events: w.events } : null;
 }
@@ -74,7 +111,7 @@ export async function startCrawl(services: Services, caller: JobCaller, body: Cr
     formats: body.formats, onlyMainContent: body.only_main_content, timeoutMs: body.timeout_ms, ...rendering(body), webhook: hook(body.webhook),
   };
   await checkQuota(engine, caller);
-  const job = await engine.create(caller, "crawl", spec, [body.url]);
+  const job = await started(engine, caller, engine.create(caller, "crawl", spec, [body.url], limitsOf(engine, caller.plan)));
   return { id: job.id, status: job.status, status_url: `${base}${jobPath("crawl", job.id)}` };
 }
 
@@ -87,7 +124,7 @@ export async function startBatch(services: Services, caller: JobCaller, body: Ba
     webhook: hook(body.webhook),
   };
   await checkQuota(engine, caller);
-  const job = await engine.create(caller, "batch", spec, body.urls);
+  const job = await started(engine, caller, engine.create(caller, "batch", spec, body.urls, limitsOf(engine, caller.plan)));
   return { id: job.id, status: job.status, status_url: `${base}${jobPath("batch", job.id)}` };
 }
 
@@ -110,13 +147,15 @@ export async function jobStatus(services: Services, caller: Caller, kind: JobKin
   const [pages, skipped, tally] = await Promise.all([store.pages(id, skip, PAGE_SLICE), store.skippedUrls(id, 100), hook ? store.webhookTally(id) : null]);
   const data = pages.map((p) => {
     const d = p.data as Record<string, unknown>;
-    const pick = Object.fromEntries(["final_url", "markdown", "text", "html", "links", "rendered", "render_note", "screenshot"].filter((k) => d[k] !== undefined).map((k) => [k, d[k]]));
+    const pick = Object.fromEntries(["final_url", "markdown", "text", "html", "links", "rendered", "render_note", "screenshot", "truncated"].filter((k) => d[k] !== undefined).map((k) => [k, d[k]]));
     return { url: p.url, status_code: p.statusCode, title: p.title, ...pick, ...(p.error ? { error: p.error } : {}) };
   });
   const recorded = job.completed + job.failed;
   return {
     id: job.id, status: job.status, created_at: iso(job.createdAt)!, finished_at: iso(job.finishedAt), expires_at: iso(job.expiresAt),
     discovered: job.discovered, completed: job.completed, failed: job.failed, skipped: job.skipped, stopped_reason: job.stoppedReason,
+    stored_bytes: job.bytes ?? 0,
+    dropped: { links: job.dropped?.links ?? 0, content_bytes: job.dropped?.contentBytes ?? 0, skipped_urls: job.dropped?.skippedUrls ?? 0, pages: job.dropped?.pages ?? 0 },
     data,
     failures: pages.filter((p) => !p.ok).map((p) => ({ url: p.url, status_code: p.statusCode, error: p.error ?? "failed" })),
     skipped_urls: skipped,

@@ -58,7 +58,7 @@ export function jobRoutes({ services, config }: AppDeps): RouteDef[] {
       description:
         "Starts a job that reads a site from `url`, following its links within `max_depth`, `limit`, `include_paths`/`exclude_paths` (regular expressions on the path), and the same host unless `allow_subdomains`/`allow_external`. It obeys robots.txt and Crawl-delay for the user agent Quarry, sends at most 2 requests at a time to a host, skips private addresses and URL traps and reports them. A `url` or `webhook.url` Quarry will not reach (another scheme than http(s), a private address) is a 422 `url_not_allowed` naming the field, and costs nothing. Answers 202 with the job id; poll `status_url`, follow `/events`, or give a `webhook` (signed with `X-Quarry-Signature: sha256=<HMAC-SHA256 of the body>` when it has a `secret`). One unit of the `crawl` group per page read successfully; a job that runs out of quota stops with `stopped_reason: quota_exceeded` and keeps what it has. A site that stops answering (the start page, or 5 of its pages in a row, with no answer at all: connection refused or reset, DNS, TLS, timeout) ends the crawl with `stopped_reason: site_unreachable`, keeping what it read; its remaining pages are neither fetched nor counted.",
       example: { url: "https://example.org/docs/", limit: 50, max_depth: 2, formats: ["markdown"] },
-      auth: true, scope: "scrape", group: null, body: CrawlBody, status: 202, response: JobAccepted, errors: ["url_not_allowed", "quota_exceeded"],
+      auth: true, scope: "scrape", group: null, body: CrawlBody, status: 202, response: JobAccepted, errors: ["url_not_allowed", "quota_exceeded", "too_many_jobs", "job_storage_full"],
       handler: async (c) => c.json(await startCrawl(services, caller(c), c.get("body") as CrawlRequest, base(c)), 202),
     },
     ...perKind("crawl", "/v1/crawl", "crawl"),
@@ -68,7 +68,7 @@ export function jobRoutes({ services, config }: AppDeps): RouteDef[] {
       description:
         "Starts a job that reads each of `urls` (up to 1000) as POST /v1/scrape would, with the same formats and extraction. Private addresses are skipped and reported; an entry with another scheme than http(s) refuses the batch with 422 `url_not_allowed` naming it (`urls.3`), and costs nothing. Answers 202; read it at `status_url` (the same shape as a crawl), follow `/events`, or give a `webhook`. One unit of the `crawl` group per page read successfully. A host that fails to answer 5 of the batch's requests in a row (connection refused or reset, DNS, TLS, timeout) is down for the batch: its remaining URLs fail at once with `host_unreachable`, unfetched and free, while the other hosts' URLs are read.",
       example: { urls: ["https://example.org/a", "https://example.org/b"], formats: ["markdown"] },
-      auth: true, scope: "scrape", group: null, body: BatchBody, status: 202, response: JobAccepted, errors: ["url_not_allowed", "quota_exceeded"],
+      auth: true, scope: "scrape", group: null, body: BatchBody, status: 202, response: JobAccepted, errors: ["url_not_allowed", "quota_exceeded", "too_many_jobs", "job_storage_full"],
       handler: async (c) => c.json(await startBatch(services, caller(c), c.get("body") as BatchRequest, base(c)), 202),
     },
     ...perKind("batch", "/v1/batch/scrape", "batch scrape"),

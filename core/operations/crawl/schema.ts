@@ -88,7 +88,17 @@ export const JobStatusResponse = v.object({
   completed: Count,
   failed: Count,
   skipped: Count,
-  stopped_reason: v.pipe(Nullable, v.description("Why the job stopped early, or null: limit_reached, quota_exceeded, deadline, site_refused (the start page or 5 pages in a row answered 403, 429 or 503, or robots.txt kept the start page out), site_unreachable (a crawl whose start page, or 5 pages of its site in a row, got no answer at all, their robots.txt fetches included: connection refused or reset, DNS, TLS, timeout; the pages read before are kept, the rest are neither fetched nor counted) or cancelled")),
+  stopped_reason: v.pipe(Nullable, v.description("Why the job stopped early, or null: limit_reached, quota_exceeded, deadline, site_refused (the start page or 5 pages in a row answered 403, 429 or 503, or robots.txt kept the start page out), site_unreachable (a crawl whose start page, or 5 pages of its site in a row, got no answer at all, their robots.txt fetches included: connection refused or reset, DNS, TLS, timeout; the pages read before are kept, the rest are neither fetched nor counted), storage_full (the account's jobs hold as much as its plan's jobs_storage_bytes allows: the page that found it full is listed as failed with `storage_full`, free; the pages read before are kept) or cancelled")),
+  stored_bytes: v.pipe(Count, v.description("Bytes the job's pages and the URLs it found take in the store, counted toward the account's jobs_storage_bytes until the job expires")),
+  dropped: v.pipe(
+    v.object({
+      links: v.pipe(Count, v.description("Links found on its pages past the per-page cap (QUARRY_JOB_PAGE_LINKS new links a page, 1000 by default): not followed")),
+      content_bytes: v.pipe(Count, v.description("Bytes of page content left out by the per-page cap (QUARRY_JOB_PAGE_BYTES, 1 MB by default); each page cut names its formats in `truncated`")),
+      skipped_urls: v.pipe(Count, v.description("Skipped URLs past the 1,000 a job lists: counted here, not listed")),
+      pages: v.pipe(Count, v.description("Pages read but not stored because the account's job storage was full (failed with `storage_full`, not charged)")),
+    }),
+    v.description("What the job's storage caps left out; all 0 when nothing was"),
+  ),
   data: v.array(v.object({
     url: v.string(), status_code: Count, title: Nullable, final_url: v.optional(v.string()),
     markdown: v.optional(v.string()), text: v.optional(v.string()), html: v.optional(v.string()),
@@ -96,6 +106,7 @@ export const JobStatusResponse = v.object({
     rendered: v.optional(v.pipe(v.boolean(), v.description("Whether the page was rendered in a browser"))),
     render_note: v.optional(v.pipe(v.string(), v.description("Why a page that looked like it needed rendering was not rendered"))),
     screenshot: v.optional(v.pipe(v.string(), v.description("PNG of the rendered viewport, base64"))),
+    truncated: v.optional(v.pipe(v.array(v.string()), v.description("Formats cut (text formats at a character, `links` to its first links) or left out (a screenshot) so the page's stored content fits QUARRY_JOB_PAGE_BYTES"))),
   })),
   failures: v.pipe(v.array(v.object({ url: v.string(), status_code: Count, error: v.string() })), v.description("Every page that failed in this slice, with why (error host_unreachable: not requested, because its host had failed to answer 5 requests of this job in a row)")),
   skipped_urls: v.pipe(v.array(v.object({ url: v.string(), reason: v.string() })), v.description("URLs not fetched: private addresses, robots.txt, URL traps (first 100)")),
