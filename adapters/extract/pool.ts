@@ -9,7 +9,7 @@
  * worker dies under a page (a crash, or its heap limit), that page is extracted in process.
  */
 import { inProcessExtractor } from "../../core/extract/run.ts";
-import type { ExtractResult } from "../../core/extract/types.ts";
+import type { ExtractResult } from "../../core/ports/extract.ts";
 import type { ExtractPort, ExtractRequest, Logger } from "../../core/ports.ts";
 import type { FromWorker, ToWorker } from "./worker.ts";
 

@@ -20,8 +20,8 @@ import { buildPorts, systemClock } from "../shared/bootstrap.ts";
 import { createLogger } from "../shared/logger.ts";
 import { loadConfig, packageVersion, StartupError } from "../shared/start.ts";
 import { nodeRuntime, startNodeServer } from "./server.ts";
-import { TERMINAL, type JobRecord, type JobStatus } from "../../core/jobs/model.ts";
-import type { ListedJob } from "../../core/jobs/ports.ts";
+import { TERMINAL, type JobRecord, type JobStatus } from "../../core/ports/job-model.ts";
+import type { ListedJob } from "../../core/ports/jobs.ts";
 
 /** `--status` of `jobs list`: a status, `active` (queued and running) or `all`. */
 const JOB_STATUSES: Record<string, JobStatus[]> = {

@@ -5,8 +5,8 @@
  * store had. One server process owns a SQLite file (adapters/shared/server-lock.ts), so no other
  * process takes the same tasks; several instances use a real queue engine instead.
  */
-import type { JobQueue, JobStore, TaskOutcome } from "./ports.ts";
-import type { JobTask } from "./model.ts";
+import type { JobQueue, JobStore, TaskOutcome } from "../ports/jobs.ts";
+import type { JobTask } from "../ports/job-model.ts";
 
 export class LocalQueue implements JobQueue {
   private readonly tasks: JobTask[] = [];

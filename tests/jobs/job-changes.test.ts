@@ -8,7 +8,7 @@ import { memoryPorts } from "../../adapters/shared/bootstrap.ts";
 import { parseConfig } from "../../core/config.ts";
 import { JobChanges } from "../../core/jobs/changes.ts";
 import { JobEngine } from "../../core/jobs/engine.ts";
-import type { JobSpec } from "../../core/jobs/model.ts";
+import type { JobSpec } from "../../core/ports/job-model.ts";
 import type { Ports } from "../../core/ports.ts";
 import { MemoryLogger } from "../helpers/app.ts";
 import { FakeClock } from "../helpers/clock.ts";

@@ -5,7 +5,7 @@
  */
 import { ApiError, echoed } from "../../errors.ts";
 import type { Caller, JobEngine } from "../../jobs/engine.ts";
-import type { JobKind, JobRecord, JobSpec } from "../../jobs/model.ts";
+import type { JobKind, JobRecord, JobSpec } from "../../ports/job-model.ts";
 import { periodOf, periodResetAt } from "../../limits/period.ts";
 import type { Plan } from "../../limits/plans.ts";
 import type { Services } from "../../services.ts";

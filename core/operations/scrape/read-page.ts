@@ -8,7 +8,7 @@ import { ApiError } from "../../errors.ts";
 import { decodeHtml } from "../../extract/decode-html.ts";
 import { extractPage } from "../../extract/run.ts";
 import { pdfToText } from "../../extract/pdf-to-text.ts";
-import type { ExtractResult, Rendering } from "../../extract/types.ts";
+import type { ExtractResult, Rendering } from "../../ports/extract.ts";
 import type { ExtractRequest, Ports, RenderAction, RenderedPage } from "../../ports.ts";
 import { NO_BROWSER, renderWith } from "./render.ts";
 

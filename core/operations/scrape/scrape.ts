@@ -5,7 +5,7 @@
 import { loadLibraries } from "../../lazy.ts";
 import { countTokens, truncateToTokens } from "../../budget/tokens.ts";
 import { ApiError } from "../../errors.ts";
-import type { PageMetadata } from "../../extract/types.ts";
+import type { PageMetadata } from "../../ports/extract.ts";
 import type { Ports } from "../../ports.ts";
 import { needsBrowser, readPage, type Read, type ReadRequest } from "./read-page.ts";
 import { toBase64 } from "./render.ts";
