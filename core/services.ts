@@ -16,6 +16,7 @@ import type { ResearchDeps } from "./operations/research/research.ts";
 import type { SocialResearchDeps } from "./operations/social/social.ts";
 import type { VideoSearchDeps } from "./operations/video/video.ts";
 import { JobEngine, type EngineOptions } from "./jobs/engine.ts";
+import { readJobPage } from "./pages/page-data.ts";
 import { accountPlans, type AccountPlans } from "./limits/plans.ts";
 
 export interface ServiceOptions {
@@ -95,7 +96,8 @@ export function createServices(ports: Ports, config: Config, options: ServiceOpt
       ...(options.llmTimeoutMs ? { llmTimeoutMs: options.llmTimeoutMs } : {}),
       ...(deadlines.research ? { deadlineMs: deadlines.research } : {}),
     },
-    jobs: ports.jobs ? new JobEngine(ports, config, { ...options.jobs, accountPlans: plans }) : null,
+    // The engine is handed its page reader (scrape's way of reading a page); it imports no operation.
+    jobs: ports.jobs ? new JobEngine(ports, config, (req) => readJobPage(ports, req), { ...options.jobs, accountPlans: plans }) : null,
     accountPlans: plans,
     backendHealth: () => ({ ...runner.health("web"), ...runner.health("video"), ...social.runner.health("social") }),
   };

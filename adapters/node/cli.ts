@@ -368,7 +368,8 @@ export async function main(argv: string[]): Promise<number> {
       // way within seconds), and its "cancelled" webhook is sent from here. The engine is not started:
       // it takes no task.
       const { JobEngine } = await import("../../core/jobs/engine.ts");
-      const engine = new JobEngine(ports, config);
+      const { readJobPage } = await import("../../core/pages/page-data.ts");
+      const engine = new JobEngine(ports, config, (req) => readJobPage(ports, req));
       try {
         const after = await engine.cancel(id);
         if (!after || after.status !== "cancelled") fail(after ? ended(after) : `no job "${id}"`);

@@ -61,6 +61,7 @@ export class JobEngine implements WorkContext {
   constructor(
     readonly ports: Ports,
     private readonly config: { plans: PlanTable; egressAllow: string[]; jobs: JobsConfig },
+    readonly readPage: WorkContext["readPage"], // core/pages' readJobPage, handed in by services.ts: the engine imports no operation
     private readonly options: EngineOptions = {},
   ) {
     if (!ports.jobs) throw new Error("JobEngine needs ports.jobs");

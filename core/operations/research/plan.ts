@@ -5,7 +5,7 @@
  * each side of a comparison; with an LLM configured, the model proposes the sub-queries and
  * the deterministic plan stands in whenever it fails.
  */
-import type { Tier } from "../fields.ts";
+import type { Tier } from "../../schema/fields.ts";
 import { TIER_PLAN } from "./tiers.ts";
 import { ASKS_AMOUNT } from "../../answers/answer-form.ts";
 
