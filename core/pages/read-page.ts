@@ -70,7 +70,7 @@ export interface Read {
   note?: string;
 }
 
-/** What to read and how; the render fields are scrape's (schema.ts). */
+/** What to read and how; the render fields are those of core/schema/render-fields.ts. */
 export interface ReadRequest {
   url: string;
   formats: readonly string[];
