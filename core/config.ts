@@ -7,7 +7,7 @@ import { applyPlanOverrides, DEFAULT_PLANS, type PlanOverride, type PlanTable } 
 import type { BucketConfig } from "./limits/token-bucket.ts";
 import { AllowListError, parseAllowList } from "./net/allow-list.ts";
 import { BACKEND_IDS } from "./backends/catalogue.ts";
-import { parseTrustProxy, type TrustProxy } from "./gateway/trusted-proxies.ts";
+import { parseTrustProxy, type TrustProxy } from "./net/trusted-proxies.ts";
 import { parseJobsConfig, parseSizeText, type JobsConfig } from "./jobs/config.ts";
 
 export type Env = Record<string, string | undefined>;

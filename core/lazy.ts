@@ -4,7 +4,7 @@
  * awaits `loadLibraries()` before every metered operation, each operation awaits it too, and
  * the code that uses them stays synchronous once it has resolved.
  */
-import { loadTokenizer } from "./budget/tokens.ts";
+type Encoding = typeof import("gpt-tokenizer/encoding/o200k_base");
 
 interface Libraries {
   linkedom: typeof import("linkedom");
@@ -17,6 +17,28 @@ let libraries: Libraries | null = null;
 let loadingDom: Promise<void> | null = null;
 let loading: Promise<void> | null = null;
 let ready = false;
+let encoding: Encoding | null = null;
+let loadingTokenizer: Promise<void> | null = null;
+
+/** Loads the tokenizer's o200k_base tables once (core/budget/tokens.ts counts with them); cheap after the first call. */
+export function loadTokenizer(): Promise<void> {
+  if (encoding) return Promise.resolve();
+  loadingTokenizer ??= import("gpt-tokenizer/encoding/o200k_base").then((m) => {
+    encoding = m;
+  });
+  return loadingTokenizer;
+}
+
+/** Whether the tables are in memory (a crawl never needs them: see core/jobs/page-work.ts). */
+export function tokenizerLoaded(): boolean {
+  return encoding !== null;
+}
+
+/** The loaded encoding; calling this before `loadTokenizer()` resolved is a bug, said plainly. */
+export function tokenizer(): Encoding {
+  if (!encoding) throw new Error("the tokenizer is not loaded yet: await loadTokenizer() before counting tokens");
+  return encoding;
+}
 
 /** The HTML libraries alone (an extraction worker needs no tokenizer). */
 export function loadExtractLibraries(): Promise<void> {

@@ -8,7 +8,7 @@ import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig } from "@valibot/
 import type * as v from "valibot";
 import { ERROR_STATUS, type ErrorCode } from "./errors.ts";
 import { BODY_ERRORS, documentedPath, GATEWAY_ERRORS, type RouteDef } from "./gateway/route.ts";
-import { BackendStatus } from "./operations/fields.ts";
+import { BackendStatus } from "./schema/fields.ts";
 import { ErrorObject, KeyRecordSchema } from "./routes/schemas.ts";
 
 /** Schemas several operations share: each appears once, under components.schemas. */

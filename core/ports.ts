@@ -3,11 +3,13 @@
  * interfaces, so the core runs unchanged on Node, Deno, Bun or inside another service.
  * Each stateful port has an in-memory, an embedded (SQLite) and a scaled implementation
  * in `adapters/storage/`, all held to the same contract suite in `tests/contracts/`.
+ *
+ * The port types are a leaf: this file and `ports/` (jobs, the job model, the browser, extraction)
+ * import nothing else of the app, so any layer may use them (tests/unit/layers.test.ts).
  */
-import type { DocsAssets } from "./docs/mod.ts";
-import type { ExtractPort } from "./extract/types.ts";
+import type { ExtractPort } from "./ports/extract.ts";
 
-export type { ExtractPort, ExtractRequest } from "./extract/types.ts";
+export type { ExtractPort, ExtractRequest } from "./ports/extract.ts";
 
 /** Milliseconds since the Unix epoch. Tests inject a controllable clock. */
 export interface Clock {
@@ -237,11 +239,14 @@ export interface Metrics {
   render(): Promise<{ contentType: string; body: string }>;
 }
 
-export type { RenderAction, RenderHealth, RenderPort, RenderRequest, RenderedPage } from "./operations/scrape/render-port.ts";
-import type { RenderPort } from "./operations/scrape/render-port.ts";
+export type { RenderAction, RenderHealth, RenderPort, RenderRequest, RenderedPage } from "./ports/render.ts";
+import type { RenderPort } from "./ports/render.ts";
 
-export type { JobQueue, JobStore, TaskOutcome } from "./jobs/ports.ts";
-import type { JobQueue, JobStore } from "./jobs/ports.ts";
+export type { JobQueue, JobStore, TaskOutcome } from "./ports/jobs.ts";
+import type { JobQueue, JobStore } from "./ports/jobs.ts";
+
+/** Swagger UI's files, as the adapter found them: `swagger-ui-bundle.js`, `swagger-ui.css` (GET /docs). */
+export type DocsAssets = (name: "swagger-ui-bundle.js" | "swagger-ui.css") => Promise<Uint8Array | null>;
 
 export interface Ports {
   keys: KeyStore;

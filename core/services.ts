@@ -1,8 +1,9 @@
 /**
  * Per-app services, built once from the backend catalogue and the configuration: one registry
- * and one runner for web and video, one for the social platforms (its fetch signs in), and the
- * ready dependencies of every operation. Routes only call operations with these, so circuit
- * breakers and success rates see all traffic, and /health reports every backend.
+ * and one runner for web and video, one for the social platforms (its fetch signs in), the
+ * egress-policed fetch, the job engine (handed its page reader) and the settings the operations
+ * share. Each operation's route builds what it needs from these once, so circuit breakers and
+ * success rates see all traffic, and /health reports every backend. Services know no operation.
  */
 import type { Config } from "./config.ts";
 import { CATALOGUE, VIDEO_BACKENDS, WEB_BACKENDS } from "./backends/catalogue.ts";
@@ -12,10 +13,8 @@ import { createEgress, guardedFetch } from "./net/egress.ts";
 import { createRunner, type BackendHealth, type BackendRunner } from "./backends/runner.ts";
 import type { FetchPort, Ports } from "./ports.ts";
 import { createSocialBackends, type SocialBackends } from "./backends/social/registry.ts";
-import type { ResearchDeps } from "./operations/research/research.ts";
-import type { SocialResearchDeps } from "./operations/social/social.ts";
-import type { VideoSearchDeps } from "./operations/video/video.ts";
 import { JobEngine, type EngineOptions } from "./jobs/engine.ts";
+import { readJobPage } from "./pages/page-data.ts";
 import { accountPlans, type AccountPlans } from "./limits/plans.ts";
 
 export interface ServiceOptions {
@@ -47,9 +46,12 @@ export interface Services {
   runner: BackendRunner;
   /** Social platforms run apart: their fetch signs requests in (reddit, bluesky). */
   social: SocialBackends;
-  video: VideoSearchDeps;
-  socialResearch: SocialResearchDeps;
-  research: ResearchDeps;
+  /** The LLM the operator configured (QUARRY_LLM_URL): research's report, search's `include_answer`. */
+  llm: Config["llm"];
+  /** Longest the LLM may take to write research's report, when set (default 20 s; search's answer takes at most 15 s). */
+  llmTimeoutMs: number | undefined;
+  /** Whole-request deadlines by operation, ms, when set (each operation has its own default). */
+  deadlines: { video?: number; social?: number; research?: number };
   /** Every backend's health, all kinds together, for /health. */
   backendHealth(): Record<string, BackendHealth>;
   /** Crawl and batch jobs; null when the ports have no job store. */
@@ -68,34 +70,17 @@ export function createServices(ports: Ports, config: Config, options: ServiceOpt
   const onCall = ports.metrics ? ports.metrics.backendCall.bind(ports.metrics) : undefined;
   const runner = createRunner({ registry, fetch, clock, timeoutMs: 4_000, onCall });
   const social = createSocialBackends(config.backends, { fetch, clock, onCall });
-  const youtubeKey = config.backends.youtube?.key?.trim();
   const plans = accountPlans(config.plans, (message, fields) => ports.logger.warn(fields, message));
   return {
     fetch,
     registry,
     runner,
     social,
-    video: {
-      registry,
-      runner,
-      fetch,
-      clock,
-      deadlineMs: deadlines.video,
-      // The Invidious fallback is tried only when `QUARRY_INVIDIOUS_URL` enables it.
-      fallback: { registry, runner },
-      youtubeData: youtubeKey ? { key: youtubeKey } : undefined,
-    },
-    socialResearch: { ...social, fetch, clock, ...(deadlines.social ? { deadlineMs: deadlines.social } : {}) },
-    research: {
-      ports,
-      runner,
-      fetch,
-      llm: config.llm,
-      embeddings: config.embeddings,
-      ...(options.llmTimeoutMs ? { llmTimeoutMs: options.llmTimeoutMs } : {}),
-      ...(deadlines.research ? { deadlineMs: deadlines.research } : {}),
-    },
-    jobs: ports.jobs ? new JobEngine(ports, config, { ...options.jobs, accountPlans: plans }) : null,
+    llm: config.llm,
+    llmTimeoutMs: options.llmTimeoutMs,
+    deadlines,
+    // The engine is handed its page reader (scrape's way of reading a page); it imports no operation.
+    jobs: ports.jobs ? new JobEngine(ports, config, (req) => readJobPage(ports, req), { ...options.jobs, accountPlans: plans }) : null,
     accountPlans: plans,
     backendHealth: () => ({ ...runner.health("web"), ...runner.health("video"), ...social.runner.health("social") }),
   };

@@ -14,7 +14,7 @@
  */
 import { ApiError } from "../../core/errors.ts";
 import { inProcessExtractor } from "../../core/extract/run.ts";
-import type { ExtractResult } from "../../core/extract/types.ts";
+import type { ExtractResult } from "../../core/ports/extract.ts";
 import type { ExtractPort, ExtractRequest, Logger } from "../../core/ports.ts";
 import type { FromWorker, ToWorker } from "./worker.ts";
 

@@ -1,8 +1,8 @@
 /** JobStore in process memory (tests, `QUARRY_DATA_DIR=:memory:`): nothing survives a restart. */
 import type { JobStore } from "../../core/ports.ts";
-import type { AccountLimits, CreateOutcome, Delivery, FinishOptions, JobFilter, ListedJob, WebhookFailure, WebhookTally } from "../../core/jobs/ports.ts";
+import type { AccountLimits, CreateOutcome, Delivery, FinishOptions, JobFilter, ListedJob, WebhookFailure, WebhookTally } from "../../core/ports/jobs.ts";
 import { rowBytes, STORAGE_FULL, utf8Bytes } from "../../core/jobs/sizes.ts";
-import type { FinishResult, JobKind, JobRecord, JobStatus, JobTask, PageResult, SkippedUrl, StoredPage } from "../../core/jobs/model.ts";
+import type { FinishResult, JobKind, JobRecord, JobStatus, JobTask, PageResult, SkippedUrl, StoredPage } from "../../core/ports/job-model.ts";
 
 interface Entry {
   url: string;

@@ -30,7 +30,7 @@ import PgBoss from "pg-boss";
 // @ts-expect-error: pg-boss ships no types for its internal modules
 import Manager from "pg-boss/src/manager.js";
 import type { JobQueue, TaskOutcome } from "../../core/ports.ts";
-import type { JobTask } from "../../core/jobs/model.ts";
+import type { JobTask } from "../../core/ports/job-model.ts";
 import type { Logger } from "../../core/ports.ts";
 
 /**

@@ -7,9 +7,9 @@
  * SQLite (BEGIN IMMEDIATE): a page is recorded once however many workers were handed it.
  */
 import type { JobStore } from "../../core/ports.ts";
-import type { AccountLimits, CreateOutcome, Delivery, FinishOptions, JobFilter, ListedJob, WebhookFailure, WebhookTally } from "../../core/jobs/ports.ts";
+import type { AccountLimits, CreateOutcome, Delivery, FinishOptions, JobFilter, ListedJob, WebhookFailure, WebhookTally } from "../../core/ports/jobs.ts";
 import { rowBytes, STORAGE_FULL, utf8Bytes } from "../../core/jobs/sizes.ts";
-import type { FinishResult, JobKind, JobRecord, JobStatus, JobTask, PageResult, SkippedUrl, StoredPage } from "../../core/jobs/model.ts";
+import type { FinishResult, JobKind, JobRecord, JobStatus, JobTask, PageResult, SkippedUrl, StoredPage } from "../../core/ports/job-model.ts";
 import type { Query, RawSql, Row, SqlDriver } from "./sql-drivers.ts";
 
 export const JOBS_SCHEMA = `

@@ -20,8 +20,8 @@ import { buildPorts, systemClock } from "../shared/bootstrap.ts";
 import { createLogger } from "../shared/logger.ts";
 import { loadConfig, packageVersion, StartupError } from "../shared/start.ts";
 import { nodeRuntime, startNodeServer } from "./server.ts";
-import { TERMINAL, type JobRecord, type JobStatus } from "../../core/jobs/model.ts";
-import type { ListedJob } from "../../core/jobs/ports.ts";
+import { TERMINAL, type JobRecord, type JobStatus } from "../../core/ports/job-model.ts";
+import type { ListedJob } from "../../core/ports/jobs.ts";
 
 /** `--status` of `jobs list`: a status, `active` (queued and running) or `all`. */
 const JOB_STATUSES: Record<string, JobStatus[]> = {
@@ -368,7 +368,8 @@ export async function main(argv: string[]): Promise<number> {
       // way within seconds), and its "cancelled" webhook is sent from here. The engine is not started:
       // it takes no task.
       const { JobEngine } = await import("../../core/jobs/engine.ts");
-      const engine = new JobEngine(ports, config);
+      const { readJobPage } = await import("../../core/pages/page-data.ts");
+      const engine = new JobEngine(ports, config, (req) => readJobPage(ports, req));
       try {
         const after = await engine.cancel(id);
         if (!after || after.status !== "cancelled") fail(after ? ended(after) : `no job "${id}"`);

@@ -7,7 +7,7 @@
 import type { Server } from "node:http";
 import type { Socket } from "node:net";
 import type { Config } from "../../core/config.ts";
-import { isTrustedProxy } from "../../core/gateway/trusted-proxies.ts";
+import { isTrustedProxy } from "../../core/net/trusted-proxies.ts";
 import type { Logger } from "../../core/ports.ts";
 import { rawErrorResponse, type RawError } from "../shared/raw-response.ts";
 import type { ServerLimits } from "../shared/server-limits.ts";

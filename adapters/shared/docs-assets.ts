@@ -2,7 +2,7 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import type { DocsAssets } from "../../core/docs/mod.ts";
+import type { DocsAssets } from "../../core/ports.ts";
 
 export function docsAssets(): DocsAssets {
   const loaded = new Map<string, Promise<Uint8Array | null>>();

@@ -45,7 +45,7 @@ import { loadExtractLibraries } from "../../core/lazy.ts";
 import { decodeHtml } from "../../core/extract/decode-html.ts";
 import { pageLinks } from "../../core/jobs/site-files.ts";
 import { frontierKey } from "../../core/jobs/url-rules.ts";
-import { contentOf, kindOf } from "../../core/operations/scrape/read-page.ts";
+import { contentOf, kindOf } from "../../core/pages/read-page.ts";
 import type { Logger } from "../../core/ports.ts";
 import { buildPorts } from "../../adapters/shared/bootstrap.ts";
 import { nodeRuntime } from "../../adapters/node/server.ts";

@@ -16,7 +16,7 @@ import { sqliteDriver } from "../../adapters/jobs/sql-drivers.ts";
 import { openSqlite } from "../../adapters/shared/sqlite.ts";
 import { SqliteCounters } from "../../adapters/storage/sqlite-counters.ts";
 import { nodeRuntime } from "../../adapters/node/server.ts";
-import type { JobRecord, JobTask } from "../../core/jobs/model.ts";
+import type { JobRecord, JobTask } from "../../core/ports/job-model.ts";
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);

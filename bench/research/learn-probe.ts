@@ -15,11 +15,11 @@
  *   npx tsx bench/research/learn-probe.ts [--drop pos,first,dangling] [--glove DIR] [--test holdout10]
  */
 import { loadQuestions, type BenchQuestion } from "./dataset.ts";
-import { buildQuestionModel, sentenceRelevance } from "../../core/operations/research/relevance.ts";
-import { answerCue } from "../../core/operations/research/question-kind.ts";
-import { formWeight } from "../../core/operations/research/answer-form.ts";
-import { docSentences } from "../../core/operations/research/sentences.ts";
-import { contentTokens, setCosine, stems } from "../../core/operations/research/words.ts";
+import { buildQuestionModel, sentenceRelevance } from "../../core/answers/relevance.ts";
+import { answerCue } from "../../core/answers/question-kind.ts";
+import { formWeight } from "../../core/answers/answer-form.ts";
+import { docSentences } from "../../core/answers/sentences.ts";
+import { contentTokens, setCosine, stems } from "../../core/answers/words.ts";
 
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -9,7 +9,7 @@
  * - key-fact recall: the share of a question's key facts (regular expressions) that some
  *   finding states.
  */
-import { containment, contentTokens } from "../../core/operations/research/words.ts";
+import { containment, contentTokens } from "../../core/answers/words.ts";
 import type { BenchPage, BenchQuestion } from "./dataset.ts";
 
 export interface Answer {

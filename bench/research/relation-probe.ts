@@ -11,8 +11,8 @@
  */
 import { loadQuestions } from "./dataset.ts";
 import { tokenize } from "../../core/ranking/lexical.ts";
-import { stem, stems } from "../../core/operations/research/words.ts";
-import { subjectStems } from "../../core/operations/research/question-kind.ts";
+import { stem, stems } from "../../core/answers/words.ts";
+import { subjectStems } from "../../core/answers/question-kind.ts";
 
 const DERIVATIONS = ["ation", "ition", "ion", "ment", "ance", "ence", "or", "al", "ure", "ity", "ive", "y"];
 const IRREGULAR =

@@ -32,7 +32,7 @@ import { localPages, searxngBody } from "../../tests/research/fixtures.ts";
 import { makeApp, type TestApp } from "../../tests/helpers/app.ts";
 import { loadQuestions, pageHtml, type BenchPage } from "./dataset.ts";
 import { score, type Answer, type Scored } from "./metric.ts";
-import { stems } from "../../core/operations/research/words.ts";
+import { stems } from "../../core/answers/words.ts";
 
 const BASELINE = "36a19fd4163e009f11332805d3cfb4a3d158e0a1";
 const ROOT = resolve(new URL("../..", import.meta.url).pathname);

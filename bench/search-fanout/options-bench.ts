@@ -8,7 +8,7 @@ import { loadLibraries } from "../../core/lazy.ts";
 import { decodeHtml } from "../../core/extract/decode-html.ts";
 import { extractContent } from "../../core/extract/extract-content.ts";
 import { extractiveAnswer } from "../../core/operations/search/answer.ts";
-import { queryChunks, queryExcerpt } from "../../core/operations/search/excerpt.ts";
+import { queryChunks, queryExcerpt } from "../../core/answers/excerpt.ts";
 import { pageMedia } from "../../core/operations/search/page-media.ts";
 import { impeachmentIds, QUESTION } from "../../tests/research/fixtures.ts";
 import { benchmarkPage } from "../../tests/helpers/page-server.ts";

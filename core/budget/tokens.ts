@@ -5,32 +5,13 @@
  * default would throw on it).
  *
  * The encoding's tables take ~60 MB and ~0.4 s to load, so they load when first needed:
- * `loadTokenizer()` (the gateway awaits it before every metered operation, and each operation
- * does too); the counting functions are synchronous once it has resolved.
+ * `loadTokenizer()` (core/lazy.ts, with the other lazily loaded libraries; the gateway awaits it
+ * before every metered operation, and each operation does too); the counting functions are
+ * synchronous once it has resolved.
  */
-type Encoding = typeof import("gpt-tokenizer/encoding/o200k_base");
+import { tokenizer as enc } from "../lazy.ts";
 
-let encoding: Encoding | null = null;
-let loading: Promise<void> | null = null;
-
-/** Loads the o200k_base tables once; cheap after the first call. */
-export function loadTokenizer(): Promise<void> {
-  if (encoding) return Promise.resolve();
-  loading ??= import("gpt-tokenizer/encoding/o200k_base").then((m) => {
-    encoding = m;
-  });
-  return loading;
-}
-
-/** Whether the tables are in memory (a crawl never needs them: see core/jobs/page-work.ts). */
-export function tokenizerLoaded(): boolean {
-  return encoding !== null;
-}
-
-function enc(): Encoding {
-  if (!encoding) throw new Error("the tokenizer is not loaded yet: await loadTokenizer() before counting tokens");
-  return encoding;
-}
+export { loadTokenizer, tokenizerLoaded } from "../lazy.ts";
 
 const PLAIN = { disallowedSpecial: new Set<string>() };
 

@@ -11,7 +11,7 @@ import { MAX_BODY_BYTES, objectBody, readCapped, refuseEncoded, tooLarge } from 
 import { validOrThrow } from "../gateway/validate.ts";
 import type { Logger } from "../ports.ts";
 import type { NativeAnswer, NativeError } from "./dispatch.ts";
-import { refuseTargets, type Target } from "../operations/targets.ts";
+import { refuseTargets, type Target } from "../schema/targets.ts";
 
 /** A refusal or failure of the native request, carried back to the compatibility route. */
 export class NativeFailure extends Error {

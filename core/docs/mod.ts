@@ -8,9 +8,7 @@
 import type { Hono } from "hono";
 import { ApiError } from "../errors.ts";
 import type { AppEnv } from "../gateway/context.ts";
-
-/** Swagger UI's files, as the adapter found them: `swagger-ui-bundle.js`, `swagger-ui.css`. */
-export type DocsAssets = (name: "swagger-ui-bundle.js" | "swagger-ui.css") => Promise<Uint8Array | null>;
+import type { DocsAssets } from "../ports.ts";
 
 export const DOCS_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; " +

@@ -3,7 +3,7 @@
  * absolute, and the links listed.
  */
 import { absoluteUrl, childElements, normalizeSpace } from "./dom.ts";
-import type { ExtractedLink } from "./types.ts";
+import type { ExtractedLink } from "../ports/extract.ts";
 
 const KEPT_ATTRIBUTES = new Set(["href", "src", "alt", "title", "colspan", "rowspan", "datetime", "lang", "dir", "start", "cite"]);
 const URL_ATTRIBUTES = ["href", "src", "cite"];

@@ -10,7 +10,7 @@ import { extractMetadata } from "./metadata.ts";
 import { renderMarkdown } from "./to-markdown.ts";
 import { renderText } from "./to-text.ts";
 import { looksLikeShell } from "./script-shell.ts";
-import type { ExtractOptions, ExtractResult, PageMetadata, Rendering } from "./types.ts";
+import type { ExtractOptions, ExtractResult, PageMetadata, Rendering } from "../ports/extract.ts";
 
 interface Rendered {
   html: string;

@@ -8,7 +8,7 @@ import { tidyEdges } from "./content-edges.ts";
 import { findLead, restoreLead } from "./lead.ts";
 import { pruneContent } from "./prune-content.ts";
 import { readabilityPick } from "./readability-pick.ts";
-import type { PageMetadata } from "./types.ts";
+import type { PageMetadata } from "../ports/extract.ts";
 
 /**
  * Readability accepts its first pick when it holds this many characters, and otherwise retries

@@ -4,7 +4,7 @@
  */
 import { normalizeSpace } from "./dom.ts";
 import { findJsonLdType, jsonLdName, jsonLdString, mainJsonLdNode, readJsonLd } from "./json-ld.ts";
-import type { PageMetadata } from "./types.ts";
+import type { PageMetadata } from "../ports/extract.ts";
 
 /** What metadata needs from the document, gathered in one walk (each querySelector is a walk too). */
 interface DocumentFacts {

@@ -9,4 +9,4 @@ export { extractMetadata, normalizeLanguage, toIsoDate } from "./metadata.ts";
 export { renderText } from "./to-text.ts";
 export { renderMarkdown } from "./to-markdown.ts";
 export { parseDocument } from "./dom.ts";
-export type { ExtractedLink, ExtractOptions, ExtractResult, PageMetadata } from "./types.ts";
+export type { ExtractedLink, ExtractOptions, ExtractResult, PageMetadata } from "../ports/extract.ts";

@@ -7,7 +7,7 @@ import { loadExtractLibraries } from "../lazy.ts";
 import type { Ports } from "../ports.ts";
 import { decodeHtml } from "./decode-html.ts";
 import { extractContent } from "./extract-content.ts";
-import type { ExtractPort, ExtractRequest, ExtractResult } from "./types.ts";
+import type { ExtractPort, ExtractRequest, ExtractResult } from "../ports/extract.ts";
 
 /** The in-process extractor: the core's default, and what a worker runs. */
 export const inProcessExtractor: ExtractPort = {

@@ -1,6 +1,6 @@
 /**
  * Whether a static page is a script shell, whose text only a browser would see. Scrape's
- * `render: "auto"` renders those in a browser (operations/scrape/render.ts); ordinary pages stay
+ * `render: "auto"` renders those in a browser (core/pages/render.ts); ordinary pages stay
  * on the fast path. It runs where the page is extracted, which holds both the HTML and the text.
  *
  * A shell has a script that can write content (tag managers and analytics only measure), and one

@@ -6,7 +6,7 @@ import { TokenBuckets, type BucketConfig } from "../limits/token-bucket.ts";
 import type { Clock, Ports } from "../ports.ts";
 import type { AppEnv } from "./context.ts";
 import { parentOf } from "./internal.ts";
-import { clientAddress, type TrustProxy } from "./trusted-proxies.ts";
+import { clientAddress, type TrustProxy } from "../net/trusted-proxies.ts";
 
 export function clientIp(req: Request, env: unknown, ports: Ports, trustProxy: TrustProxy): string {
   return clientAddress(trustProxy, ports.remoteAddress?.(req, env), req.headers.get("x-forwarded-for")) ?? "unknown";

@@ -3,7 +3,7 @@
  * scope, robots.txt, URL traps, and the per-page cap on links taken (QUARRY_JOB_PAGE_LINKS).
  */
 import { checkUrl } from "../net/url-policy.ts";
-import type { JobRecord, JobTask, SkippedUrl } from "./model.ts";
+import type { JobRecord, JobTask, SkippedUrl } from "../ports/job-model.ts";
 import type { WorkContext } from "./page-work.ts";
 import { robotsReason } from "./site-files.ts";
 import { frontierKey, outOfScope } from "./url-rules.ts";

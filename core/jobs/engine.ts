@@ -14,13 +14,13 @@ import type { JobsConfig } from "./config.ts";
 import { JobChanges } from "./changes.ts";
 import { LeaseKeeper, type Heartbeat } from "./leases.ts";
 import { LocalQueue } from "./local-queue.ts";
-import type { FinalStatus, JobKind, JobRecord, JobSpec, JobStatus, JobTask, SkippedUrl, StoppedReason } from "./model.ts";
+import type { FinalStatus, JobKind, JobRecord, JobSpec, JobStatus, JobTask, SkippedUrl, StoppedReason } from "../ports/job-model.ts";
 import { runNext, runTask, type WorkContext } from "./page-work.ts";
 import { RunningTasks } from "./running.ts";
 import { SiteStreaks, SITE_STOPS } from "./site-streaks.ts";
 import { TaskRetries } from "./retries.ts";
 import { HostGate, RobotsCache, SharedHostGate, type Gate } from "./politeness.ts";
-import type { JobQueue, JobStore, TaskOutcome } from "./ports.ts";
+import type { JobQueue, JobStore, TaskOutcome } from "../ports/jobs.ts";
 import { JobRefused, type AccountLimits } from "./sizes.ts";
 import { frontierKey, scopeRules, TrapGuard, type ScopeRules } from "./url-rules.ts";
 import { Webhooks, type WebhookOptions } from "./webhooks.ts";
@@ -62,6 +62,7 @@ export class JobEngine implements WorkContext {
   constructor(
     readonly ports: Ports,
     readonly config: { plans: PlanTable; egressAllow: string[]; jobs: JobsConfig },
+    readonly readPage: WorkContext["readPage"], // core/pages' readJobPage, handed in by services.ts: the engine imports no operation
     private readonly options: EngineOptions = {},
   ) {
     if (!ports.jobs) throw new Error("JobEngine needs ports.jobs");

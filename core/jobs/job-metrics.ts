@@ -3,7 +3,7 @@
  * set of outcomes, so a page's URL, host or exact error never becomes a label. The job's own
  * status keeps the exact error code (`http_404`, `upstream_error`, …); the outcome only groups them.
  */
-import type { PageResult } from "./model.ts";
+import type { PageResult } from "../ports/job-model.ts";
 import { HOST_DOWN } from "./site-streaks.ts";
 
 export const PAGE_OUTCOMES = ["ok", "http_4xx", "http_5xx", "timeout", "unreachable", "robots", "host_down", "unsupported", "other"] as const;

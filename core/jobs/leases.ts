@@ -8,8 +8,8 @@
  * timer's and a task's own (right before its request) at once would otherwise see one succeed and
  * the other report the page lost, and a page nobody works would stay claimed until its lease ran out.
  */
-import type { JobTask } from "./model.ts";
-import type { JobStore } from "./ports.ts";
+import type { JobTask } from "../ports/job-model.ts";
+import type { JobStore } from "../ports/jobs.ts";
 
 /** A claimed entry's lease kept alive. */
 export interface Heartbeat {

@@ -10,8 +10,8 @@
  * turns; within a job, first in, first out. So one account's backlog (a batch of slow pages) never
  * holds another account's job behind it: the other waits at most for one of its pages to end.
  */
-import type { JobQueue, JobStore, TaskOutcome } from "./ports.ts";
-import type { JobTask } from "./model.ts";
+import type { JobQueue, JobStore, TaskOutcome } from "../ports/jobs.ts";
+import type { JobTask } from "../ports/job-model.ts";
 
 /** One job's waiting tasks, first in first out. */
 class Line {

@@ -14,12 +14,12 @@ import type { AllowList } from "../net/allow-list.ts";
 import { failureCode } from "../net/fetch-errors.ts";
 import type { Plan } from "../limits/plans.ts";
 import type { Ports } from "../ports.ts";
-import { readJobPage } from "../operations/scrape/scrape.ts";
-import type { JobQueue, JobStore } from "./ports.ts";
-import { TERMINAL, type JobRecord, type JobTask, type PageResult, type SkippedUrl, type StoppedReason } from "./model.ts";
+import type { JobQueue, JobStore } from "../ports/jobs.ts";
+import { TERMINAL, type JobRecord, type JobTask, type PageResult, type SkippedUrl, type StoppedReason } from "../ports/job-model.ts";
 import type { Gate, RobotsCache } from "./politeness.ts";
 import type { JobsConfig } from "./config.ts";
 import type { Heartbeat } from "./leases.ts";
+import type { JobPageReader } from "./page-reader.ts";
 import { HOST_DOWN, HostDown, unreachableFailure, type SiteStreaks } from "./site-streaks.ts";
 import { pageOutcome } from "./job-metrics.ts";
 import { capPageData, MAX_SKIPPED_URLS, STORAGE_FULL } from "./sizes.ts";
@@ -31,6 +31,8 @@ import type { Webhooks } from "./webhooks.ts";
 /** What a task needs from the engine that runs it. */
 export interface WorkContext {
   ports: Ports;
+  /** Reads one page as scrape does (handed to the engine: see page-reader.ts). */
+  readPage: JobPageReader;
   store: JobStore;
   queue: JobQueue;
   gate: Gate;
@@ -181,7 +183,7 @@ async function work(ctx: WorkContext, task: JobTask, held: Held, lease?: number)
       // Its host went down while this page waited for its turn: not requested either.
       asked = ctx.streaks.begin();
       if (ctx.streaks.down(job.id, target.host)) throw new HostDown();
-      const { read, data } = await readJobPage(ports, {
+      const { read, data } = await ctx.readPage({
         url: task.url, formats: spec.formats, only_main_content: spec.onlyMainContent, timeout_ms: spec.timeoutMs, signal: ac.signal, account: job.account,
         render: spec.render ?? "auto", ...(spec.waitFor != null ? { wait_for: spec.waitFor } : {}), ...(spec.actions?.length ? { actions: spec.actions } : {}),
       });

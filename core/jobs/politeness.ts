@@ -7,7 +7,7 @@
  * together through the job store (see README, "Crawling politely").
  */
 import type { PagePort } from "../ports.ts";
-import type { JobStore } from "./ports.ts";
+import type { JobStore } from "../ports/jobs.ts";
 import { fetchRobots, type Robots } from "./site-files.ts";
 
 /** A slot on a host for one request; the returned function gives it back (once, however often called). */

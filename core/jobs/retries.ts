@@ -9,7 +9,7 @@
  * many more failed, not one line per page per attempt; a watchdog that cannot reach the store
  * says so once, and once more when it can again.
  */
-import type { JobTask } from "./model.ts";
+import type { JobTask } from "../ports/job-model.ts";
 import type { Logger } from "../ports.ts";
 
 const FIRST_DELAY_MS = 1000;

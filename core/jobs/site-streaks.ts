@@ -20,7 +20,7 @@
  *   being down says nothing about the others (a batch on one host fails its pages fast instead).
  */
 import { siteUnreachable } from "../net/fetch-errors.ts";
-import type { JobRecord, StoppedReason } from "./model.ts";
+import type { JobRecord, StoppedReason } from "../ports/job-model.ts";
 import { robotsReason, type Robots } from "./site-files.ts";
 import { siteOf } from "./url-rules.ts";
 

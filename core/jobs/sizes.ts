@@ -6,8 +6,8 @@
  * past its account's limits (`jobs_concurrent`, `jobs_storage_bytes`) is refused with JobRefused.
  */
 
-import type { CreateOutcome } from "./ports.ts";
-export type { AccountLimits } from "./ports.ts";
+import type { CreateOutcome } from "../ports/jobs.ts";
+export type { AccountLimits } from "../ports/jobs.ts";
 
 /** A job its account's limits refused (too many active, its storage full): nothing was stored. */
 export class JobRefused extends Error {

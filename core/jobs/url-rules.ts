@@ -15,7 +15,7 @@
  *   link to other numbered pages (/p/3 → /p/31 … /p/40, /item/1 … /item/5000) are all read.
  */
 import { isTrackingParam } from "../ranking/normalize-url.ts";
-import type { JobSpec } from "./model.ts";
+import type { JobSpec } from "../ports/job-model.ts";
 import { compilePathPattern, type PathPattern } from "./path-patterns.ts";
 
 export const MAX_PATH_SEGMENTS = 12;

@@ -17,8 +17,8 @@
  * tells the operator, on every instance and after restarts.
  */
 import type { Logger, Metrics, PagePort } from "../ports.ts";
-import type { JobRecord, WebhookEvent } from "./model.ts";
-import type { Delivery, JobStore, WebhookFailure } from "./ports.ts";
+import type { JobRecord, WebhookEvent } from "../ports/job-model.ts";
+import type { Delivery, JobStore, WebhookFailure } from "../ports/jobs.ts";
 import { failureCode } from "../net/fetch-errors.ts";
 
 export interface WebhookOptions {

@@ -8,7 +8,7 @@ import type { AppDeps, AppEnv } from "../gateway/context.ts";
 import { isoSeconds } from "../limits/period.ts";
 import type { RouteDef } from "../gateway/route.ts";
 import { IsoTimestamp } from "./schemas.ts";
-import { Count } from "../operations/fields.ts";
+import { Count } from "../schema/fields.ts";
 import type { BackendHealth } from "../backends/runner.ts";
 
 

@@ -10,7 +10,7 @@ import type { RouteDef } from "../gateway/route.ts";
 import { canManage } from "../keys/scopes.ts";
 import { USAGE_GROUPS } from "../limits/groups.ts";
 import { daysSoFar, periodOf } from "../limits/period.ts";
-import { Count } from "../operations/fields.ts";
+import { Count } from "../schema/fields.ts";
 import type { DailyUsage, KeyRecord } from "../ports.ts";
 
 const Day = v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/), v.description("A UTC calendar day, YYYY-MM-DD"));

@@ -1,6 +1,6 @@
 /** GET /v1/usage: the calling key's plan, quota and use this month (spec: Usage record). */
 import * as v from "valibot";
-import { Count } from "../operations/fields.ts";
+import { Count } from "../schema/fields.ts";
 import type { AppDeps } from "../gateway/context.ts";
 import { USAGE_GROUPS } from "../limits/groups.ts";
 import { periodOf, periodResetAt } from "../limits/period.ts";

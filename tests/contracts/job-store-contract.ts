@@ -1,7 +1,7 @@
-/** The JobStore contract (core/jobs/ports.ts), run against every implementation. */
+/** The JobStore contract (core/ports/jobs.ts), run against every implementation. */
 import { expect, it } from "vitest";
 import type { JobStore } from "../../core/ports.ts";
-import type { JobRecord, PageResult } from "../../core/jobs/model.ts";
+import type { JobRecord, PageResult } from "../../core/ports/job-model.ts";
 
 let n = 0;
 export function jobRecord(over: Partial<JobRecord> = {}): JobRecord {

@@ -1,5 +1,5 @@
 /** For tests that drive the job engine in process: a crawl's spec, and waiting on a job's record. */
-import type { JobRecord, JobSpec } from "../../core/jobs/model.ts";
+import type { JobRecord, JobSpec } from "../../core/ports/job-model.ts";
 
 /** A crawl of up to 300 pages, 10 links deep, from `url`, as the engine tests run it. */
 export const crawlSpec = (url: string, over: Partial<JobSpec> = {}): JobSpec => ({

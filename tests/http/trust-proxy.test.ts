@@ -4,7 +4,7 @@
  */
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseTrustProxy, clientAddress } from "../../core/gateway/trusted-proxies.ts";
+import { parseTrustProxy, clientAddress } from "../../core/net/trusted-proxies.ts";
 import { startServer, tempDataDir, type Server } from "../helpers/server.ts";
 
 function get(url: string, from: string, forwardedFor?: string): Promise<number> {

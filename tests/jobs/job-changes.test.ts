@@ -8,7 +8,8 @@ import { memoryPorts } from "../../adapters/shared/bootstrap.ts";
 import { parseConfig } from "../../core/config.ts";
 import { JobChanges } from "../../core/jobs/changes.ts";
 import { JobEngine } from "../../core/jobs/engine.ts";
-import type { JobSpec } from "../../core/jobs/model.ts";
+import { readJobPage } from "../../core/pages/page-data.ts";
+import type { JobSpec } from "../../core/ports/job-model.ts";
 import type { Ports } from "../../core/ports.ts";
 import { MemoryLogger } from "../helpers/app.ts";
 import { FakeClock } from "../helpers/clock.ts";
@@ -50,7 +51,8 @@ const spec: JobSpec = {
 function engineWith(over: Partial<Ports> = {}): JobEngine {
   const clock = new FakeClock();
   clock.now = () => Date.now();
-  return new JobEngine({ ...memoryPorts(new MemoryLogger(), clock), ...over }, parseConfig({}, "test"));
+  const ports = { ...memoryPorts(new MemoryLogger(), clock), ...over };
+  return new JobEngine(ports, parseConfig({}, "test"), (req) => readJobPage(ports, req));
 }
 
 describe("the engine", () => {

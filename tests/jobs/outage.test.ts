@@ -12,8 +12,9 @@ import { memoryPorts } from "../../adapters/shared/bootstrap.ts";
 import { parseConfig } from "../../core/config.ts";
 import { StorageError } from "../../core/errors.ts";
 import { JobEngine } from "../../core/jobs/engine.ts";
-import type { JobRecord, JobTask } from "../../core/jobs/model.ts";
-import type { JobQueue } from "../../core/jobs/ports.ts";
+import { readJobPage } from "../../core/pages/page-data.ts";
+import type { JobRecord, JobTask } from "../../core/ports/job-model.ts";
+import type { JobQueue } from "../../core/ports/jobs.ts";
 import { MemoryLogger } from "../helpers/app.ts";
 import { FakeClock } from "../helpers/clock.ts";
 import { crawlSpec, untilJob } from "../helpers/job-engine.ts";
@@ -63,7 +64,7 @@ function setup(shared: boolean) {
   ports.counters.admit = (r) => (down.counters ? Promise.reject(new StorageError("Redis: connection lost")) : admit(r));
   ports.jobs = { store, ...(shared ? { queue: new GivingUpQueue() } : {}) };
   const config = parseConfig({ QUARRY_EGRESS_ALLOW: "127.0.0.1/32", QUARRY_JOB_RECOVERY: "1s", QUARRY_PLANS: '{"free":{"quota":10000,"per_minute":10000}}' }, "test");
-  const engine = new JobEngine(ports, config, { watchdogMs: 100 });
+  const engine = new JobEngine(ports, config, (req) => readJobPage(ports, req), { watchdogMs: 100 });
   return { engine, down, logger, store };
 }
 

@@ -12,8 +12,9 @@ import { MemoryJobStore } from "../../adapters/jobs/memory-store.ts";
 import { memoryPorts } from "../../adapters/shared/bootstrap.ts";
 import { parseConfig } from "../../core/config.ts";
 import { JobEngine } from "../../core/jobs/engine.ts";
-import type { JobTask } from "../../core/jobs/model.ts";
-import type { JobQueue, TaskOutcome } from "../../core/jobs/ports.ts";
+import { readJobPage } from "../../core/pages/page-data.ts";
+import type { JobTask } from "../../core/ports/job-model.ts";
+import type { JobQueue, TaskOutcome } from "../../core/ports/jobs.ts";
 import { MemoryLogger } from "../helpers/app.ts";
 import { FakeClock } from "../helpers/clock.ts";
 import { crawlSpec, untilJob } from "../helpers/job-engine.ts";
@@ -77,7 +78,7 @@ function engineOn(store: MemoryJobStore, queue: SharedQueue) {
   const ports = memoryPorts(new MemoryLogger(), clock, pages);
   ports.jobs = { store, queue };
   const config = parseConfig({ QUARRY_EGRESS_ALLOW: "127.0.0.1/32", QUARRY_CRAWL_CONCURRENCY: "6", QUARRY_PLANS: '{"free":{"quota":10000,"per_minute":10000}}' }, "test");
-  return new JobEngine(ports, config, { watchdogMs: 100 });
+  return new JobEngine(ports, config, (req) => readJobPage(ports, req), { watchdogMs: 100 });
 }
 
 describe.each([

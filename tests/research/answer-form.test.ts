@@ -6,9 +6,9 @@
  * questions of the bench's set where, without the rule, such sentences were cited.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ANOTHER, answerShape, formWeight, FORMLESS, hasAnswerForm } from "../../core/operations/research/answer-form.ts";
-import { subjectStems } from "../../core/operations/research/question-kind.ts";
-import { stems } from "../../core/operations/research/words.ts";
+import { ANOTHER, answerShape, formWeight, FORMLESS, hasAnswerForm } from "../../core/answers/answer-form.ts";
+import { subjectStems } from "../../core/answers/question-kind.ts";
+import { stems } from "../../core/answers/words.ts";
 import { loadQuestions } from "../../bench/research/dataset.ts";
 import { score } from "../../bench/research/metric.ts";
 import { serveBenchQuestions, type BenchResearch } from "./bench-questions.ts";

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createSafeFetch, parseAllowList } from "../../adapters/fetch/mod.ts";
 import type { PagePort } from "../../core/ports.ts";
-import { contentTokens, containment } from "../../core/operations/research/words.ts";
+import { contentTokens, containment } from "../../core/answers/words.ts";
 import { benchmarkPage, send, SHARED, startPageServer, type PageServer } from "../helpers/page-server.ts";
 
 export const QUESTION = "What happened in the Trump impeachment inquiry hearings?";

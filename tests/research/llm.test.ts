@@ -2,7 +2,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ResearchResponse } from "../../core/operations/research/schema.ts";
-import { splitSentences } from "../../core/operations/research/synthesis.ts";
+import { splitSentences } from "../../core/answers/synthesis.ts";
 import { makeApp, type TestApp } from "../helpers/app.ts";
 import { replayEnv, startReplayServer, type ReplayServer } from "../helpers/replay-server.ts";
 import { bestParagraphShare, localPages, QUESTION, searxngBody, serveArticles, summarySentences, supportShare, type Served } from "./fixtures.ts";

@@ -7,10 +7,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadQuestions } from "../../bench/research/dataset.ts";
 import { score } from "../../bench/research/metric.ts";
-import { OTHER_SUBJECT, ownTitle, subjectFit } from "../../core/operations/research/page-subject.ts";
-import { buildQuestionModel, RELEVANT } from "../../core/operations/research/relevance.ts";
-import { extractiveReport } from "../../core/operations/research/synthesis.ts";
-import { rankPassages, type SourceText } from "../../core/operations/research/evidence.ts";
+import { OTHER_SUBJECT, ownTitle, subjectFit } from "../../core/answers/page-subject.ts";
+import { buildQuestionModel, RELEVANT } from "../../core/answers/relevance.ts";
+import { extractiveReport } from "../../core/answers/synthesis.ts";
+import { rankPassages, type SourceText } from "../../core/answers/evidence.ts";
 import { serveBenchQuestions, type BenchResearch } from "./bench-questions.ts";
 
 const page = (id: string, title: string, ...sentences: string[]): SourceText => ({ id, host: `${id.toLowerCase()}.example`, title: `${title} | Site ${id}`, text: sentences.join(" "), fromPage: true });

@@ -1,10 +1,10 @@
 /** The research core's pure parts: plan, evidence ranking, extractive synthesis, citation parsing and checking. */
 import { describe, expect, it } from "vitest";
-import { buildQuestionModel, sentenceRelevance } from "../../core/operations/research/relevance.ts";
-import { rankPassages, type SourceText } from "../../core/operations/research/evidence.ts";
-import { citedSentences, parseModelReport, supportIndex, verifyReport } from "../../core/operations/research/llm.ts";
+import { buildQuestionModel, sentenceRelevance } from "../../core/answers/relevance.ts";
+import { rankPassages, type SourceText } from "../../core/answers/evidence.ts";
+import { citedSentences, parseModelReport, supportIndex, verifyReport } from "../../core/answers/llm.ts";
 import { parseModelQueries, planSubQueries } from "../../core/operations/research/plan.ts";
-import { citeSentence, extractiveReport, splitSentences } from "../../core/operations/research/synthesis.ts";
+import { citeSentence, extractiveReport, splitSentences } from "../../core/answers/synthesis.ts";
 
 const src = (id: string, host: string, text: string): SourceText => ({ id, host, text, fromPage: true });
 

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compilePathPattern } from "../../core/jobs/path-patterns.ts";
 import { outOfScope, scopeRules } from "../../core/jobs/url-rules.ts";
-import type { JobSpec } from "../../core/jobs/model.ts";
+import type { JobSpec } from "../../core/ports/job-model.ts";
 import { makeApp, type TestApp } from "../helpers/app.ts";
 
 /** Paths made to fail each pattern: a backtracking engine needs 2^30 steps or ~10^12 for them. */

@@ -7,7 +7,7 @@
 import pg from "pg";
 import { afterAll, expect, it } from "vitest";
 import { PgBossQueue } from "../../adapters/jobs/pg-boss-queue.ts";
-import type { JobTask } from "../../core/jobs/model.ts";
+import type { JobTask } from "../../core/ports/job-model.ts";
 import { MemoryLogger } from "../helpers/app.ts";
 import { PrivatePostgres } from "../helpers/private-services.ts";
 

@@ -1,7 +1,8 @@
 /**
  * core/ runs unchanged on Node, Deno, Bun and inside other services (architecture.md, Habits):
  * Web standards only. tsconfig gives core `@types/node` too, so the type checker alone would
- * let a Node global slip in; this test is the guard, for every file under core/.
+ * let a Node global slip in; this test is the guard, for every file under core/. Which way core's
+ * imports may point (layers, no cycles, nothing from adapters/) is tests/unit/layers.test.ts's.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";

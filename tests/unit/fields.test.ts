@@ -1,4 +1,4 @@
-/** The request fields every operation shares (core/operations/fields.ts), through the gateway's validation. */
+/** The request fields every operation shares (core/schema/fields.ts), through the gateway's validation. */
 import { describe, expect, it } from "vitest";
 import { validate } from "../../core/gateway/validate.ts";
 import { ResearchBody } from "../../core/operations/research/schema.ts";

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { PAGE_OUTCOMES, pageOutcome } from "../../core/jobs/job-metrics.ts";
-import type { PageResult } from "../../core/jobs/model.ts";
+import type { PageResult } from "../../core/ports/job-model.ts";
 
 const failed = (statusCode: number, error: string): PageResult => ({ url: "http://x.test/a", ok: false, statusCode, title: null, data: {}, error });
 

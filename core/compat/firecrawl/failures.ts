@@ -6,7 +6,7 @@
  * 200, a robots.txt refusal was never fetched). A job stopped early (quota, deadline, a site that refused it or stopped answering after some pages) says so in
  * one more entry, since the clients' crawl status has no field for it and reads "completed".
  */
-import type { StoppedReason } from "../../jobs/model.ts";
+import type { StoppedReason } from "../../ports/job-model.ts";
 import { SITE_STOPS } from "../../jobs/site-streaks.ts";
 import type { NativeJob } from "../native-jobs.ts";
 

@@ -12,7 +12,7 @@ import { authorizationOf, type Dispatch } from "../dispatch.ts";
 import { asIgnored, beforeClientTimeout, bodyOf, ignoredOptions, readBody, refuseSchemesAsInvalid, secondsSince } from "../http.ts";
 import { JOB_PATH, waitForJob, wholeJob } from "../native-jobs.ts";
 import { compilePathPattern, PATTERN_RULE, type PathPattern } from "../../jobs/path-patterns.ts";
-import { wholeNumber } from "../../operations/fields.ts";
+import { wholeNumber } from "../../schema/fields.ts";
 import { capped, type Clamped } from "../clamped.ts";
 
 const whole = (field: string, min: number, max?: number) => v.optional(v.nullable(wholeNumber(field, min, max)));

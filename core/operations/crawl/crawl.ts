@@ -6,15 +6,15 @@
 import { ApiError, echoed } from "../../errors.ts";
 import type { Caller, JobEngine } from "../../jobs/engine.ts";
 import { JobRefused } from "../../jobs/sizes.ts";
-import type { AccountLimits } from "../../jobs/ports.ts";
-import type { JobKind, JobRecord, JobSpec } from "../../jobs/model.ts";
+import type { AccountLimits } from "../../ports/jobs.ts";
+import type { JobKind, JobRecord, JobSpec } from "../../ports/job-model.ts";
 import { periodOf, periodResetAt } from "../../limits/period.ts";
 import type { Plan } from "../../limits/plans.ts";
 import type { Services } from "../../services.ts";
-import { needsBrowser } from "../scrape/read-page.ts";
-import { NEEDS_BROWSER, waitOutlastsTimeout } from "../scrape/schema.ts";
+import { needsBrowser } from "../../pages/read-page.ts";
+import { NEEDS_BROWSER, waitOutlastsTimeout } from "../../schema/render-fields.ts";
 import type { BatchRequest, CrawlRequest } from "./schema.ts";
-import { refuseTargets, type Target } from "../targets.ts";
+import { refuseTargets, type Target } from "../../schema/targets.ts";
 
 export const PAGE_SLICE = 100;
 

@@ -12,7 +12,7 @@ import type { Context } from "hono";
 import { streamSSE, type SSEStreamingApi } from "hono/streaming";
 import { errorBody, toApiError } from "../../errors.ts";
 import type { AppEnv } from "../../gateway/context.ts";
-import { TERMINAL, type JobKind } from "../../jobs/model.ts";
+import { TERMINAL, type JobKind } from "../../ports/job-model.ts";
 import type { Services } from "../../services.ts";
 import { ownJob, type Caller } from "./crawl.ts";
 

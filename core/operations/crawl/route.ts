@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import { ApiError } from "../../errors.ts";
 import type { AppDeps, AppEnv } from "../../gateway/context.ts";
 import type { RouteDef } from "../../gateway/route.ts";
-import type { JobKind } from "../../jobs/model.ts";
+import type { JobKind } from "../../ports/job-model.ts";
 import { cancelJob, jobStatus, startBatch, startCrawl, type JobCaller } from "./crawl.ts";
 import { jobEvents } from "./events.ts";
 import { BatchBody, CrawlBody, JobAccepted, JobCancelled, JobStatusResponse, type BatchRequest, type CrawlRequest } from "./schema.ts";

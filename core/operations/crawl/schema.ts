@@ -1,8 +1,8 @@
 /** POST /v1/crawl, POST /v1/batch/scrape and the job answers (api.md §9). */
 import * as v from "valibot";
-import { Count, wholeNumber } from "../fields.ts";
-import { TargetUrl } from "../targets.ts";
-import { RenderFields } from "../scrape/schema.ts";
+import { Count, wholeNumber } from "../../schema/fields.ts";
+import { TargetUrl } from "../../schema/targets.ts";
+import { RenderFields } from "../../schema/render-fields.ts";
 import { compilePathPattern, PATTERN_RULE } from "../../jobs/path-patterns.ts";
 
 export const PAGE_FORMATS = ["markdown", "text", "html", "links", "screenshot"] as const;

@@ -10,7 +10,7 @@ import { frontierKey } from "../../jobs/url-rules.ts";
 import { FetchTimeout, PageFetchError } from "../../net/fetch-errors.ts";
 import type { Ports } from "../../ports.ts";
 import type { MapRequest } from "./schema.ts";
-import { refuseTargets } from "../targets.ts";
+import { refuseTargets } from "../../schema/targets.ts";
 
 export interface MapResult {
   meta: {

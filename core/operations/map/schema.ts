@@ -1,7 +1,7 @@
 /** POST /v1/map request and response (api.md §9). */
 import * as v from "valibot";
-import { Count, wholeNumber } from "../fields.ts";
-import { TargetUrl } from "../targets.ts";
+import { Count, wholeNumber } from "../../schema/fields.ts";
+import { TargetUrl } from "../../schema/targets.ts";
 
 export const SITEMAP_MODES = ["include", "only", "skip"] as const;
 

@@ -5,9 +5,9 @@
  * each side of a comparison; with an LLM configured, the model proposes the sub-queries and
  * the deterministic plan stands in whenever it fails.
  */
-import type { Tier } from "../fields.ts";
+import type { Tier } from "../../schema/fields.ts";
 import { TIER_PLAN } from "./tiers.ts";
-import { ASKS_AMOUNT } from "./answer-form.ts";
+import { ASKS_AMOUNT } from "../../answers/answer-form.ts";
 
 const QUESTION_WORDS = new Set(
   ("a an and are as at be by for from how i in is it of on or that the this to was what when where which who whom whose why " +

@@ -10,16 +10,16 @@ import { countTokens, truncateToTokens } from "../../budget/tokens.ts";
 import { ApiError } from "../../errors.ts";
 import type { FetchPort, Ports } from "../../ports.ts";
 import { mergeResults } from "../../ranking/merge.ts";
-import { queryExcerpt } from "../search/excerpt.ts";
-import { modelOf, rankPassages, type Passage, type SourceText } from "./evidence.ts";
-import { type QuestionModel, type Semantic } from "./relevance.ts";
-import { docSentences } from "./sentences.ts";
+import { queryExcerpt } from "../../answers/excerpt.ts";
+import { modelOf, rankPassages, type Passage, type SourceText } from "../../answers/evidence.ts";
+import { type QuestionModel, type Semantic } from "../../answers/relevance.ts";
+import { docSentences } from "../../answers/sentences.ts";
 import { EmbeddingsError, questionSimilarity, type EmbeddingsConfig } from "./embeddings.ts";
-import { chat, LlmError, parseModelReport, supportIndex, synthesisMessages, verifyReport, type LlmConfig } from "./llm.ts";
+import { chat, LlmError, parseModelReport, supportIndex, synthesisMessages, verifyReport, type LlmConfig } from "../../answers/llm.ts";
 import { parseModelQueries, planPrompt, planSubQueries } from "./plan.ts";
 import { readPages, type PageOutcome } from "./read.ts";
 import type { Progress, ResearchRequest, ResearchResponse } from "./schema.ts";
-import { citeSentence, extractiveReport, type Report } from "./synthesis.ts";
+import { citeSentence, extractiveReport, type Report } from "../../answers/synthesis.ts";
 import { TIER_PLAN, type TierPlan } from "./tiers.ts";
 
 export interface ResearchDeps {

@@ -8,11 +8,19 @@ import { streamSSE } from "hono/streaming";
 import { errorBody, toApiError } from "../../errors.ts";
 import type { AppDeps } from "../../gateway/context.ts";
 import type { RouteDef } from "../../gateway/route.ts";
-import { research } from "./research.ts";
+import { research, type ResearchDeps } from "./research.ts";
 import { ResearchBody, ResearchResponseSchema, type ResearchRequest } from "./schema.ts";
 
-export function researchRoutes({ ports, services }: AppDeps): RouteDef[] {
-  const deps = services.research;
+export function researchRoutes({ ports, config, services }: AppDeps): RouteDef[] {
+  const deps: ResearchDeps = {
+    ports,
+    runner: services.runner,
+    fetch: services.fetch,
+    llm: services.llm,
+    embeddings: config.embeddings,
+    ...(services.llmTimeoutMs ? { llmTimeoutMs: services.llmTimeoutMs } : {}),
+    ...(services.deadlines.research ? { deadlineMs: services.deadlines.research } : {}),
+  };
   return [
     {
       method: "POST",

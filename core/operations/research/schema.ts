@@ -1,6 +1,6 @@
 /** POST /v1/research request and response (api.md §6). */
 import * as v from "valibot";
-import { BackendStatus, Count, Domains, freshnessField, Query, tierField, wholeNumber } from "../fields.ts";
+import { BackendStatus, Count, Domains, freshnessField, Query, tierField, wholeNumber } from "../../schema/fields.ts";
 
 export const ResearchBody = v.strictObject({
   query: Query,

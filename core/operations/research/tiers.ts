@@ -1,5 +1,5 @@
 /** How each tier (api.md §5) scales research: queries, pages, passages and report length. */
-import type { Tier } from "../fields.ts";
+import type { Tier } from "../../schema/fields.ts";
 
 export interface TierPlan {
   /** Sub-queries searched besides the question itself. */

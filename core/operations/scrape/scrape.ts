@@ -3,25 +3,19 @@
  * clean main content, and cache the answer by URL and options.
  */
 import { loadLibraries } from "../../lazy.ts";
-import { countTokens, truncateToTokens } from "../../budget/tokens.ts";
+import { countTokens } from "../../budget/tokens.ts";
 import { ApiError } from "../../errors.ts";
-import type { PageMetadata } from "../../extract/types.ts";
 import type { Ports } from "../../ports.ts";
-import { needsBrowser, readPage, type Read, type ReadRequest } from "./read-page.ts";
-import { toBase64 } from "./render.ts";
-import { NEEDS_BROWSER, waitOutlastsTimeout, type ScrapeRequest } from "./schema.ts";
-import { refuseTargets } from "../targets.ts";
+import { needsBrowser, readPage } from "../../pages/read-page.ts";
+import { pageData, type PageData } from "../../pages/page-data.ts";
+import { NEEDS_BROWSER, waitOutlastsTimeout } from "../../schema/render-fields.ts";
+import type { ScrapeRequest } from "./schema.ts";
+import { refuseTargets } from "../../schema/targets.ts";
 
 const CACHE_TTL_SECONDS = 15 * 60;
 
-/** The page's metadata (as the extractor reads it) and the requested formats. */
-export interface ScrapeData extends Omit<PageMetadata, "articleBody"> {
-  markdown?: string;
-  text?: string;
-  html?: string;
-  links?: Array<{ text: string; url: string }>;
-  screenshot?: string;
-}
+/** The page's metadata and the requested formats (core/pages/page-data.ts, shared with job pages). */
+export type ScrapeData = Omit<PageData, "rendered" | "render_note">;
 
 export interface ScrapeResult {
   meta: {
@@ -67,21 +61,9 @@ export async function scrape(ports: Ports, req: ScrapeRequest, account?: string)
   if (!content) {
     throw new ApiError("unsupported_content", `Content type ${read.contentType ?? "(none)"} is not supported; Quarry reads HTML, PDF and plain text.`);
   }
-  const cap = (s: string) => (req.max_tokens ? truncateToTokens(s, req.max_tokens) : s);
-  const data: ScrapeData = {
-    title: content.title, description: content.description, author: content.author,
-    published_at: content.published_at, language: content.language, site_name: content.site_name,
-  };
+  const data: ScrapeData = pageData(read, content, req.formats, { maxTokens: req.max_tokens });
   let tokens = 0;
-  for (const f of req.formats) {
-    if (f === "links") data.links = content.links;
-    else if (f === "screenshot") {
-      if (read.screenshot) data.screenshot = toBase64(read.screenshot);
-    } else {
-      data[f] = cap(content[f]);
-      tokens += countTokens(data[f]!);
-    }
-  }
+  for (const f of req.formats) if (f === "markdown" || f === "text" || f === "html") tokens += countTokens(data[f]!);
   const answered = read.status < 400;
   await ports.sources.record(new URL(read.finalUrl).hostname, { fetched: true, ok: answered }).catch(() => {});
   const result: ScrapeResult = {
@@ -94,33 +76,4 @@ export async function scrape(ports: Ports, req: ScrapeRequest, account?: string)
   };
   if (answered && cacheable) await ports.cache.set(key, result, CACHE_TTL_SECONDS).catch(() => {});
   return result;
-}
-
-/** What one page of a crawl or batch gave: the read (status, final URL, rendered) and its data. */
-export interface JobPageRead {
-  read: Read;
-  /** Null when the content type is one Quarry does not read. */
-  data: (ScrapeData & { rendered: boolean; render_note?: string }) | null;
-}
-
-/**
- * One page of a crawl or batch, read as scrape reads it (readPage: the same fetch, render
- * decision and extraction), so job pages match what POST /v1/scrape answers for the same URL.
- * Needs `loadLibraries()` first.
- */
-export async function readJobPage(ports: Ports, req: ReadRequest): Promise<JobPageRead> {
-  const { read, content } = await readPage(ports, req);
-  if (!content) return { read, data: null };
-  const data: JobPageRead["data"] & object = {
-    title: content.title, description: content.description, author: content.author,
-    published_at: content.published_at, language: content.language, site_name: content.site_name,
-    rendered: read.rendered, ...(read.note ? { render_note: read.note } : {}),
-  };
-  for (const f of req.formats) {
-    if (f === "links") data.links = content.links;
-    else if (f === "screenshot") {
-      if (read.screenshot) data.screenshot = toBase64(read.screenshot);
-    } else if (f === "markdown" || f === "text" || f === "html") data[f] = content[f];
-  }
-  return { read, data };
 }

@@ -2,14 +2,14 @@
  * `include_answer` (api.md §8): a few sentences answering the query from the results, each
  * citing the result numbers it rests on (`[1]`, `[2][4]`: positions in `results`, from 1).
  * With QUARRY_LLM_URL the configured model writes it from the same text, and every citation
- * is checked against the cited result's words as research does (llm.ts); without one, or
- * when the model fails, the answer is extractive and deterministic (synthesis.ts).
+ * is checked against the cited result's words as research does (core/answers/llm.ts); without one, or
+ * when the model fails, the answer is extractive and deterministic (core/answers/synthesis.ts).
  */
-import { passages } from "./excerpt.ts";
-import type { Passage, SourceText } from "../research/evidence.ts";
-import { contentTokens } from "../research/words.ts";
-import { chat, LlmError, parseModelReport, supportIndex, synthesisMessages, verifyReport, type LlmConfig } from "../research/llm.ts";
-import { citeSentence, extractiveReport } from "../research/synthesis.ts";
+import { passages } from "../../answers/excerpt.ts";
+import type { Passage, SourceText } from "../../answers/evidence.ts";
+import { contentTokens } from "../../answers/words.ts";
+import { chat, LlmError, parseModelReport, supportIndex, synthesisMessages, verifyReport, type LlmConfig } from "../../answers/llm.ts";
+import { citeSentence, extractiveReport } from "../../answers/synthesis.ts";
 import type { FetchPort } from "../../ports.ts";
 
 export interface AnswerSource {

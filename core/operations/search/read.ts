@@ -8,9 +8,9 @@
 import { truncateToTokens } from "../../budget/tokens.ts";
 import { decodeHtml } from "../../extract/decode-html.ts";
 import { extractPage } from "../../extract/run.ts";
-import type { Rendering } from "../../extract/types.ts";
+import type { Rendering } from "../../ports/extract.ts";
 import type { Ports } from "../../ports.ts";
-import { queryChunks, queryExcerpt } from "./excerpt.ts";
+import { queryChunks, queryExcerpt } from "../../answers/excerpt.ts";
 import { pageMedia, type PageImage } from "./page-media.ts";
 
 /** Most tokens of a page's whole content in `raw_content` (tier full and `include_raw_content`). */

@@ -4,7 +4,7 @@
  */
 import * as v from "valibot";
 import { WEB_BACKEND_IDS } from "../../backends/catalogue.ts";
-import { BackendStatus, Count, Domains, FRESHNESS, freshnessField, idList, Language, Query, tierField, wholeNumber } from "../fields.ts";
+import { BackendStatus, Count, Domains, FRESHNESS, freshnessField, idList, Language, Query, tierField, wholeNumber } from "../../schema/fields.ts";
 
 /** YYYY-MM-DD naming a real calendar day (2025-02-30 is refused). */
 const Day = (field: string) =>

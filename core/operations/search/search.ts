@@ -213,8 +213,8 @@ export async function search(ports: Ports, services: Services, req: SearchReques
   };
   if (plan.answer) {
     const sources = results.map((r, i) => ({ title: r.title, url: r.url, text: pages[i]?.text || r.content }));
-    const llm = services.research.llm;
-    const answer = await writeAnswer({ fetch: services.fetch, llm, timeoutMs: Math.min(services.research.llmTimeoutMs ?? 20_000, 15_000) }, req.query, sources, plan.answer);
+    const llm = services.llm;
+    const answer = await writeAnswer({ fetch: services.fetch, llm, timeoutMs: Math.min(services.llmTimeoutMs ?? 20_000, 15_000) }, req.query, sources, plan.answer);
     body.answer = answer.text;
     body.meta.answer = answer.method;
     if (answer.text) tokens += countTokens(answer.text);

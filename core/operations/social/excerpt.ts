@@ -4,7 +4,7 @@
  */
 import { countTokens, decodeTokens, encodeTokens } from "../../budget/tokens.ts";
 import { queryTerms, tokenize } from "../../ranking/lexical.ts";
-import type { Tier } from "../fields.ts";
+import type { Tier } from "../../schema/fields.ts";
 
 /** Tokens of text per source at each tier (basic: metadata only). */
 export const TIER_TOKENS: Record<Tier, number> = { basic: 0, summary: 200, detailed: 800, full: 4_000 };

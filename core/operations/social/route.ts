@@ -2,9 +2,11 @@
 import type { AppDeps } from "../../gateway/context.ts";
 import type { RouteDef } from "../../gateway/route.ts";
 import { SocialResearchBody, SocialResearchResponse, type SocialResearchInput } from "./schema.ts";
-import { socialResearch } from "./social.ts";
+import { socialResearch, type SocialResearchDeps } from "./social.ts";
 
-export function socialRoutes({ services }: AppDeps): RouteDef[] {
+export function socialRoutes({ ports, services }: AppDeps): RouteDef[] {
+  const { deadlines } = services;
+  const deps: SocialResearchDeps = { ...services.social, fetch: services.fetch, clock: ports.clock, ...(deadlines.social ? { deadlineMs: deadlines.social } : {}) };
   return [
     {
       method: "POST",
@@ -21,7 +23,7 @@ export function socialRoutes({ services }: AppDeps): RouteDef[] {
       status: 200,
       response: SocialResearchResponse,
       errors: ["upstream_error", "timeout"],
-      handler: async (c) => c.json(await socialResearch(services.socialResearch, c.get("body") as SocialResearchInput)),
+      handler: async (c) => c.json(await socialResearch(deps, c.get("body") as SocialResearchInput)),
     },
   ];
 }

@@ -6,7 +6,7 @@
 import * as v from "valibot";
 import { SOCIAL_PLATFORM_IDS } from "../../backends/catalogue.ts";
 import { SOCIAL_PLATFORMS } from "../../backends/social/types.ts";
-import { Count, freshnessField, idList, Int, Query, TIERS, tierField, wholeNumber } from "../fields.ts";
+import { Count, freshnessField, idList, Int, Query, TIERS, tierField, wholeNumber } from "../../schema/fields.ts";
 
 export const SocialResearchBody = v.strictObject({
   query: Query,

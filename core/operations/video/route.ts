@@ -2,9 +2,21 @@
 import type { AppDeps } from "../../gateway/context.ts";
 import type { RouteDef } from "../../gateway/route.ts";
 import { VideoSearchBody, VideoSearchResponse, type VideoSearchRequest } from "./schema.ts";
-import { videoSearch } from "./video.ts";
+import { videoSearch, type VideoSearchDeps } from "./video.ts";
 
-export function videoRoutes({ services }: AppDeps): RouteDef[] {
+export function videoRoutes({ ports, config, services }: AppDeps): RouteDef[] {
+  const { registry, runner, fetch } = services;
+  const youtubeKey = config.backends.youtube?.key?.trim();
+  const deps: VideoSearchDeps = {
+    registry,
+    runner,
+    fetch,
+    clock: ports.clock,
+    deadlineMs: services.deadlines.video,
+    // The Invidious fallback is tried only when `QUARRY_INVIDIOUS_URL` enables it.
+    fallback: { registry, runner },
+    youtubeData: youtubeKey ? { key: youtubeKey } : undefined,
+  };
   return [
     {
       method: "POST",
@@ -21,7 +33,7 @@ export function videoRoutes({ services }: AppDeps): RouteDef[] {
       status: 200,
       response: VideoSearchResponse,
       errors: ["upstream_error", "timeout"],
-      handler: async (c) => c.json(await videoSearch(services.video, c.get("body") as VideoSearchRequest)),
+      handler: async (c) => c.json(await videoSearch(deps, c.get("body") as VideoSearchRequest)),
     },
   ];
 }

@@ -5,7 +5,7 @@
  * trimming, unknown fields refused, `meta.approximate_dates` and `meta.backends` added.
  */
 import * as v from "valibot";
-import { BackendStatus, Count, freshnessField, Language, Query, tierField } from "../fields.ts";
+import { BackendStatus, Count, freshnessField, Language, Query, tierField } from "../../schema/fields.ts";
 
 /** A duration in whole seconds (a safe integer: 1e23 is no duration). */
 const Seconds = (field: string) =>

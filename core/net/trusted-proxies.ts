@@ -4,7 +4,7 @@
  * own address; a list of addresses and CIDRs believes only those peers, and walks the header
  * from the right past every listed proxy to the first address that is not one.
  */
-import { allowsAddress, AllowListError, parseAllowList, type AllowList } from "../net/allow-list.ts";
+import { allowsAddress, AllowListError, parseAllowList, type AllowList } from "./allow-list.ts";
 
 export type TrustProxy = boolean | AllowList;
 

@@ -4,8 +4,8 @@
  * text, and an empty root, container or placeholder), so ordinary pages stay on the fast path; actions, wait_for and screenshots need the browser
  * whatever the mode.
  */
-import { ApiError } from "../../errors.ts";
-import type { RenderedPage, RenderPort, RenderRequest } from "../../ports.ts";
+import { ApiError } from "../errors.ts";
+import type { RenderedPage, RenderPort, RenderRequest } from "../ports.ts";
 
 /** What rendering needs from a request (scrape's, or a job page's). */
 interface RenderAsk {

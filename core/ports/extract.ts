@@ -1,3 +1,5 @@
+/** The extraction port (api.md §6) and the shapes it carries: what core/extract makes of an HTML page. */
+
 /** A link found in the extracted content, with its URL made absolute. */
 export interface ExtractedLink {
   text: string;

@@ -17,7 +17,7 @@
  * (a title "Zebra facts" whose text never says "zebra facts" is about zebras). English word order,
  * deterministic.
  */
-import { tokenize } from "../../ranking/lexical.ts";
+import { tokenize } from "../ranking/lexical.ts";
 import { asksForPerson, questionKind, subjectStems } from "./question-kind.ts";
 import { docSentences } from "./sentences.ts";
 import { stem, TOPIC_STOP } from "./words.ts";

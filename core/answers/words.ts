@@ -2,7 +2,7 @@
  * Word lists and token sets shared by ranking (relevance.ts, evidence.ts) and synthesis: one
  * stopword list, so what counts as a content word is the same at every stage.
  */
-import { tokenize } from "../../ranking/lexical.ts";
+import { tokenize } from "../ranking/lexical.ts";
 
 /** Function words and fillers that say nothing about what a sentence is about. */
 const STOP_WORDS =

@@ -4,7 +4,7 @@
  * Every sentence it writes must cite like [S1]; a citation whose source does not contain the
  * sentence's words is dropped, and a sentence left without one is dropped too.
  */
-import type { FetchPort } from "../../ports.ts";
+import type { FetchPort } from "../ports.ts";
 import { sourcePassages, type Passage, type SourceText } from "./evidence.ts";
 import { containment, contentTokens } from "./words.ts";
 import { citeSentence, sortIds, splitSentences, type Finding, type Report } from "./synthesis.ts";

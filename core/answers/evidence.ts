@@ -6,8 +6,8 @@
  * hostnames' passages say the same thing — and selected with a cap per hostname, so no
  * report rests on one site.
  */
-import { lexicalScores } from "../../ranking/lexical.ts";
-import { passages as splitPassages } from "../search/excerpt.ts";
+import { lexicalScores } from "../ranking/lexical.ts";
+import { passages as splitPassages } from "./excerpt.ts";
 import { buildQuestionModel, sentenceRelevance, type QuestionModel, type Semantic } from "./relevance.ts";
 import { splitSentences } from "./sentences.ts";
 import { contentTokens, setCosine as cosine } from "./words.ts";

@@ -2,7 +2,7 @@
  * The job model (api.md §9): a crawl or a batch scrape, its frontier of URLs and the pages it
  * has read. Everything here is plain data, stored as is by every JobStore.
  */
-import type { RenderAction } from "../ports.ts";
+import type { RenderAction } from "./render.ts";
 
 export type JobKind = "crawl" | "batch";
 export type JobStatus = "queued" | "running" | "completed" | "failed" | "cancelled";

@@ -4,13 +4,13 @@
  * what was asked; with `render: "auto"`, a static page that is a script shell is rendered within
  * what is left of the deadline, and without a browser the static page is kept with a note.
  */
-import { ApiError } from "../../errors.ts";
-import { FetchTimeout } from "../../net/fetch-errors.ts";
-import { decodeHtml } from "../../extract/decode-html.ts";
-import { extractPage } from "../../extract/run.ts";
-import { pdfToText } from "../../extract/pdf-to-text.ts";
-import type { ExtractResult, Rendering } from "../../extract/types.ts";
-import type { ExtractRequest, Ports, RenderAction, RenderedPage } from "../../ports.ts";
+import { ApiError } from "../errors.ts";
+import { FetchTimeout } from "../net/fetch-errors.ts";
+import { decodeHtml } from "../extract/decode-html.ts";
+import { extractPage } from "../extract/run.ts";
+import { pdfToText } from "../extract/pdf-to-text.ts";
+import type { ExtractResult, Rendering } from "../ports/extract.ts";
+import type { ExtractRequest, Ports, RenderAction, RenderedPage } from "../ports.ts";
 import { NO_BROWSER, renderWith } from "./render.ts";
 
 export type Kind = "html" | "pdf" | "text";
@@ -71,7 +71,7 @@ export interface Read {
   note?: string;
 }
 
-/** What to read and how; the render fields are scrape's (schema.ts). */
+/** What to read and how; the render fields are those of core/schema/render-fields.ts. */
 export interface ReadRequest {
   url: string;
   formats: readonly string[];

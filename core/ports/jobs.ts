@@ -1,5 +1,5 @@
 /** The job ports (see core/ports.ts, which re-exports them with the others). */
-import type { FinishResult, JobKind, JobRecord, JobStatus, JobTask, PageResult, SkippedUrl, StoredPage } from "./model.ts";
+import type { FinishResult, JobKind, JobRecord, JobStatus, JobTask, PageResult, SkippedUrl, StoredPage } from "./job-model.ts";
 
 /**
  * Site-level jobs (api.md §9): the jobs, their frontiers and the pages read, in the store, so a

@@ -3,8 +3,8 @@
  * (BM25, core/ranking/lexical.ts), keep the best until the token budget is full, and give them
  * back in page order. Without any match, the opening of the page.
  */
-import { countTokens, truncateToTokens } from "../../budget/tokens.ts";
-import { lexicalScores } from "../../ranking/lexical.ts";
+import { countTokens, truncateToTokens } from "../budget/tokens.ts";
+import { lexicalScores } from "../ranking/lexical.ts";
 
 const MAX_PASSAGE_WORDS = 80;
 

@@ -9,7 +9,7 @@
  * a sentence without the form down (FORMLESS), it does not drop it.
  */
 
-import { tokenize } from "../../ranking/lexical.ts";
+import { tokenize } from "../ranking/lexical.ts";
 import { stem, stems } from "./words.ts";
 
 export type AnswerShape = "when" | "where" | "which" | "howto" | "who-act" | "who-person" | "compare" | "quantity" | "open";
