@@ -4,7 +4,7 @@
  */
 import { checkUrl } from "../net/url-policy.ts";
 import type { JobRecord, JobTask, SkippedUrl } from "../ports/job-model.ts";
-import type { WorkContext } from "./page-work.ts";
+import type { WorkContext } from "./work-context.ts";
 import { robotsReason } from "./site-files.ts";
 import { frontierKey, outOfScope } from "./url-rules.ts";
 

@@ -15,8 +15,8 @@ import { JobChanges } from "./changes.ts";
 import { LeaseKeeper, type Heartbeat } from "./leases.ts";
 import { LocalQueue } from "./local-queue.ts";
 import type { FinalStatus, JobKind, JobRecord, JobSpec, JobStatus, JobTask, SkippedUrl, StoppedReason } from "../ports/job-model.ts";
-import { runNext, runTask, type WorkContext } from "./page-work.ts";
-import { RunningTasks } from "./running.ts";
+import { runNext, runTask } from "./page-work.ts";
+import { QuotaHolds, RunningTasks } from "./running.ts";
 import { SiteStreaks, SITE_STOPS } from "./site-streaks.ts";
 import { TaskRetries } from "./retries.ts";
 import { HostGate, RobotsCache, SharedHostGate, type Gate } from "./politeness.ts";
@@ -24,6 +24,7 @@ import type { JobQueue, JobStore, TaskOutcome } from "../ports/jobs.ts";
 import { JobRefused, type AccountLimits } from "./sizes.ts";
 import { frontierKey, scopeRules, TrapGuard, type ScopeRules } from "./url-rules.ts";
 import { Webhooks, type WebhookOptions } from "./webhooks.ts";
+import type { WorkContext } from "./work-context.ts";
 
 export interface EngineOptions {
   webhooks?: WebhookOptions;
@@ -190,8 +191,7 @@ export class JobEngine implements WorkContext {
   async create(caller: Caller, kind: JobKind, spec: JobSpec, urls: string[], limits?: AccountLimits): Promise<JobRecord> {
     const now = this.ports.clock.now();
     const id = newJobId(kind, now);
-    const seeds: JobTask[] = [];
-    const skipped: SkippedUrl[] = [];
+    const [seeds, skipped]: [JobTask[], SkippedUrl[]] = [[], []];
     const seen = new Set<string>();
     for (const raw of urls) {
       const url = frontierKey(raw) ?? raw;
@@ -278,7 +278,7 @@ export class JobEngine implements WorkContext {
   rulesOf = (job: JobRecord): ScopeRules => this.rules.get(job.id) ?? this.rules.set(job.id, scopeRules(job.spec)).get(job.id)!;
   trapsOf = (jobId: string): TrapGuard => this.traps.get(jobId) ?? this.traps.set(jobId, new TrapGuard()).get(jobId)!;
 
-  private readonly held = new Map<string, number>();
+  private readonly held = new QuotaHolds();
   private readonly settlements = new Set<Promise<void>>();
 
   settling(p: Promise<void>): void {
@@ -286,14 +286,10 @@ export class JobEngine implements WorkContext {
     void p.finally(() => this.settlements.delete(p));
   }
 
-  holding = (jobId: string): number => this.held.get(jobId) ?? 0;
-
-  hold(jobId: string, delta: number): void {
-    const n = (this.held.get(jobId) ?? 0) + delta;
-    if (n > 0) this.held.set(jobId, n);
-    else this.held.delete(jobId);
-  }
+  holding = (jobId: string): number => this.held.of(jobId);
+  hold = (jobId: string, delta: number): void => this.held.add(jobId, delta);
 
   track = (jobId: string, ac: AbortController): (() => void) => this.running.track(jobId, ac);
   reading = (ac: AbortController): void => this.running.reading(ac);
 }
+

@@ -84,3 +84,18 @@ export class RunningTasks {
     for (const set of sets) for (const ac of set) ac.abort(new Error(reason));
   }
 }
+
+/** Quota units this process holds for each job's pages under way (reserved, not yet settled). */
+export class QuotaHolds {
+  private readonly held = new Map<string, number>();
+
+  of(jobId: string): number {
+    return this.held.get(jobId) ?? 0;
+  }
+
+  add(jobId: string, delta: number): void {
+    const n = this.of(jobId) + delta;
+    if (n > 0) this.held.set(jobId, n);
+    else this.held.delete(jobId);
+  }
+}
