@@ -48,11 +48,12 @@ describe.each(RUNTIMES)("a client that gives up, on %s", (runtime) => {
     await expect(scrape(AbortSignal.timeout(300))).rejects.toThrow();
     // Until the page has answered and the server has finished the work it no longer owes anyone.
     await expect.poll(() => answered, { timeout: 5_000 }).toBe(1);
-    await new Promise((r) => setTimeout(r, 500));
+    // The request's log line is written once its work is over (charged or not): wait for it, not for a fixed time.
+    const scrapeLines = () => server.output().split("\n").filter((l) => l.includes('"path":"/v1/scrape"'));
+    await expect.poll(scrapeLines, { timeout: 10_000 }).toHaveLength(1);
     expect(await used()).toBe(0);
     // The log line says the answer never left, so it can be matched with the usage it did not add.
-    const scrapes = server.output().split("\n").filter((l) => l.includes('"path":"/v1/scrape"'));
-    expect(scrapes).toHaveLength(1);
+    const scrapes = scrapeLines();
     expect(JSON.parse(scrapes[0]!)).toMatchObject({ client_gone: true });
 
     const res = await scrape();
