@@ -38,7 +38,9 @@ export default defineConfig({
           name: "processes",
           include: processes,
           pool: "forks",
-          setupFiles: ["tests/helpers/setup.ts", "tests/setup.ts"],
+          // Their work happens in the processes they start: the test process loads the HTML libraries and
+          // the tokenizer only where a file calls such code itself (it awaits loadLibraries()).
+          setupFiles: ["tests/setup.ts"],
         },
       },
     ],

@@ -1,7 +1,8 @@
 /**
  * Which test files start processes of their own, read from their source: a file that imports
  * node:child_process, playwright-core or the browser adapter, directly or through a module of tests/
- * it imports, runs in the `processes` project (a child process per file); every other file runs in
+ * it imports, runs in the `processes` project (a module that only runs a tool to completion, such as
+ * openssl, says so with a line `test-kind: in-process` and does not count) (a child process per file); every other file runs in
  * the `in-process` project (worker threads that keep their modules). New tests need no list to
  * land in the right one.
  */
@@ -28,7 +29,7 @@ export function startsProcesses(file: string, seen = new Map<string, boolean>())
   if (known !== undefined) return known;
   seen.set(file, false); // an import cycle adds nothing
   const source = readFileSync(file, "utf8");
-  let found = MARKERS.test(source);
+  let found = MARKERS.test(source) && !/test-kind: in-process/.test(source);
   for (const m of source.matchAll(IMPORTS)) {
     if (found) break;
     const target = resolve(dirname(file), m[1] ?? m[2]!);
