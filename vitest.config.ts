@@ -1,13 +1,48 @@
 import { defineConfig } from "vitest/config";
+import { processTestFiles } from "./tests/helpers/test-kinds.ts";
+
+// Two kinds of test file (tests/README.md says why and where the time goes):
+// - `in-process`: everything runs inside the test worker (core functions, `app.fetch`, in-process
+//   servers, SQLite, PostgreSQL and Redis over their sockets). Worker threads that keep their
+//   modules from file to file, so the libraries and the app's modules load once per worker.
+// - `processes`: files that start processes of their own (a `quarry` server or CLI, Deno, Bun,
+//   Chromium, a private PostgreSQL or Redis). A fresh child process per file, as before: they send
+//   signals, count their children and change the environment.
+// Both share one pool: most of the second kind's time is waiting on the processes it started, so
+// more workers than cores keep the machine busy.
+const processes = processTestFiles();
 
 export default defineConfig({
   test: {
-    include: ["tests/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Suites that share PostgreSQL/Redis or spawn servers isolate themselves by name; files run in parallel.
-    pool: "forks",
-    // Loads the lazily loaded libraries; removes each file's temp folders and stops its private servers, passed or failed.
-    setupFiles: ["tests/helpers/setup.ts", "tests/setup.ts"],
+    maxWorkers: Number(process.env.QUARRY_TEST_WORKERS ?? 4),
+    // Builds dist/ once when it is older than the sources, so spawned `quarry` processes never fall back to tsx.
+    globalSetup: ["tests/helpers/global-setup.ts"],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "in-process",
+          include: ["tests/**/*.test.ts"],
+          exclude: processes,
+          pool: "threads",
+          isolate: false,
+          // Loads the lazily loaded libraries; removes each file's temp folders and stops its private servers, passed or failed.
+          setupFiles: ["tests/helpers/setup.ts", "tests/setup.ts"],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "processes",
+          include: processes,
+          pool: "forks",
+          // Their work happens in the processes they start: the test process loads the HTML libraries and
+          // the tokenizer only where a file calls such code itself (it awaits loadLibraries()).
+          setupFiles: ["tests/setup.ts"],
+        },
+      },
+    ],
   },
 });

@@ -3,6 +3,7 @@
  * 127.0.0.2, ::1) and records each connection and request, so a test can assert that a refused
  * fetch reached nothing at all. Plain node:http, so Deno and Bun can run it too (runtime-smoke.ts).
  */
+// test-kind: in-process (openssl runs to completion; nothing here starts a process that outlives a call)
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import * as http from "node:http";

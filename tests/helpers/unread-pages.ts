@@ -5,7 +5,7 @@
  */
 import { searxngBody } from "../research/fixtures.ts";
 import { send, startPageServer, type PageServer } from "./page-server.ts";
-import { startReplayedQuarry } from "./replay-server.ts";
+import { startReplayedQuarry } from "./replayed-quarry.ts";
 import type { Server } from "./server.ts";
 
 export interface UnreadPagesRig {

@@ -8,7 +8,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startReplayedQuarry, type ReplayServer } from "../helpers/replay-server.ts";
+import type { ReplayServer } from "../helpers/replay-server.ts";
+import { startReplayedQuarry } from "../helpers/replayed-quarry.ts";
 import type { Server } from "../helpers/server.ts";
 
 let server: Server;

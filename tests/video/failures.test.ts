@@ -10,7 +10,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Server } from "../helpers/server.ts";
-import { startReplayedQuarry, type ReplayServer } from "../helpers/replay-server.ts";
+import type { ReplayServer } from "../helpers/replay-server.ts";
+import { startReplayedQuarry } from "../helpers/replayed-quarry.ts";
 
 let server: Server;
 let replay: ReplayServer;
