@@ -111,6 +111,10 @@ export function upgradeChecks(site: () => TestSite, commit: string, m0: Manifest
     const { main } = m.keys;
     const after = await waitFor(`${server!.url}/v1/crawl/${m.crawl.id}`, main.key, (j) => ["completed", "failed", "cancelled"].includes(j.status), 90_000);
     expect(after.status).toBe("completed");
+    // A crawl that stopped early (its site seen as down, its deadline) also ends completed: say why. Its only
+    // failures are the site's page that is missing and the one that never answers.
+    expect({ stopped: after.stopped_reason, failed: after.failures.map((f: { url: string; error: string }) => `${path(f.url)} ${f.error}`).sort() })
+      .toEqual({ stopped: null, failed: ["/missing http_404", "/slow timeout"] });
     const pages = await allPages(after, server!.url, main.key);
     const paths = pages.map((p) => path(p.url));
     for (const p of sitePagePaths()) expect(paths.filter((x) => x === p), p).toHaveLength(1);

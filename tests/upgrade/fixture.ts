@@ -49,6 +49,14 @@ export function manifest(commit: string, root = FIXTURES): Manifest {
  * replayFixture does. The dead server's leases, claims and pg-boss's running tasks are left as
  * they were: they have run out, as they would have by the time an operator upgrades.
  */
+/**
+ * The fixtures' crawl gave each page 2 s (so that /slow, which never answers, fails soon). On a loaded
+ * machine (the suite's parallel workers) an ordinary page's fetch and extraction can pass that and fail
+ * as a timeout, which is not what these tests are about (resuming the old crawl): its pages get 5 s.
+ */
+const OLD_PAGE_TIMEOUT = '"timeoutMs":2000';
+const PAGE_TIMEOUT = '"timeoutMs":5000';
+
 export async function replayPgFixture(commit: string, m: Manifest, siteUrl: string, url: string, now = Date.now()): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -62,7 +70,7 @@ export async function replayPgFixture(commit: string, m: Manifest, siteUrl: stri
     await client.query("UPDATE public.quarry_usage SET period = $1 WHERE period = $2", [period, oldPeriod]);
     if (await has("public.quarry_usage_daily")) await client.query("UPDATE public.quarry_usage_daily SET period = $1, day = $2 WHERE day = $3", [period, day, oldDay]);
     if (await has("public.quarry_jobs")) {
-      await client.query("UPDATE public.quarry_jobs SET created_at = created_at + $1, deadline_at = deadline_at + $1, finished_at = finished_at + $1, expires_at = expires_at + $1, spec = replace(spec, $2, $3)", [delta, m.site, siteUrl]);
+      await client.query("UPDATE public.quarry_jobs SET created_at = created_at + $1, deadline_at = deadline_at + $1, finished_at = finished_at + $1, expires_at = expires_at + $1, spec = replace(replace(spec, $2, $3), $4, $5)", [delta, m.site, siteUrl, OLD_PAGE_TIMEOUT, PAGE_TIMEOUT]);
       await client.query("UPDATE public.quarry_frontier SET url = replace(url, $1, $2), data = replace(data, $1, $2)", [m.site, siteUrl]);
       await client.query("UPDATE pgboss.job SET data = replace(data::text, $1, $2)::jsonb, singleton_key = replace(singleton_key, $1, $2), keep_until = now() + interval '14 days'", [m.site, siteUrl]);
     }
@@ -87,7 +95,7 @@ export function replayFixture(commit: string, m: Manifest, siteUrl: string, now 
     if (have.has("quarry_usage_daily")) db.prepare("UPDATE quarry_usage_daily SET period = ?, day = ? WHERE day = ?").run(period, day, oldDay);
     db.prepare("UPDATE quarry_window SET ms = ms + ?").run(delta);
     if (have.has("quarry_jobs")) {
-      db.prepare("UPDATE quarry_jobs SET created_at = created_at + ?, deadline_at = deadline_at + ?, finished_at = finished_at + ?, expires_at = expires_at + ?, spec = replace(spec, ?, ?)").run(delta, delta, delta, delta, m.site, siteUrl);
+      db.prepare("UPDATE quarry_jobs SET created_at = created_at + ?, deadline_at = deadline_at + ?, finished_at = finished_at + ?, expires_at = expires_at + ?, spec = replace(replace(spec, ?, ?), ?, ?)").run(delta, delta, delta, delta, m.site, siteUrl, OLD_PAGE_TIMEOUT, PAGE_TIMEOUT);
       db.prepare("UPDATE quarry_frontier SET url = replace(url, ?, ?), data = replace(data, ?, ?), lease_until = lease_until + ?").run(m.site, siteUrl, m.site, siteUrl, delta);
     }
   })();
