@@ -19,7 +19,7 @@ import { createSafeFetch, parseAllowList } from "../../adapters/fetch/mod.ts";
 import { createBrowserPool, findChromium, type BrowserPool } from "../../adapters/browser/pool.ts";
 import { EgressRefused, siteUnreachable } from "../../core/net/fetch-errors.ts";
 import { makeApp, MemoryLogger, type TestApp } from "../helpers/app.ts";
-import { HAS_OPENSSL, makeCertificates, startServer, type TestServer } from "../fetch/helpers.ts";
+import { makeCertificates, startServer, type TestServer } from "../fetch/helpers.ts";
 
 const CHROMIUM = findChromium(null);
 /** Both Debian builds: their network errors are worded by the same stack, but checked on each. */
@@ -37,7 +37,7 @@ let rawPort = 0;
 let closedPort = 0;
 let hang: NetServer; // accepts and never answers
 let hangPort = 0;
-let tlsSite: TestServer | undefined;
+let tlsSite: TestServer;
 
 async function listen(server: NetServer | HttpServer): Promise<number> {
   await new Promise<void>((r) => server.listen(0, HOST, () => r()));
@@ -63,7 +63,7 @@ beforeAll(async () => {
   const probe = createNet();
   closedPort = await listen(probe);
   await new Promise((r) => probe.close(r));
-  if (HAS_OPENSSL) tlsSite = await startServer(HOST, (_req, res) => res.end("<p>never read: its certificate is not trusted</p>"), makeCertificates());
+  tlsSite = await startServer(HOST, (_req, res) => res.end("<p>never read: its certificate is not trusted</p>"), makeCertificates());
 }, 60_000);
 afterAll(async () => {
   raw?.close();
@@ -114,8 +114,8 @@ describe.skipIf(!BROWSERS.length).each(BROWSERS)("render failures that say the h
     }
   }, 60_000);
 
-  it.skipIf(!HAS_OPENSSL)("https with a certificate the browser cannot verify: unreachable, as for the page fetcher", async () => {
-    const err = await failure(`${tlsSite!.origin}/`);
+  it("https with a certificate the browser cannot verify: unreachable, as for the page fetcher", async () => {
+    const err = await failure(`${tlsSite.origin}/`);
     expect(err).toBeInstanceOf(Error);
     expect(String((err as { internal?: string }).internal)).toMatch(/ERR_CERT_/);
     expect(siteUnreachable(err)).toBe(true);
