@@ -1,11 +1,11 @@
 /**
- * Loads the shared article-extraction benchmark (../shared/bench/article-extraction beside the repo,
- * or $QUARRY_SHARED_DIR/bench/article-extraction). bench/ is not core, so node: modules are fine here.
+ * Loads the article-extraction benchmark ($QUARRY_BENCH_DATA/article-extraction, see bench/data.ts
+ * and bench/README.md). bench/ is not core, so node: modules are fine here.
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
+import { benchSet } from "../data.ts";
 
 export interface BenchPage {
   id: string;
@@ -14,14 +14,8 @@ export interface BenchPage {
   truth: string;
 }
 
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
-
-export function sharedDir(): string {
-  return process.env.QUARRY_SHARED_DIR ?? resolve(repoRoot, "..", "shared");
-}
-
 export function datasetDir(): string {
-  return join(sharedDir(), "bench", "article-extraction");
+  return benchSet("article-extraction");
 }
 
 export function loadPages(): BenchPage[] {

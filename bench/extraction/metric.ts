@@ -1,6 +1,6 @@
 /**
  * The article-extraction benchmark's metric, exactly as described in
- * ../shared/bench/article-extraction/README.md (the same one the published figures use):
+ * bench/README.md (the same one the published figures use):
  * 4-token shingles compared as multisets, per-page tp/fp/fn normalised, precision and recall
  * averaged over pages separately, F1 taken from the two means.
  */

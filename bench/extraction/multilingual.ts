@@ -1,6 +1,6 @@
 /**
- * Loads the multilingual extraction set (../shared/bench/extraction-multilingual, or
- * $QUARRY_SHARED_DIR/bench/extraction-multilingual): pages decoded as `POST /v1/scrape` decodes a
+ * Loads the multilingual extraction set ($QUARRY_BENCH_DATA/extraction-multilingual, see
+ * bench/data.ts and bench/README.md): pages decoded as `POST /v1/scrape` decodes a
  * body without a charset header (BOM, then the page's own `<meta>` declaration, then UTF-8), with
  * the `with`/`without` segments and a language per page.
  */
@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { decodeHtml } from "../../core/extract/decode-html.ts";
-import { sharedDir } from "./dataset.ts";
+import { benchSet } from "../data.ts";
 
 export interface SegmentPage {
   id: string;
@@ -35,7 +35,7 @@ export function splitOf(id: string): "dev" | "heldout" {
 }
 
 export function multilingualDir(): string {
-  return join(sharedDir(), "bench", "extraction-multilingual");
+  return benchSet("extraction-multilingual");
 }
 
 export function loadSegmentPages(): SegmentPage[] {

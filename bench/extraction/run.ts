@@ -188,9 +188,9 @@ if (!args.includes("--no-write")) {
   const md = [
     "## Extraction (`bench/extraction`)",
     "",
-    `Two sets. **Articles**: the shared article-extraction set (${articles.length} English news pages, metric of`,
+    `Two sets (bench/README.md). **Articles**: the article-extraction set (${articles.length} English news pages, metric of`,
     "its README: 4-token shingles, macro-averaged precision and recall, F1 of the means). **Multilingual**:",
-    `../shared/bench/extraction-multilingual (${multi.length} news, blog, government and shop pages; trafilatura's`,
+    `the extraction-multilingual set (${multi.length} news, blog, government and shop pages; trafilatura's`,
     "segment metric: `with` segments found are true positives, missing ones false negatives, `without`",
     "segments found false positives, summed over all pages; failures count as empty text). Quarry runs the",
     "path `POST /v1/scrape` takes for the text format (page decoded by its own charset, extractContent with",

@@ -1,5 +1,5 @@
 /**
- * The multilingual set's metric, trafilatura's own (../shared/bench/extraction-multilingual/README.md):
+ * The multilingual set's metric, trafilatura's own (bench/README.md):
  * whitespace-collapsed substring tests of hand-picked segments. Every `with` segment found in the
  * text is a true positive, every one missing a false negative; every `without` segment found is a
  * false positive. Counts are summed over all pages before precision and recall (micro-average).

@@ -9,13 +9,13 @@ import { join } from "node:path";
 import { getHeapSpaceStatistics } from "node:v8";
 import { gunzipSync } from "node:zlib";
 import { createSafeFetch, parseAllowList } from "../../adapters/fetch/mod.ts";
-import { SHARED } from "../../tests/helpers/page-server.ts";
+import { benchSet } from "../data.ts";
 import { makeApp } from "../../tests/helpers/app.ts";
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => { throw new Error("run with --expose-gc"); });
 const bursts = Number(process.argv[2] ?? 6);
 const formats = (process.argv[3] ?? "markdown").split(",");
-const dir = join(SHARED, "bench/article-extraction/html");
+const dir = join(benchSet("article-extraction"), "html");
 const pages = new Map(readdirSync(dir).filter((f) => f.endsWith(".html.gz")).map((f) => [f.replace(".html.gz", ""), gunzipSync(readFileSync(join(dir, f)))]));
 const site = createServer((req, res) => res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(pages.get((req.url ?? "").split("?")[0].slice(3))));
 await new Promise<void>((r) => site.listen(0, "127.0.0.1", () => r()));

@@ -1,7 +1,7 @@
 /**
  * Footprint benchmark (issue #19 item 5): resident memory of a real `quarry serve` process
- * through bursts of scrapes of distinct local pages (the 181 real article pages of the shared
- * extraction benchmark, served on 127.0.0.1), then after idling, against a bare Hono server
+ * through bursts of scrapes of distinct local pages (the 181 real article pages of the
+ * article-extraction benchmark, $QUARRY_BENCH_DATA, served on 127.0.0.1), then after idling, against a bare Hono server
  * measured in the same run. RSS is read from /proc/<pid>/status (Linux).
  * Each value of --workers is one server in the same run (QUARRY_EXTRACT_WORKERS: 0 = extraction
  * in process, as before #19 item 5; 2 = the default pool of worker threads).
@@ -15,7 +15,7 @@ import { createServer } from "node:http";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { parseArgs } from "node:util";
-import { SHARED } from "../../tests/helpers/page-server.ts";
+import { benchSet } from "../data.ts";
 import { createKeyCli, startServer, tempDataDir } from "../../tests/helpers/server.ts";
 
 const { values } = parseArgs({
@@ -40,7 +40,7 @@ const rssMb = (pid: number) => {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // The pages, decompressed once here (in the benchmark process, not the server's).
-const dir = join(SHARED, "bench/article-extraction/html");
+const dir = join(benchSet("article-extraction"), "html");
 const pages = new Map(readdirSync(dir).filter((f) => f.endsWith(".html.gz")).map((f) => [f.replace(".html.gz", ""), gunzipSync(readFileSync(join(dir, f)))]));
 const site = createServer((req, res) => {
   const id = (req.url ?? "").split("?")[0].replace("/p/", "");

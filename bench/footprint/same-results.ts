@@ -1,19 +1,19 @@
 /**
  * Extraction through the worker pool gives exactly what in-process extraction gives: every page
- * of both shared extraction sets, through a Node worker thread and in process, compared field by
+ * of both extraction sets ($QUARRY_BENCH_DATA), through a Node worker thread and in process, compared field by
  * field (title, metadata, html, text, markdown, links).
  *   npx tsx bench/footprint/same-results.ts
  */
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { gunzipSync } from "node:zlib";
 import { ExtractPool } from "../../adapters/extract/pool.ts";
 import { nodeSpawner } from "../../adapters/extract/spawn.ts";
 import { inProcessExtractor } from "../../core/extract/run.ts";
-import { SHARED } from "../../tests/helpers/page-server.ts";
+import { benchDataDir, benchSet } from "../data.ts";
 
-const sets = readdirSync(join(SHARED, "bench")).map((d) => join(SHARED, "bench", d, "html")).filter((d) => existsSync(d));
+const sets = (["article-extraction", "extraction-multilingual"] as const).map((name) => join(benchSet(name), "html"));
 const pool = new ExtractPool({ size: 1, idleMs: 10_000, maxHeapBytes: 96 * 2 ** 20, spawn: await nodeSpawner(512) });
 let same = 0;
 let total = 0;
@@ -32,5 +32,5 @@ for (const dir of sets) {
 }
 const s = pool.stats();
 await pool.close();
-console.log(`${same} of ${total} extractions identical (${sets.map((d) => d.replace(SHARED + "/", "")).join(", ")}; main content and whole page); workers started ${s.started}, recycled for heap ${s.recycled}, crashed ${s.crashed}`);
+console.log(`${same} of ${total} extractions identical (${sets.map((d) => d.replace(benchDataDir() + "/", "")).join(", ")}; main content and whole page); workers started ${s.started}, recycled for heap ${s.recycled}, crashed ${s.crashed}`);
 for (const d of differ) console.log("differs:", d);

@@ -1,6 +1,6 @@
 /**
- * Rendering benchmark: POST /v1/scrape of the same real article pages (the shared
- * article-extraction set, served on 127.0.0.2) statically and rendered in Chromium, 4 at a time,
+ * Rendering benchmark: POST /v1/scrape of the same real article pages (the
+ * article-extraction set, $QUARRY_BENCH_DATA, served on 127.0.0.2) statically and rendered in Chromium, 4 at a time,
  * in the same run: pages per second, p50/p95 latency, extraction F1 of each path, and peak memory
  * of Quarry plus its browser processes while 4 pages render in parallel (target: under 800 MB).
  *

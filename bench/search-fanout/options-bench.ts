@@ -11,12 +11,12 @@ import { extractiveAnswer } from "../../core/operations/search/answer.ts";
 import { queryChunks, queryExcerpt } from "../../core/answers/excerpt.ts";
 import { pageMedia } from "../../core/operations/search/page-media.ts";
 import { impeachmentIds, QUESTION } from "../../tests/research/fixtures.ts";
-import { benchmarkPage } from "../../tests/helpers/page-server.ts";
+import { article } from "../../tests/helpers/articles.ts";
 
 const ITERATIONS = Number(process.argv[2] ?? 40);
 
 await loadLibraries();
-const pages = impeachmentIds().map((id, i) => ({ url: `https://news${i}.example.com/a`, body: new TextEncoder().encode(benchmarkPage(id).html) }));
+const pages = impeachmentIds().map((id, i) => ({ url: `https://news${i}.example.com/a`, body: new TextEncoder().encode(article(id).html) }));
 
 function time(fn: () => void): number[] {
   const out: number[] = [];

@@ -1,10 +1,10 @@
 /**
- * Real pages of the shared benchmark: metadata as the pages state it (checked against the raw HTML
+ * Real pages of the article-extraction benchmark (tests/fixtures/article-extraction): metadata as the pages state it (checked against the raw HTML
  * by hand), key sentences of the ground truth present, visible boilerplate of the page absent.
  */
 import { describe, expect, it } from "vitest";
 import { extractContent } from "../../core/extract/mod.ts";
-import { sharedPage } from "./shared-pages.ts";
+import { article } from "../helpers/articles.ts";
 
 interface Case {
   id: string;
@@ -99,7 +99,7 @@ function markdownAsText(md: string): string {
 }
 
 describe.each(cases)("benchmark page $id", (c) => {
-  const page = sharedPage(c.id);
+  const page = article(c.id);
   const result = extractContent(page.html, page.url);
 
   it("reads the metadata the page states", () => {
@@ -135,7 +135,7 @@ describe.each(cases)("benchmark page $id", (c) => {
 
 describe("onlyMainContent: false", () => {
   it("returns the whole cleaned body", () => {
-    const page = sharedPage("16c30add");
+    const page = article("16c30add");
     const main = extractContent(page.html, page.url);
     const full = extractContent(page.html, page.url, { onlyMainContent: false });
     expect(full.text).toContain("Another cloud of choking smoke");
@@ -149,7 +149,7 @@ describe("onlyMainContent: false", () => {
 
 describe("formats", () => {
   it("renders only what is asked for, and the same text whatever is asked", () => {
-    const page = sharedPage("16c30add");
+    const page = article("16c30add");
     const all = extractContent(page.html, page.url);
     const text = extractContent(page.html, page.url, { formats: ["text"] });
     expect(text.text).toBe(all.text);

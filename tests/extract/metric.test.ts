@@ -1,4 +1,4 @@
-/** The benchmark metric on hand-computed cases (see ../shared/bench/article-extraction/README.md). */
+/** The benchmark metric on hand-computed cases (see bench/README.md). */
 import { describe, expect, it } from "vitest";
 import { pageCounts, pagePrecision, pageRecall, score, shingles, tokenize } from "../../bench/extraction/metric.ts";
 

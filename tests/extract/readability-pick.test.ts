@@ -9,7 +9,7 @@ import { loadExtractLibraries } from "../../core/lazy.ts";
 import { removeBoilerplate } from "../../core/extract/boilerplate.ts";
 import { parseDocument } from "../../core/extract/dom.ts";
 import { readabilityPick } from "../../core/extract/readability-pick.ts";
-import { sharedPage } from "./shared-pages.ts";
+import { article } from "../helpers/articles.ts";
 
 beforeAll(() => loadExtractLibraries());
 
@@ -94,7 +94,7 @@ describe("readabilityPick", () => {
     ["0dd13570", 4],
     ["358cc4a0", 4],
   ])("picks what Readability picks on short benchmark page %s", (id, reparses) => {
-    const r = both(sharedPage(id).html);
+    const r = both(article(id).html);
     expect(r.ours).toBe(r.theirs);
     expect(r.plainReparses).toBe(4);
     expect(r.reparses).toBe(reparses);

@@ -1,6 +1,6 @@
 /**
  * The multilingual set's segment metric (trafilatura's, see
- * ../shared/bench/extraction-multilingual/README.md) on hand-made cases with hand-counted results.
+ * bench/README.md) on hand-made cases with hand-counted results.
  */
 import { describe, expect, it } from "vitest";
 import { collapse, segmentCounts, segmentScore } from "../../bench/extraction/segment-metric.ts";

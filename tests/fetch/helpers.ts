@@ -147,10 +147,14 @@ export async function startProxy(): Promise<TestServer & { connects: string[] }>
   };
 }
 
-export const HAS_OPENSSL = spawnSync("openssl", ["version"]).status === 0;
-
-/** A throwaway CA and a leaf for allowed.test, pinned.test and 127.0.0.1 (needs openssl). */
+/**
+ * A throwaway CA and a leaf for allowed.test, pinned.test and 127.0.0.1, made by openssl (a tool the
+ * tests need, like PostgreSQL and Redis: without it the TLS tests fail saying so, they do not skip).
+ */
 export function makeCertificates(): { ca: string; key: string; cert: string } {
+  if (spawnSync("openssl", ["version"]).status !== 0) {
+    throw new Error("openssl is needed to make the TLS tests' certificates and was not found on PATH (apt-get install openssl)");
+  }
   // Only the PEM text is needed afterwards, so the folder goes at once.
   const dir = mkdtempSync(join(tmpdir(), "quarry-tls-"));
   try {

@@ -8,7 +8,7 @@ import { createSafeFetch } from "../../adapters/fetch/safe-fetch.ts";
 import type { SafeFetch } from "../../adapters/fetch/types.ts";
 import { parseAllowList } from "../../core/net/allow-list.ts";
 import { BodyTooLarge, EgressRefused } from "../../core/net/fetch-errors.ts";
-import { HAS_OPENSSL, makeCertificates, mapResolver, startServer } from "./helpers.ts";
+import { makeCertificates, mapResolver, startServer } from "./helpers.ts";
 
 const results: { check: string; ok: boolean; detail?: string }[] = [];
 const record = (check: string, ok: boolean, detail?: string) => results.push({ check, ok, ...(detail ? { detail } : {}) });
@@ -97,7 +97,7 @@ try {
 }
 
 // TLS: node:https with the guarded lookup; the portable fetcher pinned by serverName (Bun only).
-if (HAS_OPENSSL) {
+{
   const tls = makeCertificates();
   const secure = await startServer("127.0.0.1", (req, res) => {
     res.end(JSON.stringify({ host: req.headers.host, sni: (req.socket as { servername?: string }).servername ?? null }));

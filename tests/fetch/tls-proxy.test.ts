@@ -1,7 +1,7 @@
 /**
  * The Node fetcher over TLS (the guarded lookup also runs under tls.connect) and through a proxy
  * (HTTP forwarding, CONNECT tunnels, NO_PROXY, resolve-and-check before anything reaches the
- * proxy). Certificates are made by openssl at test time; the TLS cases skip without it.
+ * proxy). Certificates are made by openssl at test time (tests/fetch/helpers.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { proxyFromEnv } from "../../adapters/fetch/proxy.ts";
@@ -9,7 +9,7 @@ import { createSafeFetch } from "../../adapters/fetch/safe-fetch.ts";
 import type { SafeFetchOptions } from "../../adapters/fetch/types.ts";
 import { parseAllowList } from "../../core/net/allow-list.ts";
 import { EgressRefused, UpstreamNetworkError } from "../../core/net/fetch-errors.ts";
-import { HAS_OPENSSL, makeCertificates, mapResolver, rejection, startProxy, startServer, type Handler, type TestServer } from "./helpers.ts";
+import { makeCertificates, mapResolver, rejection, startProxy, startServer, type Handler, type TestServer } from "./helpers.ts";
 
 const echo: Handler = (req, res) => {
   res.writeHead(200, { "content-type": "application/json" });
@@ -17,18 +17,16 @@ const echo: Handler = (req, res) => {
 };
 
 let plain: TestServer;
-let secure: TestServer | undefined;
+let secure: TestServer;
 let ca = "";
 const resolver = mapResolver({ "allowed.test": ["127.0.0.1"], "evil.test": ["127.0.0.1"] });
 const json = (b: Uint8Array) => JSON.parse(new TextDecoder().decode(b));
 
 beforeAll(async () => {
   plain = await startServer("127.0.0.1", echo);
-  if (HAS_OPENSSL) {
-    const tls = makeCertificates();
-    ca = tls.ca;
-    secure = await startServer("127.0.0.1", echo, { key: tls.key, cert: tls.cert });
-  }
+  const tls = makeCertificates();
+  ca = tls.ca;
+  secure = await startServer("127.0.0.1", echo, { key: tls.key, cert: tls.cert });
 });
 
 afterAll(async () => {
@@ -36,7 +34,7 @@ afterAll(async () => {
   await secure?.close();
 });
 
-describe.runIf(HAS_OPENSSL)("https, direct", () => {
+describe("https, direct", () => {
   it("fetches an allowed name with SNI and verification, through the guarded lookup", async () => {
     const safe = createSafeFetch({ allow: parseAllowList("allowed.test"), resolver, ca });
     const page = await safe.fetchPage(`https://allowed.test:${secure!.port}/x?y=1`);
@@ -83,7 +81,7 @@ describe("through a proxy", () => {
     }
   });
 
-  it.runIf(HAS_OPENSSL)("tunnels https with CONNECT, TLS end to end", async () => {
+  it("tunnels https with CONNECT, TLS end to end", async () => {
     const proxy = await startProxy();
     try {
       const page = await createSafeFetch(options({ https: proxy.origin })).fetchPage(`https://allowed.test:${secure!.port}/t`);

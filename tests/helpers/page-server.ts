@@ -1,18 +1,5 @@
 /** A local web server (127.0.0.1 only) that serves pages for scrape, search-tier and research tests. */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { readFileSync } from "node:fs";
-import { gunzipSync } from "node:zlib";
-import { join, resolve } from "node:path";
-
-export const SHARED = resolve(process.env.QUARRY_SHARED_DIR ?? new URL("../../../shared", import.meta.url).pathname);
-
-/** A real article page from the extraction benchmark, with its ground truth. */
-export function benchmarkPage(id: string): { html: string; truth: { articleBody: string; url: string } } {
-  const dir = join(SHARED, "bench/article-extraction");
-  const html = gunzipSync(readFileSync(join(dir, "html", `${id}.html.gz`))).toString("utf8");
-  const truth = JSON.parse(readFileSync(join(dir, "ground-truth.json"), "utf8"))[id];
-  return { html, truth };
-}
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 

@@ -4,14 +4,13 @@
  * what in-process extraction gives, the worker shows in /metrics while it runs, and it ends after
  * QUARRY_EXTRACT_IDLE.
  */
-import { readdirSync } from "node:fs";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inProcessExtractor } from "../../core/extract/run.ts";
-import { benchmarkPage, SHARED, startPageServer, type PageServer } from "../helpers/page-server.ts";
+import { article } from "../helpers/articles.ts";
+import { startPageServer, type PageServer } from "../helpers/page-server.ts";
 import { createKeyCli, startServer, tempDataDir, type Server } from "../helpers/server.ts";
 
-const ids = readdirSync(join(SHARED, "bench/article-extraction/html")).filter((f) => f.endsWith(".html.gz")).map((f) => f.replace(".html.gz", "")).sort().slice(20, 23);
+const ids = ["21486419", "232a43fb", "23aaecd1"].map((prefix) => article(prefix).id);
 
 function gauge(text: string, state: string): number | undefined {
   const m = new RegExp(`^quarry_extract_workers\\{state="${state}"[^}]*\\} (\\S+)$`, "m").exec(text);
@@ -26,7 +25,7 @@ describe.each(["node", "deno", "bun"] as const)("extraction workers on %s", (run
   beforeAll(async () => {
     site = await startPageServer();
     for (const id of ids) {
-      const { html } = benchmarkPage(id);
+      const { html } = article(id);
       site.route(`/${id}`, (_req, res) => res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(html));
     }
     const env = { QUARRY_DATA_DIR: tempDataDir(), QUARRY_IP_RATE: "off", QUARRY_EGRESS_ALLOW: "127.0.0.1/32", QUARRY_METRICS: "true", QUARRY_EXTRACT_IDLE: "3" };
@@ -54,7 +53,7 @@ describe.each(["node", "deno", "bun"] as const)("extraction workers on %s", (run
     const running = gauge(await metrics(), "running");
     for (let i = 0; i < ids.length; i++) {
       const want = await inProcessExtractor.extract({
-        body: new TextEncoder().encode(benchmarkPage(ids[i]).html), contentType: "text/html; charset=utf-8", url: `${site.url}/${ids[i]}`, onlyMainContent: true,
+        body: new TextEncoder().encode(article(ids[i]).html), contentType: "text/html; charset=utf-8", url: `${site.url}/${ids[i]}`, onlyMainContent: true,
       });
       expect(got[i].markdown.length, ids[i]).toBeGreaterThan(100);
       expect({ title: got[i].title, markdown: got[i].markdown, text: got[i].text, html: got[i].html, links: got[i].links }, ids[i])

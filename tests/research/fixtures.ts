@@ -1,19 +1,21 @@
 /** Five real news articles on one subject (the 2019 impeachment inquiry), served from a local page server. */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { createSafeFetch, parseAllowList } from "../../adapters/fetch/mod.ts";
 import type { PagePort } from "../../core/ports.ts";
 import { contentTokens, containment } from "../../core/answers/words.ts";
-import { benchmarkPage, send, SHARED, startPageServer, type PageServer } from "../helpers/page-server.ts";
+import { article, articleIds, groundTruth } from "../helpers/articles.ts";
+import { send, startPageServer, type PageServer } from "../helpers/page-server.ts";
 
 export const QUESTION = "What happened in the Trump impeachment inquiry hearings?";
 
-/** Benchmark ids of the articles that mention impeachment at least three times. */
+/**
+ * Benchmark ids of the articles that mention impeachment at least three times: of the whole benchmark,
+ * these five, all kept in tests/fixtures/article-extraction (the count guards against losing one).
+ */
 export function impeachmentIds(): string[] {
-  const truth = JSON.parse(readFileSync(join(SHARED, "bench/article-extraction/ground-truth.json"), "utf8")) as Record<string, { articleBody: string }>;
-  return Object.keys(truth)
-    .filter((id) => truth[id]!.articleBody.toLowerCase().split("impeachment").length > 3)
-    .sort();
+  const truth = groundTruth();
+  const ids = articleIds().filter((id) => truth[id]!.articleBody.toLowerCase().split("impeachment").length > 3);
+  if (ids.length !== 5) throw new Error(`tests/fixtures/article-extraction should hold the 5 impeachment-inquiry articles, has ${ids.length}: ${ids.join(", ")}`);
+  return ids;
 }
 
 export interface Served {
@@ -32,13 +34,13 @@ export async function serveArticles(): Promise<Served[]> {
   const sites = await Promise.all(ids.map(() => startPageServer()));
   return ids.map((id, i) => {
     const site = sites[i]!;
-    const page = benchmarkPage(id);
+    const page = article(id);
     const path = `/news/${i + 1}`;
     site.route(path, send("text/html; charset=utf-8", page.html));
-    const slug = new URL(page.truth.url).pathname.split("/").filter(Boolean).pop() ?? `article ${i + 1}`;
+    const slug = new URL(page.url).pathname.split("/").filter(Boolean).pop() ?? `article ${i + 1}`;
     const title = slug.replace(/\.[a-z]+$/, "").replace(/[-_]+/g, " ");
-    const snippet = page.truth.articleBody.split(/(?<=[.!?])\s+/)[0]!.slice(0, 300);
-    return { site, url: `${site.url}${path}`, path, title, snippet, text: `${page.truth.articleBody}\n${snippet}` };
+    const snippet = page.truth.split(/(?<=[.!?])\s+/)[0]!.slice(0, 300);
+    return { site, url: `${site.url}${path}`, path, title, snippet, text: `${page.truth}\n${snippet}` };
   });
 }
 

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSafeFetch, parseAllowList } from "../../adapters/fetch/mod.ts";
 import { countTokens } from "../../core/budget/tokens.ts";
 import { makeApp, type TestApp } from "../helpers/app.ts";
-import { benchmarkPage, send, startPageServer, type PageServer } from "../helpers/page-server.ts";
+import { article } from "../helpers/articles.ts";
+import { send, startPageServer, type PageServer } from "../helpers/page-server.ts";
 
 const ARTICLE = "042bb7b5fedab6eac7db576522b89b93904c237d344bcbe14a6a5ab7f7335856";
 
@@ -36,8 +37,8 @@ describe("POST /v1/scrape", () => {
   const scrapeReq = (json: unknown) => t.request("/v1/scrape", { method: "POST", key, json });
 
   beforeAll(async () => {
+    const { html } = article(ARTICLE);
     site = await startPageServer();
-    const { html } = benchmarkPage(ARTICLE);
     site.route("/article", send("text/html; charset=utf-8", html));
     site.route("/gz", (_req, res) => res.writeHead(200, { "content-type": "text/html", "content-encoding": "gzip" }).end(gzipSync(html)));
     site.route("/doc.pdf", send("application/pdf", tinyPdf("Quarry reads PDF files too")));
@@ -53,8 +54,8 @@ describe("POST /v1/scrape", () => {
     key = (await t.key("acme", ["scrape"])).secret;
   });
   afterAll(async () => {
-    await t.close();
-    await site.close();
+    await t?.close();
+    await site?.close();
   });
 
   it("returns the main content of a real article with metadata, tokens and the cache on the second call", async () => {

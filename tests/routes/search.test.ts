@@ -5,7 +5,8 @@ import { createSafeFetch, parseAllowList } from "../../adapters/fetch/mod.ts";
 import { countTokens } from "../../core/budget/tokens.ts";
 import { SearchResponseSchema } from "../../core/operations/search/schema.ts";
 import { makeApp, type TestApp } from "../helpers/app.ts";
-import { benchmarkPage, send, startPageServer, type PageServer } from "../helpers/page-server.ts";
+import { article } from "../helpers/articles.ts";
+import { send, startPageServer, type PageServer } from "../helpers/page-server.ts";
 import { replayEnv, startReplayServer, type ReplayServer } from "../helpers/replay-server.ts";
 
 describe("POST /v1/search", () => {
@@ -18,7 +19,7 @@ describe("POST /v1/search", () => {
   beforeAll(async () => {
     replay = await startReplayServer();
     site = await startPageServer();
-    site.route("/gaming", send("text/html", benchmarkPage("042bb7b5fedab6eac7db576522b89b93904c237d344bcbe14a6a5ab7f7335856").html));
+    site.route("/gaming", send("text/html", article("042bb7b5fedab6eac7db576522b89b93904c237d344bcbe14a6a5ab7f7335856").html));
     site.route("/slow", (_req, res) => setTimeout(() => res.writeHead(200, { "content-type": "text/html" }).end("<p>late</p>"), 20_000));
   });
   afterAll(async () => {

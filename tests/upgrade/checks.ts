@@ -99,17 +99,17 @@ export function upgradeChecks(site: () => TestSite, commit: string, m0: Manifest
     expect(health.services.intelligence.sources_tracked).toBe(sourceBefore ? 1 : 0);
   });
 
-  it("keeps the finished batch job and its pages", async ({ skip }) => {
-    if (!m.batch) return skip();
-    const batch = await json(`${server!.url}/v1/batch/scrape/${m.batch.id}`, m.keys.bot.key);
-    expect([batch.status, batch.completed, batch.failed]).toEqual([m.batch.status, m.batch.completed, m.batch.failed]);
-    expect(batch.data.filter((p: Job) => p.markdown?.includes("Quarry test site"))).toHaveLength(m.batch.completed);
+  // Data from a version before crawls and batch scrapes holds no job: the job checks are made only
+  // on data that has one (its manifest says so), instead of being reported as skipped.
+  if (m0.batch) it("keeps the finished batch job and its pages", async () => {
+    const batch = await json(`${server!.url}/v1/batch/scrape/${m.batch!.id}`, m.keys.bot.key);
+    expect([batch.status, batch.completed, batch.failed]).toEqual([m.batch!.status, m.batch!.completed, m.batch!.failed]);
+    expect(batch.data.filter((p: Job) => p.markdown?.includes("Quarry test site"))).toHaveLength(m.batch!.completed);
   });
 
-  it("resumes the interrupted crawl: every page once, none the old version read fetched again, each counted once", async ({ skip }) => {
-    if (!m.crawl) return skip();
+  if (m0.crawl) it("resumes the interrupted crawl: every page once, none the old version read fetched again, each counted once", async () => {
     const { main } = m.keys;
-    const after = await waitFor(`${server!.url}/v1/crawl/${m.crawl.id}`, main.key, (j) => ["completed", "failed", "cancelled"].includes(j.status), 90_000);
+    const after = await waitFor(`${server!.url}/v1/crawl/${m.crawl!.id}`, main.key, (j) => ["completed", "failed", "cancelled"].includes(j.status), 90_000);
     expect(after.status).toBe("completed");
     // A crawl that stopped early (its site seen as down, its deadline) also ends completed: say why. Its only
     // failures are the site's page that is missing and the one that never answers.
@@ -119,7 +119,7 @@ export function upgradeChecks(site: () => TestSite, commit: string, m0: Manifest
     const paths = pages.map((p) => path(p.url));
     for (const p of sitePagePaths()) expect(paths.filter((x) => x === p), p).toHaveLength(1);
     expect(new Set(paths).size).toBe(paths.length);
-    expect(doneBefore.length).toBeGreaterThanOrEqual(m.crawl.completed_at_kill);
+    expect(doneBefore.length).toBeGreaterThanOrEqual(m.crawl!.completed_at_kill);
     const refetched = site().hits.slice(hitsFrom).map((h) => h.path).filter((p) => doneBefore.includes(p));
     expect(refetched).toEqual([]);
     // The month's crawl units: what the old version counted, plus one per page read since (a
