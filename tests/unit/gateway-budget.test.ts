@@ -110,6 +110,10 @@ interface Spent { statements: string[]; reads: Reads; immediates: number; timeou
 /** Sends `n` requests in one go (or one after another) and counts what answering them took, until all are answered. */
 async function spend(n: number, make: (reads: Reads) => Request, together = true): Promise<Spent> {
   const reads: Reads = { signal: 0, body: 0 };
+  // Timers are held still while the requests are answered, and run after: the window's hits go out in one
+  // write at most every 250 ms whatever the number of requests (a timer, not per-request work), so a slow
+  // machine taking longer than that over the requests counts the same statements as a fast one.
+  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
   const immediate = vi.spyOn(globalThis, "setImmediate");
   const timeout = vi.spyOn(globalThis, "setTimeout");
   const from = executed.length;
@@ -125,6 +129,8 @@ async function spend(n: number, make: (reads: Reads) => Request, together = true
   } finally {
     immediate.mockRestore();
     timeout.mockRestore();
+    vi.runOnlyPendingTimers();
+    vi.useRealTimers();
   }
 }
 
@@ -151,16 +157,7 @@ describe("the gateway's work per authenticated request (budgets in the file's he
   });
 
   it("GET /v1/usage, one at a time: the mark and nothing else per request", async () => {
-    // The window's hits go out in one write at most every 250 ms, whatever the number of requests (a timer,
-    // not per-request work): held still here, so a slow machine's 20 requests taking longer than that count the same.
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
-    let s: Spent;
-    try {
-      s = await spend(20, (r) => request("/v1/usage", r), false);
-    } finally {
-      vi.runOnlyPendingTimers();
-      vi.useRealTimers();
-    }
+    const s = await spend(20, (r) => request("/v1/usage", r), false);
     expect(s.statements.filter((sql) => sql === DATA_VERSION)).toHaveLength(20);
     expect(other(s).filter((sql) => !/lastused/.test(sql) && !/INSERT INTO "?quarry_kv/.test(sql))).toEqual([]);
     // last_used_at: at most one write a second per key.
