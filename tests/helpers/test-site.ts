@@ -15,6 +15,13 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { gzipSync } from "node:zlib";
 
+/**
+ * The per-page timeout of the tests' whole-site crawls: /slow never answers and fails after it. Long
+ * enough that an ordinary page of a loaded machine (four test files at once on two cores) is read in
+ * it: at 2 s such pages timed out, went missing and fed the host's unreachable streak.
+ */
+export const PAGE_TIMEOUT_MS = 5000;
+
 export interface Hit {
   host: string;
   path: string;

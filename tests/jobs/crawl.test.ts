@@ -8,7 +8,7 @@ import { createServer } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSafeFetch, parseAllowList } from "../../adapters/fetch/mod.ts";
 import { makeApp, type TestApp } from "../helpers/app.ts";
-import { sitePagePaths, siteResolver, startTestSite, type TestSite } from "../helpers/test-site.ts";
+import { sitePagePaths, siteResolver, startTestSite, type TestSite, PAGE_TIMEOUT_MS } from "../helpers/test-site.ts";
 
 let site: TestSite;
 let t: TestApp;

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKeyCli, startServer, tempDataDir, type Server } from "../helpers/server.ts";
 import { allPages, json, waitFor, type Job } from "../helpers/job-http.ts";
-import { sitePagePaths, startTestSite, type TestSite } from "../helpers/test-site.ts";
+import { sitePagePaths, startTestSite, type TestSite, PAGE_TIMEOUT_MS } from "../helpers/test-site.ts";
 
 let site: TestSite;
 let server: Server | null = null;
@@ -26,7 +26,7 @@ describe("SIGKILL during a crawl", () => {
     const env = { QUARRY_DATA_DIR: dir, QUARRY_EGRESS_ALLOW: "127.0.0.1/32", QUARRY_PLANS: '{"free":{"quota":1000,"per_minute":100000}}' };
     const { key } = createKeyCli(env, "acme", "scrape");
     server = await startServer("node", env);
-    const started = await json(`${server.url}/v1/crawl`, key, { method: "POST", body: JSON.stringify({ url: `${site.ipUrl}/`, max_depth: 10, limit: 300, timeout_ms: 2000 }) });
+    const started = await json(`${server.url}/v1/crawl`, key, { method: "POST", body: JSON.stringify({ url: `${site.ipUrl}/`, max_depth: 10, limit: 300, timeout_ms: PAGE_TIMEOUT_MS }) });
     const statusUrl = `${server.url}/v1/crawl/${started.id}`;
     const before = await waitFor(statusUrl, key, (j) => j.completed >= 12, 60_000);
     expect(before.status).toBe("running");

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKeyCli, startServer, tempDataDir, type Server } from "../helpers/server.ts";
 import { allPages, json, waitFor } from "../helpers/job-http.ts";
-import { sitePagePaths, startTestSite, type TestSite } from "../helpers/test-site.ts";
+import { sitePagePaths, startTestSite, type TestSite, PAGE_TIMEOUT_MS } from "../helpers/test-site.ts";
 
 let site: TestSite;
 let server: Server | null = null;
@@ -24,7 +24,7 @@ describe("SIGTERM during a crawl followed over SSE", () => {
     const env = { QUARRY_DATA_DIR: tempDataDir(), QUARRY_EGRESS_ALLOW: "127.0.0.1/32", QUARRY_PLANS: '{"free":{"quota":1000,"per_minute":100000}}' };
     const { key } = createKeyCli(env, "acme", "scrape");
     server = await startServer("node", env);
-    const started = await json(`${server.url}/v1/crawl`, key, { method: "POST", body: JSON.stringify({ url: `${site.ipUrl}/`, max_depth: 10, limit: 300, timeout_ms: 2000 }) });
+    const started = await json(`${server.url}/v1/crawl`, key, { method: "POST", body: JSON.stringify({ url: `${site.ipUrl}/`, max_depth: 10, limit: 300, timeout_ms: PAGE_TIMEOUT_MS }) });
     const statusUrl = `${server.url}/v1/crawl/${started.id}`;
     const stream = await fetch(`${statusUrl}/events`, { headers: { authorization: `Bearer ${key}` } });
     expect(stream.status).toBe(200);
@@ -61,7 +61,7 @@ describe("SIGTERM during a crawl followed over SSE", () => {
     const env = { QUARRY_DATA_DIR: tempDataDir(), QUARRY_EGRESS_ALLOW: "127.0.0.1/32", QUARRY_PLANS: '{"free":{"quota":1000,"per_minute":100000}}' };
     const { key } = createKeyCli(env, "acme", "scrape");
     server = await startServer("node", env);
-    const started = await json(`${server.url}/v1/crawl`, key, { method: "POST", body: JSON.stringify({ url: `${site.ipUrl}/`, max_depth: 10, limit: 300, timeout_ms: 2000 }) });
+    const started = await json(`${server.url}/v1/crawl`, key, { method: "POST", body: JSON.stringify({ url: `${site.ipUrl}/`, max_depth: 10, limit: 300, timeout_ms: PAGE_TIMEOUT_MS }) });
     await waitFor(`${server.url}/v1/crawl/${started.id}`, key, (j) => j.completed >= 3, 60_000);
     // A scrape of a page that never answers holds the drain for its 3 s.
     const held = fetch(`${server.url}/v1/scrape`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ url: `${site.ipUrl}/slow?held`, timeout_ms: 3000 }) }).catch(() => null);

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCrawlCluster, type CrawlCluster } from "../helpers/crawl-cluster.ts";
 import { createKeyCli, type Server } from "../helpers/server.ts";
-import { sitePagePaths, type TestSite } from "../helpers/test-site.ts";
+import { sitePagePaths, type TestSite, PAGE_TIMEOUT_MS } from "../helpers/test-site.ts";
 
 let cluster: CrawlCluster;
 let site: TestSite;
@@ -28,7 +28,7 @@ describe("a crawl over three instances on PostgreSQL", () => {
     const { key } = createKeyCli(env, "acme", "scrape");
     const call = async (i: number, path: string, init: RequestInit = {}): Promise<Job> =>
       (await fetch(servers[i % 3]!.url + path, { ...init, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" } })).json();
-    const started = await call(0, "/v1/crawl", { method: "POST", body: JSON.stringify({ url: `${site.ipUrl}/`, max_depth: 10, limit: 300, timeout_ms: 2000 }) });
+    const started = await call(0, "/v1/crawl", { method: "POST", body: JSON.stringify({ url: `${site.ipUrl}/`, max_depth: 10, limit: 300, timeout_ms: PAGE_TIMEOUT_MS }) });
     expect(started.id, JSON.stringify(started) + servers[0]!.output().split("\n").filter((l) => /error/i.test(l)).slice(-5).join("\n")).toMatch(/^crawl_/);
     let job: Job = {};
     const until = Date.now() + 120_000;

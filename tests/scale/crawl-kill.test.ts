@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCrawlCluster, type CrawlCluster } from "../helpers/crawl-cluster.ts";
 import { createKeyCli, type Server } from "../helpers/server.ts";
-import { sitePagePaths, type TestSite } from "../helpers/test-site.ts";
+import { sitePagePaths, type TestSite, PAGE_TIMEOUT_MS } from "../helpers/test-site.ts";
 
 let cluster: CrawlCluster;
 let site: TestSite;
@@ -34,7 +34,7 @@ describe("an instance SIGKILLed in the middle of a shared crawl", () => {
     const { key } = createKeyCli(env, "acme", "scrape");
     const call = async (i: number, path: string, init: RequestInit = {}): Promise<Job> =>
       (await fetch(servers[i]!.url + path, { ...init, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" } })).json();
-    const started = await call(0, "/v1/crawl", { method: "POST", body: JSON.stringify({ url: `${site.ipUrl}/`, max_depth: 10, limit: 300, timeout_ms: 2000 }) });
+    const started = await call(0, "/v1/crawl", { method: "POST", body: JSON.stringify({ url: `${site.ipUrl}/`, max_depth: 10, limit: 300, timeout_ms: PAGE_TIMEOUT_MS }) });
     expect(started.id).toMatch(/^crawl_/);
     const victim = servers[1]!;
     const recordedBy = (s: Server) => (s.output().match(new RegExp(`"job_id":"${started.id}"[^\\n]*job page recorded`, "g")) ?? []).length;
