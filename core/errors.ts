@@ -15,6 +15,7 @@ export const ERROR_STATUS = {
   url_not_allowed: 422,
   unsupported_content: 422,
   action_failed: 422,
+  model_unavailable: 422,
   rate_limited: 429,
   quota_exceeded: 429,
   too_many_jobs: 429,
@@ -32,10 +33,11 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
  * Errors that refuse a request rather than answer it: like the gateway's own refusals (400,
  * 401, 403, 429), they count toward no quota, even when an operation raises them after
  * admission (a private URL, a platform this server does not have). So do the 422s of a scrape
- * that gives nothing (content it cannot read, an action the page could not do), as a crawl's
+ * that gives nothing (content it cannot read, an action the page could not do, a format that
+ * needs a model on a server without one), as a crawl's
  * page failing for those reasons costs nothing.
  */
-export const REFUSALS: ReadonlySet<ErrorCode> = new Set(["invalid_request", "url_not_allowed", "not_found", "unsupported_content", "action_failed"]);
+export const REFUSALS: ReadonlySet<ErrorCode> = new Set(["invalid_request", "url_not_allowed", "not_found", "unsupported_content", "action_failed", "model_unavailable"]);
 
 export interface FieldIssue {
   field: string;

@@ -63,3 +63,21 @@ export function lib<K extends keyof Libraries>(name: K): Libraries[K] {
   if (!libraries) throw new Error(`${name} is not loaded yet: await loadLibraries() first`);
   return libraries[name];
 }
+
+interface DocumentLibraries {
+  /** DOCX → semantic HTML (headings, lists, tables, links). */
+  mammoth: typeof import("mammoth");
+  /** Zip archives: the other office formats are zipped XML. */
+  fflate: typeof import("fflate");
+}
+
+let documents: Promise<DocumentLibraries> | null = null;
+
+/** The office-document libraries, loaded the first time a document is read (most servers never read one). */
+export function documentLibraries(): Promise<DocumentLibraries> {
+  documents ??= Promise.all([import("mammoth"), import("fflate")]).then(([mammoth, fflate]) => {
+    const m = mammoth as unknown as { default?: DocumentLibraries["mammoth"] };
+    return { mammoth: (m.default ?? mammoth) as DocumentLibraries["mammoth"], fflate };
+  });
+  return documents;
+}

@@ -14,7 +14,7 @@ export const JOB_PATH: Record<JobKind, string> = { crawl: "/v1/crawl", batch: "/
 
 export interface NativeJobPage {
   url: string; status_code: number; title: string | null; final_url?: string;
-  markdown?: string; text?: string; html?: string; links?: Array<{ text: string; url: string }>; error?: string;
+  markdown?: string; text?: string; html?: string; raw_html?: string; links?: Array<{ text: string; url: string; main?: boolean }>; error?: string;
   rendered?: boolean; render_note?: string; screenshot?: string; truncated?: string[];
 }
 

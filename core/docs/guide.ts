@@ -46,7 +46,7 @@ export function apiGuide(routes: RouteDef[], plans: PlanTable, ipRate: BucketCon
       "A crawl or batch scrape counts one `crawl` unit per page read instead, and stops when the quota runs out. " +
       "Spent: 429 `quota_exceeded` until `X-RateLimit-Reset`.",
     "- **Not counted**: refused requests (400, 401, 403, 404, 405, 413, 415, 429, a URL refused with 422 `url_not_allowed`), a scrape that gives " +
-      "nothing back (422 `unsupported_content`, `action_failed`), answers that fail with a 5xx, and a request whose client " +
+      "nothing back (422 `unsupported_content`, `action_failed`, `model_unavailable`), answers that fail with a 5xx, and a request whose client " +
       "closed the connection before its answer was ready.",
     "- **Jobs**: an account may have as many crawl and batch jobs queued or running as its plan says; another is a 429 " +
       "`too_many_jobs`. What its jobs keep (pages, URLs found) counts toward its job storage until they expire: full, a running " +

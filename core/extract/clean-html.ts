@@ -74,6 +74,48 @@ function promoteLazySource(img: Element): void {
   if (first) img.setAttribute("src", first);
 }
 
+/**
+ * Every http(s) link of the page as fetched, before anything is removed: in page order, made
+ * absolute against `baseUrl` (the page's <base>, else its URL), the first occurrence of each
+ * URL (with its text, or an image's alt, or its title when it has no text), links to the page
+ * itself by fragment skipped. What agents follow to decide where to go next (Firecrawl's `links`).
+ */
+export function documentLinks(document: Document, baseUrl: string, pageUrl: string): ExtractedLink[] {
+  const page = withoutHash(pageUrl);
+  const seen = new Map<string, ExtractedLink>();
+  for (const a of Array.from(document.getElementsByTagName("a"))) {
+    const href = a.getAttribute("href");
+    if (!href || /^\s*(javascript|data|vbscript|mailto|tel):/i.test(href)) continue;
+    const url = absoluteUrl(href, baseUrl);
+    if (!url || !/^https?:/i.test(url) || (page && withoutHash(url) === page && url.includes("#"))) continue;
+    const text = linkText(a);
+    const prior = seen.get(url);
+    if (prior) {
+      if (!prior.text && text) prior.text = text;
+      continue;
+    }
+    seen.set(url, { text, url });
+  }
+  return [...seen.values()];
+}
+
+function withoutHash(url: string): string | null {
+  try {
+    const u = new URL(url);
+    u.hash = "";
+    return u.href;
+  } catch {
+    return null;
+  }
+}
+
+function linkText(a: Element): string {
+  const text = normalizeSpace(a.textContent ?? "");
+  if (text) return text;
+  const alt = a.querySelector("img[alt]")?.getAttribute("alt");
+  return normalizeSpace(alt || a.getAttribute("aria-label") || a.getAttribute("title") || "");
+}
+
 /** http(s) links of the (cleaned) tree, first occurrence of each URL, fragment-only links skipped. */
 export function collectLinks(root: Element, pageUrl: string): ExtractedLink[] {
   const seen = new Set<string>();

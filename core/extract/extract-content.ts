@@ -3,7 +3,7 @@
  * it runs unchanged on Node, Deno and Bun alike.
  */
 import { removeNonContent } from "./boilerplate.ts";
-import { cleanTree, collectLinks } from "./clean-html.ts";
+import { cleanTree, collectLinks, documentLinks } from "./clean-html.ts";
 import { absoluteUrl, parseDocument, unwrapShadowRoots } from "./dom.ts";
 import { selectMainContent } from "./main-content.ts";
 import { extractMetadata } from "./metadata.ts";
@@ -23,6 +23,9 @@ interface Rendered {
 const EVERY_RENDERING: readonly Rendering[] = ["html", "text", "markdown", "links"];
 
 function renderContent(document: Document, html: string, meta: PageMetadata, url: string, baseUrl: string, options: ExtractOptions): Rendered {
+  const wanted = options.formats ?? EVERY_RENDERING;
+  // Every link of the page, taken before content selection removes navigation and link lists.
+  const all = wanted.includes("links") ? documentLinks(document, baseUrl, url) : [];
   let content: Element | null;
   if (options.onlyMainContent !== false) {
     content = selectMainContent(document, meta);
@@ -30,9 +33,8 @@ function renderContent(document: Document, html: string, meta: PageMetadata, url
     content = document.body;
     if (content) removeNonContent(content);
   }
-  if (!content) return { html: "", text: "", markdown: "", links: [], ...(options.shellCheck ? { shell: looksLikeShell(html, () => "") } : {}) };
+  if (!content) return { html: "", text: "", markdown: "", links: all.map((l) => ({ ...l, main: false })), ...(options.shellCheck ? { shell: looksLikeShell(html, () => "") } : {}) };
   // Only what was asked for: a markdown-only crawl page needs neither its HTML nor its text.
-  const wanted = options.formats ?? EVERY_RENDERING;
   // Attributes and URLs show only in the HTML, markdown and links; the text reads neither.
   if (wanted.some((f) => f !== "text")) cleanTree(content, baseUrl);
   const root = content;
@@ -42,11 +44,21 @@ function renderContent(document: Document, html: string, meta: PageMetadata, url
     html: htmlOut,
     text: text ?? "",
     markdown: wanted.includes("markdown") ? renderMarkdown(root) : "",
-    links: wanted.includes("links") ? collectLinks(root, url) : [],
+    links: wanted.includes("links") ? markMain(all, collectLinks(root, url)) : [],
   };
   // The text is made for the check only when the page has scripts at all.
   if (options.shellCheck) rendered.shell = looksLikeShell(html, () => text ?? renderText(root));
   return rendered;
+}
+
+/** The page's links, each marked by whether the main content holds it. */
+function markMain(all: ExtractResult["links"], main: ExtractResult["links"]): ExtractResult["links"] {
+  const inMain = new Set(main.map((l) => l.url));
+  const links = all.map((l) => ({ ...l, main: inMain.has(l.url) }));
+  // A link the content gained that the page did not show as such (none in practice) still counts.
+  const known = new Set(all.map((l) => l.url));
+  for (const l of main) if (!known.has(l.url)) links.push({ ...l, main: true });
+  return links;
 }
 
 /** The body's text with scripts and styles left out, for trees too deep for anything else. */
@@ -94,5 +106,6 @@ export function extractContent(html: string, url: string, options: ExtractOption
     markdown,
     links,
     ...(shell === undefined ? {} : { shell }),
+    ...(meta.structured ? { structured_data: meta.structured } : {}),
   };
 }

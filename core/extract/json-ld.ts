@@ -19,7 +19,8 @@ export function readJsonLd(blocks: string[]): JsonLdNode[] {
   return nodes;
 }
 
-function parseLenient(raw: string): unknown {
+/** One block parsed, tolerating comments, CDATA and raw control characters; undefined when broken. */
+export function parseLenient(raw: string): unknown {
   const text = raw.trim().replace(/^<!--|-->$/g, "").replace(/^\s*\/\/\s*<!\[CDATA\[|\/\/\s*\]\]>\s*$/g, "");
   try {
     return JSON.parse(text);

@@ -3,7 +3,8 @@
  * meta tags, microdata, then the document itself (`<title>`, `<html lang>`).
  */
 import { normalizeSpace } from "./dom.ts";
-import { findJsonLdType, jsonLdName, jsonLdString, mainJsonLdNode, readJsonLd } from "./json-ld.ts";
+import { findJsonLdType, jsonLdName, jsonLdString, mainJsonLdNode, parseLenient, readJsonLd } from "./json-ld.ts";
+import { jsonLdBlocks, microdataItems, openGraph, structuredData } from "./structured-data.ts";
 import type { PageMetadata } from "../ports/extract.ts";
 
 /** What metadata needs from the document, gathered in one walk (each querySelector is a walk too). */
@@ -17,6 +18,8 @@ interface DocumentFacts {
   itempropDate: Element | null;
   relAuthor: Element | null;
   pubdateTime: Element | null;
+  /** Microdata items that are no other item's property, in page order. */
+  items: Element[];
 }
 
 function gatherFacts(document: Document): DocumentFacts {
@@ -28,6 +31,7 @@ function gatherFacts(document: Document): DocumentFacts {
     itempropDate: null,
     relAuthor: null,
     pubdateTime: null,
+    items: [],
   };
   const root = document.documentElement;
   if (root) visit(root, facts);
@@ -51,6 +55,7 @@ function visit(root: Element, facts: DocumentFacts): void {
     } else if (tag === "A" && !facts.relAuthor && /\bauthor\b/i.test(c.getAttribute("rel") ?? "")) facts.relAuthor = c;
     else if (tag === "TIME" && !facts.pubdateTime && c.hasAttribute("pubdate")) facts.pubdateTime = c;
     const itemprop = c.getAttribute("itemprop");
+    if (!itemprop && c.hasAttribute("itemscope")) facts.items.push(c);
     if (itemprop) {
       if (!facts.itempropAuthor && /\bauthor\b/.test(itemprop)) facts.itempropAuthor = c;
       if (!facts.itempropDate && /\bdatePublished\b/.test(itemprop)) facts.itempropDate = c;
@@ -262,5 +267,6 @@ export function extractMetadata(document: Document): PageMetadata {
     language,
     site_name: siteName,
     articleBody: jsonLdString(main, "articleBody"),
+    structured: structuredData(jsonLdBlocks(facts.jsonLd, parseLenient), microdataItems(facts.items), openGraph(meta)),
   };
 }

@@ -12,9 +12,9 @@ import { frontierKey, outOfScope } from "./url-rules.ts";
  * The links worth adding: a private address is skipped and reported whatever the scope; then
  * scope (silently: other sites are not this crawl's business), robots.txt and URL traps
  * (reported). Links this process saw committed are dropped; other duplicates are left to the store.
+ * `depth` is the links' (one below the page's); a crawl's sitemap URLs are depth 0 (sitemap-seeds.ts).
  */
-export async function discover(ctx: WorkContext, job: JobRecord, links: string[], from: JobTask): Promise<{ tasks: JobTask[]; skipped: SkippedUrl[]; dropped: number }> {
-  const depth = from.depth + 1;
+export async function discover(ctx: WorkContext, job: JobRecord, links: string[], from: JobTask, depth = from.depth + 1): Promise<{ tasks: JobTask[]; skipped: SkippedUrl[]; dropped: number }> {
   const rules = ctx.rulesOf(job);
   const traps = ctx.trapsOf(job.id);
   const seen = new Set<string>();
@@ -52,7 +52,8 @@ export async function discover(ctx: WorkContext, job: JobRecord, links: string[]
       skipped.push({ url, reason: robotsReason(robots) });
       continue;
     }
-    const trap = traps.check(url, from.url);
+    // A sitemap's URL (depth 0) was found on no page: no chain of pages leads to it.
+    const trap = traps.check(url, depth === 0 ? undefined : from.url);
     if (trap) {
       skipped.push({ url, reason: `trap_${trap}` });
       continue;

@@ -20,6 +20,7 @@ import type { WorkContext } from "./work-context.ts";
 import type { Heartbeat } from "./leases.ts";
 import type { JobStore } from "../ports/jobs.ts";
 import { pageLinks } from "./site-files.ts";
+import { readsSitemaps, sitemapUrls, streakDepth } from "./sitemap-seeds.ts";
 
 function failedPage(url: string, statusCode: number, error: string, data: Record<string, unknown> = {}): PageResult {
   return { url, ok: false, statusCode, title: null, data, error };
@@ -90,7 +91,7 @@ async function work(ctx: WorkContext, task: JobTask, held: Held, lease?: number)
   if (ctx.streaks.down(job.id, target.host)) return record(ctx, job, task, failedPage(task.url, 0, HOST_DOWN), [], null);
   const robots = spec.respectRobots ? await ctx.robots.get(target.origin) : null;
   // Its fetch (or its failure to get an answer) counts toward the host's streak; a page it keeps out fails.
-  const kept = robots && ctx.streaks.robots(job, target, task.depth, robots);
+  const kept = robots && ctx.streaks.robots(job, target, streakDepth(job, task), robots);
   if (kept) return record(ctx, job, task, failedPage(task.url, 0, kept.error), [], null, kept.stop, kept.unreachable);
   const delay = robots?.crawlDelay();
   let release: (() => void) | null = null;
@@ -154,7 +155,7 @@ async function work(ctx: WorkContext, task: JobTask, held: Held, lease?: number)
         cutBytes = capped.cut;
         page = { url: task.url, ok: true, statusCode: read.status, title: data.title, data: capped.data, error: null };
         // Links from what was read: a rendered page's links include those its scripts added.
-        if (job.kind === "crawl" && task.depth < spec.maxDepth && /html/i.test(read.contentType ?? "html")) {
+        if (job.kind === "crawl" && spec.sitemap !== "only" && task.depth < spec.maxDepth && /html/i.test(read.contentType ?? "html")) {
           links = pageLinks(decodeHtml(read.body, read.contentType), read.finalUrl).map((l) => l.url);
         }
       }
@@ -179,9 +180,23 @@ async function work(ctx: WorkContext, task: JobTask, held: Held, lease?: number)
     if (ticket) await ports.counters.release(ticket).catch(() => {});
     return giveBack(store, task);
   }
-  const stop = ctx.streaks.count(job, target, task.depth, page.statusCode, unreachable, asked);
-  const found = links.length ? await discover(ctx, job, links, task) : { tasks: [], skipped: [], dropped: 0 };
+  const stop = ctx.streaks.count(job, target, streakDepth(job, task), page.statusCode, unreachable, asked);
+  const found = await discoverAll(ctx, job, task, links, !unreachable && stop === null && readsSitemaps(job, task), ac.signal);
   await record(ctx, job, task, page, found, ticket, stop, unreachable, cutBytes);
+}
+
+/**
+ * The page's links, and at the start page of a crawl that reads sitemaps its site's sitemap URLs
+ * (depth 0, first, so a URL both list is taken once, at the lower depth). A sitemap that cannot be
+ * read adds nothing; the page's links still count.
+ */
+async function discoverAll(ctx: WorkContext, job: JobRecord, task: JobTask, links: string[], sitemaps: boolean, signal: AbortSignal) {
+  const listed = sitemaps ? await sitemapUrls(ctx, job, task.url, signal).catch(() => []) : [];
+  if (!listed.length) return links.length ? discover(ctx, job, links, task) : { tasks: [], skipped: [], dropped: 0 };
+  const seeds = await discover(ctx, job, listed, task, 0);
+  const taken = new Set(seeds.tasks.map((t) => t.url));
+  const rest = await discover(ctx, job, links.filter((l) => !taken.has(l)), task);
+  return { tasks: [...seeds.tasks, ...rest.tasks.filter((t) => !taken.has(t.url))], skipped: [...seeds.skipped, ...rest.skipped], dropped: seeds.dropped + rest.dropped };
 }
 
 /** A claimed entry given back unread (pending again); a store that fails leaves it to its lease. */

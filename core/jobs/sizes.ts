@@ -46,7 +46,7 @@ export function utf8Bytes(s: string): number {
 export const rowBytes = (url: string, reason?: string | null): number => utf8Bytes(url) + (reason ? utf8Bytes(reason) : 0);
 
 /** The content formats a page may hold, in the order they give way when its data is too large (the largest first among equals). */
-const CONTENT = ["html", "screenshot", "text", "markdown", "links"] as const;
+const CONTENT = ["raw_html", "html", "screenshot", "structured_data", "text", "markdown", "links"] as const;
 
 /**
  * A page's data within `max` bytes (as stored: JSON). Under it, unchanged. Over it, each content

@@ -7,21 +7,33 @@
  * always has; the job engine reads its pages through `readJobPage`, handed to it in services.ts.
  */
 import { truncateToTokens } from "../budget/tokens.ts";
-import type { PageMetadata } from "../ports/extract.ts";
+import { decodeHtml } from "../extract/decode-html.ts";
+import type { PageMetadata, StructuredData } from "../ports/extract.ts";
 import type { Ports } from "../ports.ts";
-import { readPage, type Content, type Read, type ReadRequest } from "./read-page.ts";
+import { kindOf, readPage, type Content, type Read, type ReadRequest } from "./read-page.ts";
 import { toBase64 } from "./render.ts";
 
 /** The page's metadata (as the extractor reads it) and the requested formats. */
-export interface PageData extends Omit<PageMetadata, "articleBody"> {
+export interface PageData extends Omit<PageMetadata, "articleBody" | "structured"> {
   /** A job page's: whether it was rendered, and why not when it looked like it needed it (scrape says so in `meta`). */
   rendered?: boolean;
   render_note?: string;
   markdown?: string;
   text?: string;
   html?: string;
-  links?: Array<{ text: string; url: string }>;
+  /** The document as fetched (or as the browser rendered it), decoded; an HTML or text page's only. */
+  raw_html?: string;
+  /** Every link of the page, `main` when it stood in the main content. */
+  links?: Array<{ text: string; url: string; main?: boolean }>;
   screenshot?: string;
+  /** The page's own JSON-LD, microdata and Open Graph, when it states any. */
+  structured_data?: StructuredData;
+}
+
+/** The page as fetched or rendered: an HTML or text page's decoded body, else empty (a PDF or office file has no HTML). */
+export function rawHtmlOf(read: Read): string {
+  const kind = kindOf(read.contentType, read.body);
+  return kind === "html" || kind === "text" ? decodeHtml(read.body, read.contentType) : "";
 }
 
 export interface PageDataOptions {
@@ -38,9 +50,11 @@ export function pageData(read: Read, content: Content, formats: readonly string[
     title: content.title, description: content.description, author: content.author,
     published_at: content.published_at, language: content.language, site_name: content.site_name,
     ...(options.withRender ? { rendered: read.rendered, ...(read.note ? { render_note: read.note } : {}) } : {}),
+    ...(content.structured_data ? { structured_data: content.structured_data } : {}),
   };
   for (const f of formats) {
     if (f === "links") data.links = content.links;
+    else if (f === "raw_html") data.raw_html = maxTokens ? truncateToTokens(rawHtmlOf(read), maxTokens) : rawHtmlOf(read);
     else if (f === "screenshot") {
       if (read.screenshot) data.screenshot = toBase64(read.screenshot);
     } else if (f === "markdown" || f === "text" || f === "html") {

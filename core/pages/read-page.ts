@@ -9,15 +9,20 @@ import { FetchTimeout } from "../net/fetch-errors.ts";
 import { decodeHtml } from "../extract/decode-html.ts";
 import { extractPage } from "../extract/run.ts";
 import { pdfToText } from "../extract/pdf-to-text.ts";
-import type { ExtractResult, Rendering } from "../ports/extract.ts";
+import type { DocumentKind, ExtractResult, Rendering } from "../ports/extract.ts";
+import { documentKindOf } from "../extract/documents/kinds.ts";
 import type { ExtractRequest, Ports, RenderAction, RenderedPage } from "../ports.ts";
 import { NO_BROWSER, renderWith } from "./render.ts";
 
-export type Kind = "html" | "pdf" | "text";
+export type Kind = "html" | "pdf" | "text" | DocumentKind;
+
+const DOCUMENT_NAMES: Record<DocumentKind, string> = { docx: "DOCX", xlsx: "XLSX", pptx: "PPTX", odt: "ODT", ods: "ODS", odp: "ODP" };
 
 export function kindOf(contentType: string | null, body: Uint8Array): Kind | null {
   if (body.byteLength === 0) return "text";
   const type = (contentType ?? "").split(";")[0].trim().toLowerCase();
+  const document = documentKindOf(contentType, body);
+  if (document) return document;
   if (type === "text/html" || type === "application/xhtml+xml") return "html";
   if (type === "application/pdf" || (body[0] === 0x25 && body[1] === 0x50 && body[2] === 0x44 && body[3] === 0x46)) return "pdf";
   if (type === "text/plain" || type === "text/markdown") return "text";
@@ -36,6 +41,13 @@ export async function contentOf(
   ports: Pick<Ports, "extract">, kind: Kind, body: Uint8Array, contentType: string | null, finalUrl: string, onlyMain: boolean, ask: ContentAsk = {},
 ): Promise<ExtractResult> {
   if (kind === "html") return extractPage(ports, { body, contentType, url: finalUrl, onlyMainContent: onlyMain, ...ask });
+  if (kind !== "pdf" && kind !== "text") {
+    // An office document: read whole (its converter keeps only its text and structure), in the extraction worker when there is one.
+    const { shellCheck: _shell, ...rest } = ask;
+    const content = await extractPage(ports, { body, contentType, url: finalUrl, onlyMainContent: false, document: kind, ...rest });
+    if (content.unreadable) throw new ApiError("unsupported_content", `The ${DOCUMENT_NAMES[kind]} document could not be read: ${content.unreadable}.`);
+    return content;
+  }
   const text = kind === "pdf" ? await pdfText(body) : { text: decodeHtml(body, contentType), title: null };
   return {
     title: text.title, description: null, author: null, published_at: null, language: null, site_name: null,

@@ -1,9 +1,11 @@
 /** The extraction port (api.md §6) and the shapes it carries: what core/extract makes of an HTML page. */
 
-/** A link found in the extracted content, with its URL made absolute. */
+/** A link of the page, with its URL made absolute. */
 export interface ExtractedLink {
   text: string;
   url: string;
+  /** Whether it stood in the page's main content (what markdown and text hold); set on a page's `links`. */
+  main?: boolean;
 }
 
 /** What `extractContent` returns for one HTML page. */
@@ -22,9 +24,24 @@ export interface ExtractResult {
   text: string;
   /** Markdown (GFM tables, fenced code) of the same content. */
   markdown: string;
+  /** Every link of the page (not only its main content's), in page order, each marked `main` or not. */
   links: ExtractedLink[];
   /** Whether the page looks like a script shell; only when asked (`shellCheck`). */
   shell?: boolean;
+  /** The page's own JSON-LD, microdata and Open Graph; absent when it states none. */
+  structured_data?: StructuredData;
+  /** Set when the document could not be read (a damaged or encrypted file): why, said to the caller. */
+  unreadable?: string;
+}
+
+/** What a page states about itself in machine-readable form, as it states it. */
+export interface StructuredData {
+  /** Each `<script type="application/ld+json">` block, parsed. */
+  json_ld: unknown[];
+  /** Top-level microdata items: `{type: [itemtype…], id?, properties: {name: [value…]}}`, a nested item as a value. */
+  microdata: Array<{ type: string[]; id?: string; properties: Record<string, unknown[]> }>;
+  /** `og:*` meta properties by their full name. */
+  open_graph: Record<string, string>;
 }
 
 export interface ExtractOptions {
@@ -44,6 +61,8 @@ export interface PageMetadata {
   site_name: string | null;
   /** JSON-LD `articleBody`, kept as a fallback candidate for the main text. */
   articleBody: string | null;
+  /** The page's structured data as it states it, or null. */
+  structured?: StructuredData | null;
 }
 
 /** One fetched HTML page to turn into main content (core/extract's `extractContent`). */
@@ -60,7 +79,12 @@ export interface ExtractRequest {
   shellCheck?: boolean;
   /** The request gave up (its deadline): an extractor that can stop the work does (a worker is ended). */
   signal?: AbortSignal;
+  /** The body is an office document of this kind, not HTML: it is turned into HTML first, and read whole. */
+  document?: DocumentKind;
 }
+
+/** The office documents Quarry reads (core/extract/documents/). */
+export type DocumentKind = "docx" | "xlsx" | "pptx" | "odt" | "ods" | "odp";
 
 /** The renderings of the content `extractContent` can make. */
 export type Rendering = "html" | "text" | "markdown" | "links";

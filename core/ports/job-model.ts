@@ -13,7 +13,7 @@ export const TERMINAL: ReadonlySet<JobStatus> = new Set(["completed", "failed", 
 /** Why a job stopped before its frontier was done. */
 export type StoppedReason = "limit_reached" | "quota_exceeded" | "deadline" | "site_refused" | "site_unreachable" | "storage_full" | "cancelled";
 
-export type PageFormat = "markdown" | "text" | "html" | "links" | "screenshot";
+export type PageFormat = "markdown" | "text" | "html" | "raw_html" | "links" | "screenshot";
 export type RenderMode = "auto" | "always" | "never";
 export type WebhookEvent = "started" | "page" | "completed" | "failed" | "cancelled";
 
@@ -27,6 +27,8 @@ export interface JobSpec {
   allowSubdomains: boolean;
   allowExternal: boolean;
   respectRobots: boolean;
+  /** A crawl's sitemaps (api.md §9): `include` them with the links, use `only` them, or `skip` them. Absent on jobs stored before the option: skip. */
+  sitemap?: "include" | "skip" | "only";
   formats: PageFormat[];
   onlyMainContent: boolean;
   timeoutMs: number;

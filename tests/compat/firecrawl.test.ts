@@ -25,7 +25,8 @@ describe("Firecrawl v2 client against /compat/firecrawl", () => {
     expect(doc.markdown).toContain("Log-structured merge trees write sorted runs");
     expect(doc.markdown).not.toContain("Home");
     expect(doc.html).toContain("<p>");
-    expect(doc.links).toEqual([`${h.site.url}/other`]);
+    // Every link of the page, as Firecrawl's links are: the nav's too, not only the article's (issue #31).
+    expect(doc.links).toEqual([`${h.site.url}/`, `${h.site.url}/other`]);
     expect(doc.metadata?.title).toBe("Compaction in LSM trees");
     expect(doc.metadata?.description).toBe("Why LSM trees compact");
     expect(doc.metadata?.statusCode).toBe(200);
@@ -34,9 +35,9 @@ describe("Firecrawl v2 client against /compat/firecrawl", () => {
   }, 30_000);
 
   it("scrape: a format Quarry lacks is accepted and named in the document's warning", async () => {
-    const doc = await v2(h.keys.full).scrape(`${h.site.url}/article`, { formats: ["markdown", "summary"], mobile: true });
+    const doc = await v2(h.keys.full).scrape(`${h.site.url}/article`, { formats: ["markdown", "branding"], mobile: true });
     expect(doc.markdown).toContain("compaction");
-    expect(doc.warning).toContain("formats.summary");
+    expect(doc.warning).toContain("formats.branding");
     expect(doc.warning).toContain("mobile");
   }, 30_000);
 
@@ -75,7 +76,8 @@ describe("Firecrawl v1 client against /compat/firecrawl", () => {
     expect(doc.success).toBe(true);
     if (!doc.success) throw new Error("scrape failed");
     expect(doc.markdown).toContain("Log-structured merge trees write sorted runs");
-    expect(doc.links).toEqual([`${h.site.url}/other`]);
+    // Every link of the page, as Firecrawl's links are: the nav's too, not only the article's (issue #31).
+    expect(doc.links).toEqual([`${h.site.url}/`, `${h.site.url}/other`]);
     expect(doc.metadata?.statusCode).toBe(200);
     const found = await v1(h.keys.full).search(QUESTION, { limit: 4 });
     expect(found.success).toBe(true);

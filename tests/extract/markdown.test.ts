@@ -32,7 +32,9 @@ describe("markdown output", () => {
 
   it("keeps links, made absolute", () => {
     expect(md).toContain("[our code page](https://eng.example.com/code/tiny-index)");
-    expect(result.links).toEqual([{ text: "our code page", url: "https://eng.example.com/code/tiny-index" }]);
+    // `links` is every link of the page (issue #31); the one in the article is marked main.
+    expect(result.links.filter((l) => l.main)).toEqual([{ text: "our code page", url: "https://eng.example.com/code/tiny-index", main: true }]);
+    expect(result.links.filter((l) => !l.main).map((l) => l.text)).toEqual(expect.arrayContaining(["Home", "Careers"]));
   });
 
   it("drops navigation, cookie banner, share widget, related links, newsletter and footer", () => {

@@ -18,7 +18,7 @@ describe("renderings", () => {
     expect(md.markdown).toContain("Paragraph 5 about the [harbour](https://site.example/harbour/5)");
     const some = extractContent(article, url, { formats: ["html", "links"] });
     expect(some).toEqual({ ...all, text: "", markdown: "" });
-    expect(some.links).toContainEqual({ text: "harbour", url: "https://site.example/harbour/5" });
+    expect(some.links).toContainEqual({ text: "harbour", url: "https://site.example/harbour/5", main: true });
   });
 
   it("tells a script shell from an article, with or without the text asked for", () => {

@@ -35,7 +35,8 @@ async function startSite(pages: number, answer: Answer = (path, res) => ok(res, 
   const server: HttpServer = createServer((req, res) => {
     const path = req.url ?? "/";
     hits.push(path);
-    if (path === "/robots.txt") return void res.writeHead(404).end();
+    // No robots.txt and no sitemap: a crawl's start reads both (the sitemap is no page of the count).
+    if (path === "/robots.txt" || path === "/sitemap.xml") return void res.writeHead(404).end();
     if (path === "/") return ok(res, "Home", links);
     answer(path, res, ++served);
   });

@@ -158,7 +158,8 @@ describe.skipIf(!CHROMIUM)("a crawl with render always whose plain-HTTP site goe
     const waiting: ServerResponse[] = [];
     site = createHttp((req, res) => {
       asked.push(req.url ?? "/");
-      if (req.url === "/robots.txt") return void res.writeHead(404).end();
+      // No robots.txt and no sitemap (a crawl's start reads both): neither is a page of the count.
+      if (req.url === "/robots.txt" || req.url === "/sitemap.xml") return void res.writeHead(404).end();
       if (req.url !== "/" && served === 2) return void waiting.push(res);
       res.writeHead(200, { "content-type": "text/html" });
       if (req.url === "/") return void res.end(page("Home", Array.from({ length: 30 }, (_, i) => `/p/${i + 1}`)));

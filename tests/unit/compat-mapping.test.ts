@@ -36,15 +36,15 @@ describe("Firecrawl → native", () => {
   });
 
   it("scrape: formats and actions translate; without a browser, what needs one is named instead of refused", () => {
-    const opts = v.parse(ScrapeOptions, { formats: ["markdown", "rawHtml", "links", "screenshot", { type: "json" }], waitFor: 500, actions: [{ type: "click", selector: "#more" }, { type: "executeJavascript", script: "1" }], onlyMainContent: false, timeout: 90_000 });
+    const opts = v.parse(ScrapeOptions, { formats: ["markdown", "rawHtml", "links", "screenshot", { type: "json", prompt: "the price" }, "branding"], waitFor: 500, actions: [{ type: "click", selector: "#more" }, { type: "executeJavascript", script: "1" }], onlyMainContent: false, timeout: 90_000 });
     const withBrowser = toNativeScrape("https://example.org/", opts, [], true);
-    expect(withBrowser.native).toEqual({ url: "https://example.org/", formats: ["markdown", "html", "links", "screenshot"], only_main_content: false, timeout_ms: 60_000, wait_for: 500, actions: [{ type: "click", selector: "#more" }] });
+    expect(withBrowser.native).toEqual({ url: "https://example.org/", formats: ["markdown", "raw_html", "links", "screenshot", "json"], json_options: { prompt: "the price" }, only_main_content: false, timeout_ms: 60_000, wait_for: 500, actions: [{ type: "click", selector: "#more" }] });
     expect(v.safeParse(ScrapeBody, withBrowser.native).success).toBe(true);
-    expect(withBrowser.ignored).toEqual(["actions.executeJavascript", "formats.json", "formats.rawHtml (Quarry returns the cleaned HTML)"]);
+    expect(withBrowser.ignored).toEqual(["actions.executeJavascript", "formats.branding"]);
     // Firecrawl takes a 90 s timeout; Quarry applies its 60 s and says so.
     expect(withBrowser.clamped).toEqual([{ option: "timeout", requested: 90_000, applied: 60_000, reason: "Quarry gives a page at most 60000 ms" }]);
     const without = toNativeScrape("https://example.org/", opts, [], false);
-    expect(without.native).toEqual({ url: "https://example.org/", formats: ["markdown", "html", "links"], only_main_content: false, timeout_ms: 60_000 });
+    expect(without.native).toEqual({ url: "https://example.org/", formats: ["markdown", "raw_html", "links", "json"], json_options: { prompt: "the price" }, only_main_content: false, timeout_ms: 60_000 });
     expect(without.ignored).toEqual(expect.arrayContaining(["actions (no browser on this server)", "waitFor (no browser on this server)", "formats.screenshot (no browser on this server)"]));
   });
 });

@@ -33,7 +33,7 @@ const V1_MAX_DEPTH = 10;
  */
 function pageOptions(opts: FirecrawlScrapeOptions | null | undefined, ignored: Set<string>, clamped: Clamped[], prefix: string, canRender: boolean): Record<string, unknown> {
   if (!opts) return {};
-  const plan = toNativeScrape("", opts, [], canRender, prefix);
+  const plan = toNativeScrape("", opts, [], canRender, prefix, false, true);
   for (const name of plan.ignored) ignored.add(prefix + name);
   clamped.push(...plan.clamped);
   const { url: _url, ...native } = plan.native;
@@ -75,6 +75,8 @@ const CrawlBody = v.looseObject({
   excludePaths: v.optional(v.nullable(v.array(v.string(), "excludePaths must be an array of patterns"))),
   allowExternalLinks: v.optional(v.nullable(v.boolean())),
   allowSubdomains: v.optional(v.nullable(v.boolean())),
+  sitemap: v.optional(v.nullable(v.picklist(["include", "skip", "only"], "sitemap must be include, skip or only"))),
+  ignoreSitemap: v.optional(v.nullable(v.boolean("ignoreSitemap must be a boolean"))),
   scrapeOptions: v.optional(v.nullable(ScrapeOptions)),
   webhook: loose,
   maxConcurrency: MaxConcurrency,
@@ -142,11 +144,13 @@ export function firecrawlCrawlStart(dispatch: Dispatch, publicBase: PublicBase, 
     if (body.excludePaths?.length) native.exclude_paths = body.excludePaths;
     if (typeof body.allowExternalLinks === "boolean") native.allow_external = body.allowExternalLinks;
     if (typeof body.allowSubdomains === "boolean") native.allow_subdomains = body.allowSubdomains;
+    // Firecrawl reads sitemaps unless told not to: v2's `sitemap` (include by default), v1's `ignoreSitemap`.
+    native.sitemap = body.sitemap ?? (body.ignoreSitemap ? "skip" : "include");
     Object.assign(native, pageOptions(body.scrapeOptions, ignored, clamped, "scrapeOptions.", canRender()));
     const hook = webhook(body.webhook, ignored);
     if (hook) native.webhook = hook;
     if (hook) refuseSchemesAsInvalid([{ field: "webhook.url", url: String(hook.url) }]);
-    const known = new Set([...CLIENT_FIELDS, "url", "limit", "maxDiscoveryDepth", "maxDepth", "includePaths", "excludePaths", "allowExternalLinks", "allowSubdomains", "scrapeOptions", "webhook"]);
+    const known = new Set([...CLIENT_FIELDS, "url", "limit", "maxDiscoveryDepth", "maxDepth", "includePaths", "excludePaths", "allowExternalLinks", "allowSubdomains", "sitemap", "ignoreSitemap", "scrapeOptions", "webhook"]);
     for (const [k, val] of Object.entries(body)) if (!known.has(k) && val !== undefined && val !== null && val !== false) ignored.add(k);
     const job = bodyOf<{ id: string }>(await dispatch(c, { method: "POST", path: JOB_PATH.crawl, body: native, authorization: authorizationOf(c) }));
     return started(c, `${publicBase(c)}/compat/firecrawl/${version}/crawl`, job.id, [...ignored].sort(), clamped);
@@ -185,6 +189,7 @@ function document(p: NativeJob["data"][number]): Record<string, unknown> {
   return {
     ...(p.markdown !== undefined ? { markdown: p.markdown } : {}),
     ...(p.html !== undefined ? { html: p.html } : {}),
+    ...(p.raw_html !== undefined ? { rawHtml: p.raw_html } : {}),
     ...(p.links !== undefined ? { links: p.links.map((l) => l.url) } : {}),
     ...(p.screenshot !== undefined ? { screenshot: `data:image/png;base64,${p.screenshot}` } : {}),
     metadata: { ...(p.title !== null ? { title: p.title } : {}), sourceURL: p.url, url: p.final_url ?? p.url, statusCode: p.status_code },

@@ -10,7 +10,12 @@ import { badField, MAX_ACTIONS, MAX_TOTAL_WAIT_MS, PageTimeout, V1_SCRAPE_TIMEOU
 /** Keys that say who sent the request, not what to do: accepted, never "ignored". */
 export const CLIENT_FIELDS = ["origin", "integration"];
 
-const FORMAT: Record<string, string> = { markdown: "markdown", html: "html", rawHtml: "html", links: "links", screenshot: "screenshot", "screenshot@fullPage": "screenshot" };
+const FORMAT: Record<string, string> = {
+  markdown: "markdown", html: "html", rawHtml: "raw_html", links: "links", screenshot: "screenshot", "screenshot@fullPage": "screenshot",
+  summary: "summary", json: "json",
+};
+/** Formats a model writes: scrape's own, not a crawl's or a batch's pages. */
+const MODEL_FORMATS = new Set(["summary", "json"]);
 
 export const ScrapeOptions = v.looseObject({
   formats: v.optional(v.nullable(v.array(v.union([v.string(), v.looseObject({ type: v.string() })]), "formats must be an array"))),
@@ -21,7 +26,21 @@ export const ScrapeOptions = v.looseObject({
     v.array(v.looseObject({ type: v.string("each action needs a type") }), "actions must be an array"),
     v.maxLength(MAX_ACTIONS, `actions takes at most ${MAX_ACTIONS} steps`),
   ))),
+  maxAge: v.optional(v.nullable(v.pipe(v.number("maxAge must be a number"), v.minValue(0, "maxAge must not be negative")))),
+  jsonOptions: v.optional(v.nullable(v.looseObject({ schema: v.optional(v.nullable(v.record(v.string(), v.unknown(), "jsonOptions.schema must be an object"))), prompt: v.optional(v.nullable(v.string("jsonOptions.prompt must be a string"))) }))),
 });
+
+/** The longest max_age_ms native takes (30 days); Firecrawl's default, 2 days, is within it. */
+const MAX_AGE_MS = 30 * 24 * 3600 * 1000;
+
+/** The json format's schema and prompt: from its object in `formats` (v2), or v1's `jsonOptions`. */
+function jsonAsk(opts: FirecrawlScrapeOptions): { schema?: Record<string, unknown>; prompt?: string } {
+  const entry = (opts.formats ?? []).find((f): f is { type: string } & Record<string, unknown> => typeof f === "object" && f !== null && f.type === "json");
+  const from = (entry ?? opts.jsonOptions ?? {}) as { schema?: unknown; prompt?: unknown };
+  const schema = from.schema && typeof from.schema === "object" && !Array.isArray(from.schema) ? (from.schema as Record<string, unknown>) : undefined;
+  const prompt = typeof from.prompt === "string" && from.prompt.trim() ? from.prompt.trim().slice(0, 2000) : undefined;
+  return { ...(schema ? { schema } : {}), ...(prompt ? { prompt } : {}) };
+}
 export type FirecrawlScrapeOptions = v.InferOutput<typeof ScrapeOptions>;
 
 export interface ScrapePlan {
@@ -67,16 +86,25 @@ function action(a: Record<string, unknown>, i: number, clamped: Clamped[]): Reco
  * crawl). Without a browser on this server, what only a browser does (waitFor, actions, a
  * screenshot) is named as not applied rather than refused: the page is still read.
  */
-export function toNativeScrape(url: string, opts: FirecrawlScrapeOptions, known: string[], canRender: boolean, prefix = "", v1Scrape = false): ScrapePlan {
+export function toNativeScrape(url: string, opts: FirecrawlScrapeOptions, known: string[], canRender: boolean, prefix = "", v1Scrape = false, job = false): ScrapePlan {
   refuseAsFirecrawl(opts, prefix, v1Scrape);
   const ignored = new Set<string>();
   const clamped: Clamped[] = [];
   const asked = (opts.formats ?? ["markdown"]).map((f) => (typeof f === "string" ? f : f.type));
-  const formats = asked.filter((f) => FORMAT[f] && (canRender || FORMAT[f] !== "screenshot"));
+  const formats = asked.filter((f) => FORMAT[f] && (canRender || FORMAT[f] !== "screenshot") && !(job && MODEL_FORMATS.has(f)));
   if (!canRender && asked.some((f) => FORMAT[f] === "screenshot")) ignored.add("formats.screenshot (no browser on this server)");
   for (const f of asked) if (!FORMAT[f]) ignored.add(`formats.${f}`);
-  if (asked.includes("rawHtml")) ignored.add("formats.rawHtml (Quarry returns the cleaned HTML)");
+  for (const f of asked) if (job && MODEL_FORMATS.has(f)) ignored.add(`formats.${f} (Quarry makes it for a scrape, not for a crawl's or batch's pages)`);
   const native: Record<string, unknown> = { url, formats: [...new Set(formats.map((f) => FORMAT[f]!))] };
+  if ((native.formats as string[]).includes("json")) {
+    const ask = jsonAsk(opts);
+    if (!ask.schema && !ask.prompt) throw badField(`${prefix}formats`, "the json format needs a schema, a prompt, or both ({type: \"json\", schema, prompt}, or v1's jsonOptions)");
+    native.json_options = ask;
+  }
+  if (typeof opts.maxAge === "number") {
+    if (job) ignored.add("maxAge (a crawl or batch reads every page afresh)");
+    else native.max_age_ms = capped(clamped, "maxAge", Math.floor(opts.maxAge), MAX_AGE_MS, `Quarry serves a cached read at most ${MAX_AGE_MS} ms old`);
+  }
   if ((native.formats as string[]).length === 0) native.formats = ["markdown"];
   if (typeof opts.onlyMainContent === "boolean") native.only_main_content = opts.onlyMainContent;
   if (typeof opts.timeout === "number") {
@@ -97,7 +125,8 @@ export function toNativeScrape(url: string, opts: FirecrawlScrapeOptions, known:
     capped(clamped, "actions", kept.length, MAX_NATIVE_ACTIONS, `Quarry runs at most ${MAX_NATIVE_ACTIONS} actions a page; the first ${MAX_NATIVE_ACTIONS} ran`);
     if (kept.length) native.actions = kept.slice(0, MAX_NATIVE_ACTIONS);
   }
-  const honoured = new Set([...known, ...CLIENT_FIELDS, "formats", "onlyMainContent", "timeout", "waitFor", "actions"]);
+  // storeInCache: false is honoured as far as it matters to the caller (each read is the caller's own); true is the default.
+  const honoured = new Set([...known, ...CLIENT_FIELDS, "formats", "onlyMainContent", "timeout", "waitFor", "actions", "maxAge", "jsonOptions", "storeInCache"]);
   for (const [k, val] of Object.entries(opts)) {
     if (!honoured.has(k) && val !== undefined && val !== null && val !== false && !(Array.isArray(val) && val.length === 0)) ignored.add(k);
   }
@@ -121,12 +150,23 @@ function refuseAsFirecrawl(opts: FirecrawlScrapeOptions, prefix: string, v1Scrap
 }
 
 interface NativeScrape {
-  meta: { url: string; final_url: string; status_code: number; content_type: string | null };
+  meta: { url: string; final_url: string; status_code: number; content_type: string | null; cached?: boolean; cache_age_ms?: number | null };
   data: {
     title: string | null; description: string | null; author: string | null; published_at: string | null;
-    language: string | null; site_name: string | null; markdown?: string; html?: string;
-    links?: Array<{ text: string; url: string }>; screenshot?: string;
+    language: string | null; site_name: string | null; markdown?: string; html?: string; raw_html?: string;
+    links?: Array<{ text: string; url: string }>; screenshot?: string; summary?: string; json?: unknown;
+    structured_data?: { json_ld: unknown[]; microdata: unknown[]; open_graph: Record<string, string> };
   };
+}
+
+/** `og:site_name` → `ogSiteName`, as Firecrawl's metadata names Open Graph properties. */
+const ogKey = (property: string) => property.split(/[:_]/).map((w, i) => (i === 0 ? w : w.charAt(0).toUpperCase() + w.slice(1))).join("");
+
+/** The page's structured data as Firecrawl's metadata carries it: og* keys, and Quarry's jsonLd and microdata beside them. */
+function structuredMetadata(sd: NativeScrape["data"]["structured_data"]): Record<string, unknown> {
+  if (!sd) return {};
+  const og = Object.fromEntries(Object.entries(sd.open_graph).map(([k, v]) => [ogKey(k), v]));
+  return { ...og, ...(sd.json_ld.length ? { jsonLd: sd.json_ld } : {}), ...(sd.microdata.length ? { microdata: sd.microdata } : {}) };
 }
 
 /** The native answer as Firecrawl's `Document`; `warning` names what was not honoured. */
@@ -135,11 +175,15 @@ export function toDocument(plan: ScrapePlan, res: NativeScrape): Record<string, 
   const doc: Record<string, unknown> = {};
   if (plan.formats.includes("markdown") || !plan.formats.some((f) => FORMAT[f])) doc.markdown = d.markdown ?? "";
   if (plan.formats.includes("html")) doc.html = d.html ?? "";
-  if (plan.formats.includes("rawHtml")) doc.rawHtml = d.html ?? "";
+  if (plan.formats.includes("rawHtml")) doc.rawHtml = d.raw_html ?? "";
   if (plan.formats.includes("links")) doc.links = (d.links ?? []).map((l) => l.url);
   if (d.screenshot && plan.formats.some((f) => f.startsWith("screenshot"))) doc.screenshot = `data:image/png;base64,${d.screenshot}`;
+  if (d.summary !== undefined) doc.summary = d.summary;
+  if (d.json !== undefined) doc.json = d.json;
+  const cache = res.meta.cached === undefined ? {} : { cacheState: res.meta.cached ? "hit" : "miss", ...(res.meta.cached && typeof res.meta.cache_age_ms === "number" ? { cachedAt: new Date(Date.now() - res.meta.cache_age_ms).toISOString() } : {}) };
   doc.metadata = {
     ...(d.title !== null ? { title: d.title, ogTitle: d.title } : {}),
+    ...structuredMetadata(d.structured_data),
     ...(d.description !== null ? { description: d.description } : {}),
     ...(d.language !== null ? { language: d.language } : {}),
     ...(d.site_name !== null ? { ogSiteName: d.site_name } : {}),
@@ -149,6 +193,7 @@ export function toDocument(plan: ScrapePlan, res: NativeScrape): Record<string, 
     url: res.meta.final_url,
     statusCode: res.meta.status_code,
     ...(res.meta.content_type ? { contentType: res.meta.content_type } : {}),
+    ...cache,
   };
   const warning = firecrawlWarning(plan.ignored, plan.clamped);
   if (warning) doc.warning = warning;

@@ -108,6 +108,8 @@ export function tavilyCrawl(dispatch: Dispatch, now: () => number) {
       max_depth: body.max_depth ?? TAVILY_DEFAULT.max_depth,
       formats: [body.format === "text" ? "text" : "markdown"],
       only_main_content: body.extract_depth !== "advanced",
+      // Tavily's crawl follows links from the start, max_depth deep; it does not read sitemaps.
+      sitemap: "skip",
     };
     if (body.select_paths?.length) native.include_paths = body.select_paths;
     if (body.exclude_paths?.length) native.exclude_paths = body.exclude_paths;

@@ -107,7 +107,7 @@ export async function startCrawl(services: Services, caller: JobCaller, body: Cr
   refuseUnreachable(engine, [{ field: "url", url: body.url }], body.webhook, false);
   const spec: JobSpec = {
     url: body.url, limit: body.limit, maxDepth: body.max_depth, includePaths: body.include_paths, excludePaths: body.exclude_paths,
-    allowSubdomains: body.allow_subdomains, allowExternal: body.allow_external, respectRobots: body.respect_robots,
+    allowSubdomains: body.allow_subdomains, allowExternal: body.allow_external, respectRobots: body.respect_robots, sitemap: body.sitemap,
     formats: body.formats, onlyMainContent: body.only_main_content, timeoutMs: body.timeout_ms, ...rendering(body), webhook: hook(body.webhook),
   };
   await checkQuota(engine, caller);
@@ -147,7 +147,7 @@ export async function jobStatus(services: Services, caller: Caller, kind: JobKin
   const [pages, skipped, tally] = await Promise.all([store.pages(id, skip, PAGE_SLICE), store.skippedUrls(id, 100), hook ? store.webhookTally(id) : null]);
   const data = pages.map((p) => {
     const d = p.data as Record<string, unknown>;
-    const pick = Object.fromEntries(["final_url", "markdown", "text", "html", "links", "rendered", "render_note", "screenshot", "truncated"].filter((k) => d[k] !== undefined).map((k) => [k, d[k]]));
+    const pick = Object.fromEntries(["final_url", "markdown", "text", "html", "raw_html", "links", "structured_data", "rendered", "render_note", "screenshot", "truncated"].filter((k) => d[k] !== undefined).map((k) => [k, d[k]]));
     return { url: p.url, status_code: p.statusCode, title: p.title, ...pick, ...(p.error ? { error: p.error } : {}) };
   });
   const recorded = job.completed + job.failed;

@@ -5,7 +5,7 @@ import { TargetUrl } from "../../schema/targets.ts";
 import { RenderFields } from "../../schema/render-fields.ts";
 import { compilePathPattern, PATTERN_RULE } from "../../jobs/path-patterns.ts";
 
-export const PAGE_FORMATS = ["markdown", "text", "html", "links", "screenshot"] as const;
+export const PAGE_FORMATS = ["markdown", "text", "html", "raw_html", "links", "screenshot"] as const;
 export const WEBHOOK_EVENTS = ["started", "page", "completed", "failed", "cancelled"] as const;
 
 const Formats = v.optional(
@@ -50,6 +50,10 @@ export const CrawlBody = v.strictObject({
   allow_subdomains: v.optional(v.boolean("allow_subdomains must be a boolean"), false),
   allow_external: v.optional(v.boolean("allow_external must be a boolean"), false),
   respect_robots: v.optional(v.boolean("respect_robots must be a boolean"), true),
+  sitemap: v.optional(v.pipe(
+    v.picklist(["include", "skip", "only"], "sitemap must be include, skip or only"),
+    v.description("The site's sitemaps (robots.txt's Sitemap: lines, /sitemap.xml, indexes, gzipped ones): `include` their URLs with the links found (default), `only` their URLs (links on pages are not followed), or `skip` them. Sitemap URLs are at depth 0 and meet the same scope, path and robots.txt rules as links"),
+  ), "include"),
   ...Common,
 });
 export type CrawlRequest = v.InferOutput<typeof CrawlBody>;
@@ -102,7 +106,10 @@ export const JobStatusResponse = v.object({
   data: v.array(v.object({
     url: v.string(), status_code: Count, title: Nullable, final_url: v.optional(v.string()),
     markdown: v.optional(v.string()), text: v.optional(v.string()), html: v.optional(v.string()),
-    links: v.optional(v.array(v.object({ text: v.string(), url: v.string() }))), error: v.optional(v.string()),
+    raw_html: v.optional(v.pipe(v.string(), v.description("The page as fetched (or rendered), decoded"))),
+    links: v.optional(v.pipe(v.array(v.object({ text: v.string(), url: v.string(), main: v.optional(v.boolean()) })), v.description("Every link of the page, `main` when it stands in the main content"))),
+    structured_data: v.optional(v.pipe(v.object({ json_ld: v.array(v.unknown()), microdata: v.array(v.unknown()), open_graph: v.record(v.string(), v.string()) }), v.description("The page's own JSON-LD, microdata and og:* properties, when it states any"))),
+    error: v.optional(v.string()),
     rendered: v.optional(v.pipe(v.boolean(), v.description("Whether the page was rendered in a browser"))),
     render_note: v.optional(v.pipe(v.string(), v.description("Why a page that looked like it needed rendering was not rendered"))),
     screenshot: v.optional(v.pipe(v.string(), v.description("PNG of the rendered viewport, base64"))),

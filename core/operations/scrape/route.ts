@@ -4,15 +4,16 @@ import type { RouteDef } from "../../gateway/route.ts";
 import { ScrapeBody, ScrapeResponse, type ScrapeRequest } from "./schema.ts";
 import { scrape } from "./scrape.ts";
 
-export function scrapeRoutes({ ports }: AppDeps): RouteDef[] {
+export function scrapeRoutes({ ports, services }: AppDeps): RouteDef[] {
+  const model = { fetch: services.fetch, llm: services.llm, timeoutMs: services.llmTimeoutMs ?? 30_000 };
   return [
     {
       method: "POST",
       path: "/v1/scrape",
       operationId: "scrape",
-      summary: "Fetch a page (HTML, PDF or text) and return its main content as markdown, text, HTML or links",
+      summary: "Fetch a page (HTML, PDF, text or an office document) and return its main content as markdown, text, HTML, raw HTML, links, a summary or schema-shaped JSON",
       description:
-        "Reads one public http(s) URL and returns its main content without navigation, ads or boilerplate, as markdown (default), text, cleaned HTML or links, with the page's title, author, date and language. A page that answers 404 or 500 is still returned, with `meta.status_code`. Private and internal addresses are refused with 422 `url_not_allowed` and cost nothing. `max_tokens` caps the text. One unit of the `scrape` group.",
+        "Reads one public http(s) URL and returns its main content without navigation, ads or boilerplate, as markdown (default), text, cleaned HTML, the raw HTML as fetched, every link of the page (each marked `main` when it stands in the main content), a `summary` (the model's at QUARRY_LLM_URL, else extractive) or `json` filled from `json_options.schema` by the model, with the page's title, author, date, language and its own structured data (JSON-LD, microdata, Open Graph). `max_age_ms` bounds how old a cached read may be (0 reads afresh); `meta.cached` and `meta.cache_age_ms` say which it got. A page that answers 404 or 500 is still returned, with `meta.status_code`. Private and internal addresses are refused with 422 `url_not_allowed` and cost nothing. `max_tokens` caps the text. One unit of the `scrape` group.",
       example: { url: "https://example.org/article", formats: ["markdown"], max_tokens: 2000 },
       auth: true,
       scope: "scrape",
@@ -20,8 +21,8 @@ export function scrapeRoutes({ ports }: AppDeps): RouteDef[] {
       body: ScrapeBody,
       status: 200,
       response: ScrapeResponse,
-      errors: ["url_not_allowed", "unsupported_content", "upstream_error", "timeout"],
-      handler: async (c) => c.json(await scrape(ports, c.get("body") as ScrapeRequest, c.get("auth")?.account.name)),
+      errors: ["url_not_allowed", "unsupported_content", "model_unavailable", "upstream_error", "timeout"],
+      handler: async (c) => c.json(await scrape(ports, c.get("body") as ScrapeRequest, c.get("auth")?.account.name, model)),
     },
   ];
 }

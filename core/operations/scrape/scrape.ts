@@ -11,22 +11,45 @@ import { pageData, type PageData } from "../../pages/page-data.ts";
 import { NEEDS_BROWSER, waitOutlastsTimeout } from "../../schema/render-fields.ts";
 import type { ScrapeRequest } from "./schema.ts";
 import { refuseTargets } from "../../schema/targets.ts";
+import { checkFormats, modelFormats, type ScrapeModel } from "./model-formats.ts";
 
 const CACHE_TTL_SECONDS = 15 * 60;
 
-/** The page's metadata and the requested formats (core/pages/page-data.ts, shared with job pages). */
-export type ScrapeData = Omit<PageData, "rendered" | "render_note">;
+/** The page's metadata and the requested formats (core/pages/page-data.ts, shared with job pages), and the model's formats. */
+export type ScrapeData = Omit<PageData, "rendered" | "render_note"> & { summary?: string; json?: unknown };
+
+export type { ScrapeModel };
 
 export interface ScrapeResult {
   meta: {
     url: string; final_url: string; status_code: number; content_type: string | null; duration_ms: number; tokens_used: number; cached: boolean;
-    rendered: boolean; render_note?: string;
+    cache_age_ms: number | null; rendered: boolean; render_note?: string; summary?: "llm" | "extractive"; summary_error?: string;
   };
   data: ScrapeData;
 }
 
+/** What the cache keeps: the answer and when its page was read (ms since the epoch, the app's clock). */
+interface CachedRead {
+  result: ScrapeResult;
+  read_at: number;
+}
+
 function cacheKey(req: ScrapeRequest): string {
-  return `scrape:${JSON.stringify([req.url, [...req.formats].sort(), req.only_main_content, req.max_tokens ?? null, req.render, req.wait_for ?? null])}`;
+  const json = req.json_options ? [req.json_options.schema ?? null, req.json_options.prompt ?? null] : null;
+  // `scrape2:` since entries hold {result, read_at}: a version that cached bare answers (sharing a Redis cache in a rolling upgrade) never reads one.
+  return `scrape2:${JSON.stringify([req.url, [...req.formats].sort(), req.only_main_content, req.max_tokens ?? null, req.render, req.wait_for ?? null, ...(json ? [json] : [])])}`;
+}
+
+/**
+ * A cached read this request may have: any within the cache's 15 minutes without `max_age_ms`,
+ * one no older than it with it, none with 0 (the page is read afresh, and cached for the next).
+ */
+async function cachedRead(ports: Ports, key: string, maxAge: number | undefined): Promise<{ result: ScrapeResult; age: number } | null> {
+  if (maxAge === 0) return null;
+  const hit = await ports.cache.get<CachedRead>(key);
+  if (!hit || typeof hit.read_at !== "number" || !hit.result) return null;
+  const age = Math.max(0, ports.clock.now() - hit.read_at);
+  return maxAge === undefined || age <= maxAge ? { result: hit.result, age } : null;
 }
 
 /**
@@ -34,7 +57,7 @@ function cacheKey(req: ScrapeRequest): string {
  * and its page are the result, as a browser would show them. Only a target that cannot be
  * reached is a 502. Error pages, screenshots and pages put through actions are not cached.
  */
-export async function scrape(ports: Ports, req: ScrapeRequest, account?: string): Promise<ScrapeResult> {
+export async function scrape(ports: Ports, req: ScrapeRequest, account?: string, model: ScrapeModel | null = null): Promise<ScrapeResult> {
   await loadLibraries();
   refuseTargets([{ field: "url", url: req.url }], { schemeOnly: true });
   const browserOnly = needsBrowser(req);
@@ -43,37 +66,48 @@ export async function scrape(ports: Ports, req: ScrapeRequest, account?: string)
   }
   const outlasts = waitOutlastsTimeout(req);
   if (outlasts) throw outlasts;
+  // `json` without a model, or without a schema or prompt, is refused before anything is read.
+  checkFormats(req, model);
   const t0 = performance.now();
   const cacheable = !req.actions?.length && !req.formats.includes("screenshot");
   const key = cacheKey(req);
-  const cached = cacheable ? await ports.cache.get<ScrapeResult>(key) : null;
-  if (cached) return { ...cached, meta: { ...cached.meta, cached: true, duration_ms: Math.round(performance.now() - t0) } };
+  const cached = cacheable ? await cachedRead(ports, key, req.max_age_ms) : null;
+  if (cached) return { ...cached.result, meta: { ...cached.result.meta, cached: true, cache_age_ms: cached.age, duration_ms: Math.round(performance.now() - t0) } };
 
   const host = new URL(req.url).hostname;
+  // The model's formats are made from the page's markdown, asked for the reading if not for the answer.
+  const byModel = req.formats.some((f) => f === "summary" || f === "json");
+  const readFormats = byModel && !req.formats.includes("markdown") ? [...req.formats, "markdown" as const] : req.formats;
   let got;
   try {
-    got = await readPage(ports, account ? { ...req, account } : req);
+    got = await readPage(ports, { ...req, formats: readFormats, ...(account ? { account } : {}) });
   } catch (err) {
     await ports.sources.record(host, { fetched: true, ok: false }).catch(() => {});
     throw err;
   }
   const { read, content } = got;
   if (!content) {
-    throw new ApiError("unsupported_content", `Content type ${read.contentType ?? "(none)"} is not supported; Quarry reads HTML, PDF and plain text.`);
+    throw new ApiError("unsupported_content", `Content type ${read.contentType ?? "(none)"} is not supported; Quarry reads HTML, PDF, plain text and office documents (DOCX, XLSX, PPTX, ODT, ODS, ODP).`);
   }
-  const data: ScrapeData = pageData(read, content, req.formats, { maxTokens: req.max_tokens });
+  const readAt = ports.clock.now();
+  const data: ScrapeData = pageData(read, content, req.formats.filter((f) => f !== "summary" && f !== "json"), { maxTokens: req.max_tokens });
   let tokens = 0;
-  for (const f of req.formats) if (f === "markdown" || f === "text" || f === "html") tokens += countTokens(data[f]!);
+  for (const f of req.formats) if (f === "markdown" || f === "text" || f === "html" || f === "raw_html") tokens += countTokens(data[f]!);
+  const made = byModel ? await modelFormats(req, { title: content.title, markdown: content.markdown }, model) : null;
+  if (made) {
+    Object.assign(data, made.data);
+    tokens += made.tokens;
+  }
   const answered = read.status < 400;
   await ports.sources.record(new URL(read.finalUrl).hostname, { fetched: true, ok: answered }).catch(() => {});
   const result: ScrapeResult = {
     meta: {
       url: req.url, final_url: read.finalUrl, status_code: read.status, content_type: read.contentType,
-      duration_ms: Math.round(performance.now() - t0), tokens_used: tokens, cached: false,
-      rendered: read.rendered, ...(read.note ? { render_note: read.note } : {}),
+      duration_ms: Math.round(performance.now() - t0), tokens_used: tokens, cached: false, cache_age_ms: null,
+      rendered: read.rendered, ...(read.note ? { render_note: read.note } : {}), ...(made?.meta ?? {}),
     },
     data,
   };
-  if (answered && cacheable) await ports.cache.set(key, result, CACHE_TTL_SECONDS).catch(() => {});
+  if (answered && cacheable) await ports.cache.set(key, { result, read_at: readAt } satisfies CachedRead, CACHE_TTL_SECONDS).catch(() => {});
   return result;
 }
