@@ -113,9 +113,14 @@ async function spend(n: number, make: (reads: Reads) => Request, together = true
   // Timers are held still while the requests are answered, and run after: the window's hits go out in one
   // write at most every 250 ms whatever the number of requests (a timer, not per-request work), so a slow
   // machine taking longer than that over the requests counts the same statements as a fast one.
+  // Counted by plain wrappers put back by hand: a vi.spyOn over the fake setTimeout outlived
+  // useRealTimers and left every later file of the worker with a setTimeout that never fired.
   vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
-  const immediate = vi.spyOn(globalThis, "setImmediate");
-  const timeout = vi.spyOn(globalThis, "setTimeout");
+  const fakeTimeout = globalThis.setTimeout;
+  const realImmediate = globalThis.setImmediate;
+  const counts = { immediates: 0, timeouts: 0 };
+  globalThis.setTimeout = ((...args: Parameters<typeof setTimeout>) => (counts.timeouts++, fakeTimeout(...args))) as typeof setTimeout;
+  globalThis.setImmediate = ((...args: Parameters<typeof setImmediate>) => (counts.immediates++, realImmediate(...args))) as typeof setImmediate;
   const from = executed.length;
   try {
     const answer = async (req: Request) => {
@@ -125,10 +130,10 @@ async function spend(n: number, make: (reads: Reads) => Request, together = true
     };
     if (together) await Promise.all(Array.from({ length: n }, () => answer(make(reads))));
     else for (let i = 0; i < n; i++) await answer(make(reads));
-    return { statements: executed.slice(from), reads, immediates: immediate.mock.calls.length, timeouts: timeout.mock.calls.length };
+    return { statements: executed.slice(from), reads, ...counts };
   } finally {
-    immediate.mockRestore();
-    timeout.mockRestore();
+    globalThis.setTimeout = fakeTimeout;
+    globalThis.setImmediate = realImmediate;
     vi.runOnlyPendingTimers();
     vi.useRealTimers();
   }
