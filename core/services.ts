@@ -19,7 +19,7 @@ import { accountPlans, type AccountPlans } from "./limits/plans.ts";
 
 export interface ServiceOptions {
   /** Whole-request deadlines by operation, ms (each operation has its own default). */
-  deadlines?: { video?: number; social?: number; research?: number };
+  deadlines?: { video?: number; social?: number; research?: number; search?: number };
   /** Longest the research model may take to write its report (default 20 s). */
   llmTimeoutMs?: number;
   /** Webhook backoff, leases and the watchdog's period of the job engine (tests shorten them). */
@@ -51,7 +51,7 @@ export interface Services {
   /** Longest the LLM may take to write research's report, when set (default 20 s; search's answer takes at most 15 s). */
   llmTimeoutMs: number | undefined;
   /** Whole-request deadlines by operation, ms, when set (each operation has its own default). */
-  deadlines: { video?: number; social?: number; research?: number };
+  deadlines: { video?: number; social?: number; research?: number; search?: number };
   /** Every backend's health, all kinds together, for /health. */
   backendHealth(): Record<string, BackendHealth>;
   /** Crawl and batch jobs; null when the ports have no job store. */

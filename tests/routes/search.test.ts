@@ -33,7 +33,7 @@ describe("POST /v1/search", () => {
   });
 
   async function app() {
-    t = await makeApp({ env: replayEnv(replay.url), pages: createSafeFetch({ allow: parseAllowList(["127.0.0.1/32"]) }), clock: undefined });
+    t = await makeApp({ env: replayEnv(replay.url), pages: createSafeFetch({ allow: parseAllowList(["127.0.0.1/32"]) }), clock: undefined, options: { services: { deadlines: { search: 6_000 } } } });
     t.clock.now = () => Date.now();
     key = (await t.key("acme", ["search"])).secret;
   }

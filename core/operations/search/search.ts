@@ -105,7 +105,8 @@ export async function search(ports: Ports, services: Services, req: SearchReques
   const plan = planSearch(req, services.registry, started);
   // A date range may read undated results' pages for their dates.
   const reads = plan.readAll || plan.answer || plan.range;
-  const total = req.tier === "basic" && reads ? TIER_DEADLINE_MS.summary : TIER_DEADLINE_MS[req.tier];
+  // An embedder (or a test) may shorten every tier's deadline with services.deadlines.search.
+  const total = Math.min(req.tier === "basic" && reads ? TIER_DEADLINE_MS.summary : TIER_DEADLINE_MS[req.tier], services.deadlines.search ?? Infinity);
   const deadline = started + total;
   // Reading pages needs part of the deadline: the engines then get at most 60 % of it.
   const engineDeadline = req.tier === "basic" && !reads ? deadline : started + Math.round(total * 0.6);
