@@ -10,9 +10,10 @@ import * as http from "node:http";
 import * as net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEgressProxy, type EgressProxy } from "../../adapters/browser/egress-proxy.ts";
-import { createBrowserPool, findChromium, type BrowserPool } from "../../adapters/browser/pool.ts";
-import { createSafeFetch, parseAllowList } from "../../adapters/fetch/mod.ts";
-import { makeApp, MemoryLogger, type TestApp } from "../helpers/app.ts";
+import { findChromium, type BrowserPool } from "../../adapters/browser/pool.ts";
+import { parseAllowList } from "../../adapters/fetch/mod.ts";
+import type { TestApp } from "../helpers/app.ts";
+import { startRenderApp, type RenderApp } from "./app.ts";
 import { renderResolver, SITE_HOST, startRenderSite, type Site } from "./site.ts";
 
 /** A host that accepts every connection and never sends a byte; it closes only when its peer does. */
@@ -134,6 +135,7 @@ const CHROMIUM = findChromium(null);
 describe.skipIf(!CHROMIUM)("renders of a page whose resources never answer", () => {
   let site: Site;
   let silent: Awaited<ReturnType<typeof startSilentHost>>;
+  let app: RenderApp;
   let pool: BrowserPool;
   let t: TestApp;
   let key: string;
@@ -141,16 +143,11 @@ describe.skipIf(!CHROMIUM)("renders of a page whose resources never answer", () 
   beforeAll(async () => {
     site = await startRenderSite();
     silent = await startSilentHost();
-    const allow = parseAllowList([`${SITE_HOST}/32`]);
-    pool = createBrowserPool({ executablePath: CHROMIUM, maxPages: 4, allow, resolver: renderResolver(), userAgent: "QuarryBot/test", logger: new MemoryLogger() });
-    t = await makeApp({ pages: createSafeFetch({ allow, resolver: renderResolver() }), render: pool });
-    t.clock.now = () => Date.now();
-    key = (await t.key("acme", ["scrape"])).secret;
-    await pool.render({ url: `${site.url}/click`, timeoutMs: 60_000 });
+    app = await startRenderApp(site, { executablePath: CHROMIUM, warm: true });
+    ({ pool, t, key } = app);
   }, 90_000);
   afterAll(async () => {
-    await t?.close();
-    await pool?.close();
+    await app?.close();
     await silent?.close();
     await site?.close();
   });

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSafeFetch, parseAllowList } from "../../adapters/fetch/mod.ts";
 import { createBrowserPool, findChromium, type BrowserPool } from "../../adapters/browser/pool.ts";
 import { makeApp, MemoryLogger, type TestApp } from "../helpers/app.ts";
+import { startRenderApp, type RenderApp } from "./app.ts";
 import { renderResolver, SITE_HOST, startRenderSite, type Site } from "./site.ts";
 
 /** The browser Quarry would find by itself. */
@@ -43,20 +44,18 @@ async function start(t: TestApp, key: string, path: string, json: unknown): Prom
 
 describe.skipIf(!CHROMIUM)("crawl and batch scrape with a browser", () => {
   let site: Site;
+  let app: RenderApp;
   let pool: BrowserPool;
   let t: TestApp;
   let key: string;
 
   beforeAll(async () => {
     site = await startRenderSite();
-    pool = createBrowserPool({ executablePath: CHROMIUM, maxPages: 4, allow, resolver: renderResolver(), userAgent: "QuarryBot/test", logger: new MemoryLogger() });
-    t = await makeApp({ storage: "sqlite", env: ENV, pages: createSafeFetch({ allow, resolver: renderResolver() }), render: pool });
-    t.clock.now = () => Date.now();
-    key = (await t.key("acme", ["scrape"])).secret;
+    app = await startRenderApp(site, { executablePath: CHROMIUM, storage: "sqlite", env: ENV });
+    ({ pool, t, key } = app);
   }, 60_000);
   afterAll(async () => {
-    await t?.close();
-    await pool?.close();
+    await app?.close();
     await site?.close();
   });
 

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSafeFetch, parseAllowList } from "../../adapters/fetch/mod.ts";
 import { createBrowserPool, type BrowserPool } from "../../adapters/browser/pool.ts";
 import { makeApp, MemoryLogger, type TestApp } from "../helpers/app.ts";
+import { startRenderApp, type RenderApp } from "./app.ts";
 import { renderResolver, SITE_HOST, startRenderSite, type Site } from "./site.ts";
 
 /**
@@ -46,6 +47,7 @@ const BROWSERS = ["/usr/bin/chromium-headless-shell", "/usr/bin/chromium"].filte
 
 describe.skipIf(!BROWSERS.length).each(BROWSERS)("scrape with a browser (%s)", (CHROMIUM) => {
   let site: Site;
+  let app: RenderApp;
   let pool: BrowserPool;
   let t: TestApp;
   let key: string;
@@ -59,16 +61,11 @@ describe.skipIf(!BROWSERS.length).each(BROWSERS)("scrape with a browser (%s)", (
   beforeAll(async () => {
     site = await startRenderSite();
     const resolve = renderResolver();
-    pool = createBrowserPool({ executablePath: CHROMIUM, maxPages: 4, allow, resolver: (host) => (lookups.push(host), resolve(host)), userAgent: "QuarryBot/test", logger: new MemoryLogger() });
-    t = await makeApp({ pages: createSafeFetch({ allow, resolver: renderResolver() }), render: pool });
-    t.clock.now = () => Date.now();
-    key = (await t.key("acme", ["scrape"])).secret;
-    // Start the browser here, so each test's deadline covers its render, not Chromium's launch.
-    await pool.render({ url: `${site.url}/click`, timeoutMs: 60_000 });
+    app = await startRenderApp(site, { executablePath: CHROMIUM, resolver: (host) => (lookups.push(host), resolve(host)), warm: true });
+    ({ pool, t, key } = app);
   }, 90_000);
   afterAll(async () => {
-    await t?.close();
-    await pool?.close();
+    await app?.close();
     await site?.close();
   });
 

@@ -10,23 +10,23 @@
  * - one account's renders that spin for ever cannot keep another account's render waiting.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createBrowserPool, findChromium, type BrowserPool } from "../../adapters/browser/pool.ts";
+import { findChromium, type BrowserPool } from "../../adapters/browser/pool.ts";
 import { ExtractPool } from "../../adapters/extract/pool.ts";
 import { nodeSpawner } from "../../adapters/extract/spawn.ts";
-import { createSafeFetch, parseAllowList } from "../../adapters/fetch/mod.ts";
-import { makeApp, MemoryLogger, type TestApp } from "../helpers/app.ts";
-import { renderResolver, SITE_HOST, startRenderSite, type Site } from "./site.ts";
+import type { TestApp } from "../helpers/app.ts";
+import { startRenderApp, type RenderApp } from "./app.ts";
+import { SITE_HOST, startRenderSite, type Site } from "./site.ts";
 
 const CHROMIUM = findChromium(null);
 const ENV = { QUARRY_EGRESS_ALLOW: `${SITE_HOST}/32`, QUARRY_PLANS: '{"free":{"quota":1000,"per_minute":1000}}' };
 
 describe.skipIf(!CHROMIUM)("the browser under one tenant's attacks", () => {
   let site: Site;
+  let app: RenderApp;
   let pool: BrowserPool;
   let extract: ExtractPool;
   let t: TestApp;
   let key: string;
-  const allow = parseAllowList([`${SITE_HOST}/32`]);
   const scrape = async (json: Record<string, unknown>, as = key) => {
     const res = await t.request("/v1/scrape", { method: "POST", key: as, json: { formats: ["text"], ...json } });
     return { status: res.status, body: await res.json() };
@@ -35,17 +35,13 @@ describe.skipIf(!CHROMIUM)("the browser under one tenant's attacks", () => {
 
   beforeAll(async () => {
     site = await startRenderSite();
-    pool = createBrowserPool({ executablePath: CHROMIUM, maxPages: 4, allow, resolver: renderResolver(), userAgent: "QuarryBot/test", logger: new MemoryLogger() });
     // The server's extraction: one worker thread with its heap limit (adapters/node/server.ts).
     extract = new ExtractPool({ size: 1, idleMs: 60_000, maxHeapBytes: 96 * 2 ** 20, spawn: await nodeSpawner(512, 16) });
-    t = await makeApp({ env: ENV, pages: createSafeFetch({ allow, resolver: renderResolver() }), render: pool, extract });
-    t.clock.now = () => Date.now();
-    key = (await t.key("acme", ["scrape"])).secret;
-    await pool.render({ url: `${site.url}/click`, timeoutMs: 60_000 });
+    app = await startRenderApp(site, { executablePath: CHROMIUM, env: ENV, extract, warm: true });
+    ({ pool, t, key } = app);
   }, 90_000);
   afterAll(async () => {
-    await t?.close();
-    await pool?.close();
+    await app?.close();
     await extract?.close();
     await site?.close();
   });
