@@ -8,8 +8,8 @@ export interface ExtractedLink {
   main?: boolean;
 }
 
-/** What `extractContent` returns for one HTML page. */
-export interface ExtractResult {
+/** What a page says about itself: each null when it does not say. */
+export interface PageFacts {
   title: string | null;
   description: string | null;
   author: string | null;
@@ -18,6 +18,10 @@ export interface ExtractResult {
   /** BCP 47 tag as the page declares it (e.g. "en", "pt-BR"), or null. */
   language: string | null;
   site_name: string | null;
+}
+
+/** What `extractContent` returns for one HTML page. */
+export interface ExtractResult extends PageFacts {
   /** Clean main-content HTML: no scripts, styles, classes or boilerplate; absolute URLs. */
   html: string;
   /** Plain text; paragraphs separated by blank lines. */
@@ -52,13 +56,7 @@ export interface ExtractOptions {
   shellCheck?: boolean;
 }
 
-export interface PageMetadata {
-  title: string | null;
-  description: string | null;
-  author: string | null;
-  published_at: string | null;
-  language: string | null;
-  site_name: string | null;
+export interface PageMetadata extends PageFacts {
   /** JSON-LD `articleBody`, kept as a fallback candidate for the main text. */
   articleBody: string | null;
   /** The page's structured data as it states it, or null. */
