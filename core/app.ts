@@ -25,6 +25,7 @@ import type { RouteDef } from "./gateway/route.ts";
 import { researchRoutes } from "./operations/research/route.ts";
 import { scrapeRoutes } from "./operations/scrape/route.ts";
 import { mapRoutes } from "./operations/map/route.ts";
+import { collectionRoutes } from "./operations/collections/route.ts";
 import { jobRoutes } from "./operations/crawl/route.ts";
 import { searchRoutes } from "./operations/search/route.ts";
 import { socialRoutes } from "./operations/social/route.ts";
@@ -91,6 +92,7 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
     ...scrapeRoutes(deps),
     ...mapRoutes(deps),
     ...jobRoutes(deps),
+    ...collectionRoutes(deps),
     ...videoRoutes(deps),
     ...socialRoutes(deps),
     ...researchRoutes(deps),

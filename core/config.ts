@@ -196,7 +196,7 @@ function parsePlans(env: Env): PlanTable {
   for (const [id, value] of Object.entries(parsed as Record<string, unknown>)) {
     if (!/^[a-z][a-z0-9_-]{0,31}$/.test(id)) throw new ConfigError("QUARRY_PLANS", `"${id}" is not a plan id`);
     if (!value || typeof value !== "object") throw new ConfigError("QUARRY_PLANS", `plan "${id}" must be an object`);
-    const { quota, per_minute, jobs_concurrent, jobs_storage_bytes, ...rest } = value as Record<string, unknown>;
+    const { quota, per_minute, jobs_concurrent, jobs_storage_bytes, index_documents, ...rest } = value as Record<string, unknown>;
     if (Object.keys(rest).length) {
       throw new ConfigError("QUARRY_PLANS", `plan "${id}" has unknown fields: ${Object.keys(rest).join(", ")}`);
     }
@@ -212,9 +212,13 @@ function parsePlans(env: Env): PlanTable {
     if (jobs_storage_bytes !== undefined && jobs_storage_bytes !== null && !(isCount(jobs_storage_bytes) && jobs_storage_bytes > 0)) {
       throw new ConfigError("QUARRY_PLANS", `plan "${id}": jobs_storage_bytes must be a whole number of bytes > 0 or null`);
     }
+    if (index_documents !== undefined && index_documents !== null && !isCount(index_documents)) {
+      throw new ConfigError("QUARRY_PLANS", `plan "${id}": index_documents must be a whole number >= 0 or null`);
+    }
     overrides[id] = {
       quota: quota as number | null | undefined, per_minute: per_minute as number | undefined,
       jobs_concurrent: jobs_concurrent as number | undefined, jobs_storage_bytes: jobs_storage_bytes as number | null | undefined,
+      index_documents: index_documents as number | null | undefined,
     };
   }
   try {

@@ -8,7 +8,9 @@ export const ERROR_STATUS = {
   invalid_auth: 401,
   invalid_key: 401,
   insufficient_scope: 403,
+  index_full: 403,
   not_found: 404,
+  collection_exists: 409,
   method_not_allowed: 405,
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -37,7 +39,7 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
  * needs a model on a server without one), as a crawl's
  * page failing for those reasons costs nothing.
  */
-export const REFUSALS: ReadonlySet<ErrorCode> = new Set(["invalid_request", "url_not_allowed", "not_found", "unsupported_content", "action_failed", "model_unavailable"]);
+export const REFUSALS: ReadonlySet<ErrorCode> = new Set(["invalid_request", "url_not_allowed", "not_found", "unsupported_content", "action_failed", "model_unavailable", "collection_exists", "index_full"]);
 
 export interface FieldIssue {
   field: string;

@@ -29,6 +29,7 @@ import { packageVersion } from "./version.ts";
 import { docsAssets } from "./docs-assets.ts";
 import { MemoryJobStore } from "../jobs/memory-store.ts";
 import { SqlJobStore } from "../jobs/sql-store.ts";
+import { SqlCollectionStore } from "../collections/sql-store.ts";
 import { sqliteDriver } from "../jobs/sql-drivers.ts";
 import { ExtractPool, type WorkerLike } from "../extract/pool.ts";
 import { descriptorProbe } from "./descriptors.ts";
@@ -54,6 +55,7 @@ interface Stores {
   cache: CachePort;
   sources: SourceRegistry;
   jobs: NonNullable<Ports["jobs"]>;
+  collections?: SqlCollectionStore;
   describe: string;
   close(): Promise<void>;
 }
@@ -144,6 +146,7 @@ async function postgresStores(config: Config, logger: Logger, clock: Clock): Pro
   }, config.jobs.recoveryMs);
   const jobStore = new PgJobStore(pgDriver(pgh.pool), (raw, tasks) => queue.enqueueWith(raw, tasks));
   await jobStore.init(false);
+  const collections = new SqlCollectionStore(pgDriver(pgh.pool));
   return {
     // One version read (and one ping) per turn of the event loop, shared by that turn's requests (coalesce.ts).
     keys: new KvKeyStore(kv, coalesced(() => pgh.keysVersion()), coalesced(async () => void (await kv.hasItem("ping")))),
@@ -151,6 +154,7 @@ async function postgresStores(config: Config, logger: Logger, clock: Clock): Pro
     cache: cache ?? new LruCache(() => clock.now(), config.cache),
     sources: new KvSources(kv, () => clock.now()),
     jobs: { store: jobStore, queue },
+    collections,
     describe: `PostgreSQL at ${redactUrl(config.databaseUrl!)}${redis ? ` with Redis at ${redactUrl(config.redisUrl!)}` : ""}`,
     close: async () => {
       await queue.stop();
@@ -179,6 +183,8 @@ async function sqliteStores(config: Config, runtime: RuntimeParts, clock: Clock,
   const sql = sqliteDriver(sqlite.sync);
   const jobStore = new SqlJobStore(sql);
   await jobStore.init(worker);
+  const collections = new SqlCollectionStore(sql);
+  await collections.init();
   // Changes whenever another connection (the CLI, another process) commits to the file.
   const dataVersion = sqlite.sync.prepare("PRAGMA data_version");
   const counters = new SqliteCounters(sqlite.sync);
@@ -190,6 +196,7 @@ async function sqliteStores(config: Config, runtime: RuntimeParts, clock: Clock,
     cache: new LruCache(() => clock.now(), config.cache),
     sources: new KvSources(kv, () => clock.now()),
     jobs: { store: jobStore },
+    collections,
     describe: `SQLite at ${sqlite.path}`,
     close: () => {
       try {

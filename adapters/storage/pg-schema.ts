@@ -4,6 +4,7 @@
  * concurrently updated"). Every statement is idempotent.
  */
 import { JOBS_PG_SCHEMA, JOBS_SCHEMA } from "../jobs/sql-store.ts";
+import { COLLECTIONS_PG_SCHEMA } from "../collections/sql-store.ts";
 
 export const PG_MIGRATION_LOCK = 727_001; // any constant shared by all Quarry instances
 
@@ -105,4 +106,7 @@ END $fn$;
 -- Site-level jobs (adapters/jobs/sql-store.ts): jobs, their frontiers and pages.
 ${JOBS_SCHEMA}
 ${JOBS_PG_SCHEMA}
+
+-- Collections (adapters/collections/sql-store.ts): the accounts' own full-text indexes.
+${COLLECTIONS_PG_SCHEMA}
 `;

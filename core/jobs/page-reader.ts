@@ -25,7 +25,7 @@ export interface JobPageRequest {
 export interface JobPageRead {
   read: { finalUrl: string; status: number; contentType: string | null; body: Uint8Array; rendered: boolean };
   /** The metadata, `rendered` (and `render_note`), then the formats asked for: stored as the page's data. */
-  data: { title: string | null } | null;
+  data: { title: string | null; markdown?: unknown } | null;
 }
 
 export type JobPageReader = (req: JobPageRequest) => Promise<JobPageRead>;

@@ -13,6 +13,8 @@ export interface Plan {
    * stops with `stopped_reason: "storage_full"`.
    */
   jobsStorageBytes: number | null;
+  /** Documents an account's collections may hold in all (`index_documents`); null = no cap. Past it, adding is a 403 `index_full`. */
+  indexDocuments: number | null;
 }
 
 export type PlanTable = Record<string, Plan>;
@@ -20,10 +22,10 @@ export type PlanTable = Record<string, Plan>;
 const MiB = 2 ** 20;
 
 export const DEFAULT_PLANS: PlanTable = {
-  free: { id: "free", quota: 1_000, perMinute: 60, jobsConcurrent: 2, jobsStorageBytes: 100 * MiB },
-  starter: { id: "starter", quota: 10_000, perMinute: 200, jobsConcurrent: 5, jobsStorageBytes: 1024 * MiB },
-  pro: { id: "pro", quota: 100_000, perMinute: 500, jobsConcurrent: 10, jobsStorageBytes: 5 * 1024 * MiB },
-  enterprise: { id: "enterprise", quota: null, perMinute: 2_000, jobsConcurrent: 50, jobsStorageBytes: 20 * 1024 * MiB },
+  free: { id: "free", quota: 1_000, perMinute: 60, jobsConcurrent: 2, jobsStorageBytes: 100 * MiB, indexDocuments: 1_000 },
+  starter: { id: "starter", quota: 10_000, perMinute: 200, jobsConcurrent: 5, jobsStorageBytes: 1024 * MiB, indexDocuments: 10_000 },
+  pro: { id: "pro", quota: 100_000, perMinute: 500, jobsConcurrent: 10, jobsStorageBytes: 5 * 1024 * MiB, indexDocuments: 100_000 },
+  enterprise: { id: "enterprise", quota: null, perMinute: 2_000, jobsConcurrent: 50, jobsStorageBytes: 20 * 1024 * MiB, indexDocuments: 1_000_000 },
 };
 
 /** The lowest plan: new accounts start on it and anonymous responses describe it. */
@@ -83,6 +85,7 @@ export interface PlanOverride {
   per_minute?: number;
   jobs_concurrent?: number;
   jobs_storage_bytes?: number | null;
+  index_documents?: number | null;
 }
 
 /**
@@ -103,7 +106,8 @@ export function applyPlanOverrides(base: PlanTable, overrides: Record<string, Pl
     const lowest = Object.hasOwn(out, LOWEST_PLAN) ? out[LOWEST_PLAN] : DEFAULT_PLANS[LOWEST_PLAN]!;
     const jobsConcurrent = o.jobs_concurrent ?? prev?.jobsConcurrent ?? lowest!.jobsConcurrent;
     const jobsStorageBytes = o.jobs_storage_bytes !== undefined ? o.jobs_storage_bytes : (prev ?? lowest!).jobsStorageBytes;
-    out[id] = { id, quota, perMinute, jobsConcurrent, jobsStorageBytes };
+    const indexDocuments = o.index_documents !== undefined ? o.index_documents : (prev ?? lowest!).indexDocuments;
+    out[id] = { id, quota, perMinute, jobsConcurrent, jobsStorageBytes, indexDocuments };
   }
   return out;
 }

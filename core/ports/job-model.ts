@@ -37,6 +37,8 @@ export interface JobSpec {
   waitFor?: string | number | null;
   actions?: RenderAction[] | null;
   webhook: { url: string; secret: string | null; events: WebhookEvent[] } | null;
+  /** The account's collection every page read is indexed in (api.md §11); absent: none. */
+  collection?: string | null;
 }
 
 export interface JobRecord {

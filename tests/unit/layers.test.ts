@@ -42,7 +42,7 @@ const LAYERS: Array<{ layer: string; why: string; modules: Record<string, string
     layer: "routes",
     why: "each answers its own HTTP routes; none imports another (no operation imports another operation)",
     modules: {
-      "operations/*": "one module per operation (search, scrape, map, crawl, video, social, research)",
+      "operations/*": "one module per operation (search, scrape, map, crawl, collections, video, social, research)",
       routes: "health, keys, usage, daily usage, metrics",
       dashboard: "the web dashboard's page and assets",
       docs: "GET /docs (Swagger UI) and the API guide",
@@ -78,6 +78,11 @@ const LAYERS: Array<{ layer: string; why: string; modules: Record<string, string
       jobs: "the crawl and batch engine: frontier, politeness, robots, leases, webhooks, per-page work",
       pages: "reading one page as scrape does (fetch or browser, extraction) and the data it gives",
     },
+  },
+  {
+    layer: "index",
+    why: "collections are filled by scrape and jobs and searched by search and research, so they sit below all of them",
+    modules: { collections: "the accounts' own indexes: passages, query terms, adding within the plan, searching by document" },
   },
   {
     layer: "content",

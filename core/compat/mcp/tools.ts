@@ -27,6 +27,7 @@ const SPECS: ToolSpec[] = [
   { name: "batch_scrape", operationId: "batchScrape", when: "Use to read a known list of URLs in one job: it answers the job's id; poll it with batch_scrape_status." },
   { name: "batch_scrape_status", operationId: "batchScrapeStatus", when: "Use to read the pages a batch scrape job has fetched so far, and whether it has finished." },
   { name: "batch_scrape_cancel", operationId: "batchScrapeCancel", when: "Use to stop a batch scrape job; what it has read stays readable with batch_scrape_status." },
+  { name: "collection_search", operationId: "collectionSearch", when: "Use to search a collection this account has filled (a site crawled or documents added): cited passages from its own index, without the web engines." },
   { name: "video_search", operationId: "videoSearch", when: "Use to find videos (YouTube) and what is said in them, with transcript excerpts." },
   { name: "social_research", operationId: "socialResearch", when: "Use to learn what people say about something on Hacker News, Stack Exchange, GitHub, Reddit and other communities." },
   { name: "research", operationId: "research", omit: ["stream"], when: "Use for a question that needs several sources: it searches, reads and answers with a cited report. Slower than search." },

@@ -3,6 +3,7 @@
  * compatibility layers map onto these): start a crawl or a batch, read a job, cancel it. A job
  * belongs to the account that started it; to any other account it does not exist (404).
  */
+import { missing, unavailable } from "../../collections/service.ts";
 import { ApiError, echoed } from "../../errors.ts";
 import type { Caller, JobEngine } from "../../jobs/engine.ts";
 import { JobRefused } from "../../jobs/sizes.ts";
@@ -28,6 +29,15 @@ const NO_JOBS = "Crawl and batch jobs need job storage, and this Quarry was embe
 function engineOf(services: Services): JobEngine {
   if (!services.jobs) throw new ApiError("service_unavailable", NO_JOBS);
   return services.jobs;
+}
+
+/** The job's collection, which must exist: its pages are indexed from their markdown, so that is read too. */
+async function collectionOf(engine: JobEngine, caller: JobCaller, body: CrawlRequest | BatchRequest): Promise<Partial<JobSpec>> {
+  if (!body.collection) return {};
+  const store = engine.ports.collections;
+  if (!store) throw unavailable();
+  if (!(await store.get(caller.account, body.collection))) throw missing(body.collection);
+  return { collection: body.collection, formats: body.formats.includes("markdown") ? body.formats : [...body.formats, "markdown"] };
 }
 
 export function jobPath(kind: JobKind, id: string): string {
@@ -109,6 +119,7 @@ export async function startCrawl(services: Services, caller: JobCaller, body: Cr
     url: body.url, limit: body.limit, maxDepth: body.max_depth, includePaths: body.include_paths, excludePaths: body.exclude_paths,
     allowSubdomains: body.allow_subdomains, allowExternal: body.allow_external, respectRobots: body.respect_robots, sitemap: body.sitemap,
     formats: body.formats, onlyMainContent: body.only_main_content, timeoutMs: body.timeout_ms, ...rendering(body), webhook: hook(body.webhook),
+    ...(await collectionOf(engine, caller, body)),
   };
   await checkQuota(engine, caller);
   const job = await started(engine, caller, engine.create(caller, "crawl", spec, [body.url], limitsOf(engine, caller.plan)));
@@ -122,6 +133,7 @@ export async function startBatch(services: Services, caller: JobCaller, body: Ba
     url: null, limit: body.urls.length, maxDepth: 0, includePaths: [], excludePaths: [], allowSubdomains: false, allowExternal: true,
     respectRobots: false, formats: body.formats, onlyMainContent: body.only_main_content, timeoutMs: body.timeout_ms, ...rendering(body),
     webhook: hook(body.webhook),
+    ...(await collectionOf(engine, caller, body)),
   };
   await checkQuota(engine, caller);
   const job = await started(engine, caller, engine.create(caller, "batch", spec, body.urls, limitsOf(engine, caller.plan)));

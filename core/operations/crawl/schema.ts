@@ -1,5 +1,6 @@
 /** POST /v1/crawl, POST /v1/batch/scrape and the job answers (api.md §9). */
 import * as v from "valibot";
+import { COLLECTION_NAME } from "../../collections/service.ts";
 import { Count, wholeNumber } from "../../schema/fields.ts";
 import { TargetUrl } from "../../schema/targets.ts";
 import { RenderFields } from "../../schema/render-fields.ts";
@@ -39,6 +40,11 @@ const Common = {
   timeout_ms: v.optional(wholeNumber("timeout_ms", 1000, 60_000), 15_000),
   ...RenderFields,
   webhook: v.optional(Webhook),
+  collection: v.optional(v.pipe(
+    v.string("collection must be a string"),
+    v.regex(COLLECTION_NAME, "collection must be 1–64 characters of a-z, 0-9, - and _"),
+    v.description("The account's collection to index every page read in (POST /v1/collections makes one); a page whose URL is there already replaces it, unless its content is the same"),
+  )),
 };
 
 export const CrawlBody = v.strictObject({

@@ -1,0 +1,147 @@
+/**
+ * What the collection routes, scrape and crawl do with a collection (api.md §11): documents made into
+ * passages and added within the plan's `index_documents`, and searches answered by document, each
+ * with its best passages.
+ */
+import { countTokens } from "../budget/mod.ts";
+import { ApiError } from "../errors.ts";
+import { matchesDomain } from "../ranking/merge.ts";
+import type { CollectionStore, IndexedDocument, PassageHit, PutOutcome } from "../ports/collections.ts";
+import { splitPassages } from "./passages.ts";
+import { queryTerms } from "./query.ts";
+
+export const COLLECTION_NAME = /^[a-z0-9_-]{1,64}$/;
+
+export interface DocumentInput {
+  id?: string;
+  url?: string | null;
+  title?: string | null;
+  /** Markdown or plain text (plain text is markdown without marks). */
+  markdown: string;
+  metadata?: Record<string, unknown> | null;
+}
+
+async function sha256(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** A document's id: the one given, else its URL, else its content's hash. */
+export async function toIndexed(d: DocumentInput): Promise<IndexedDocument> {
+  const hash = await sha256(JSON.stringify([d.title ?? null, d.markdown, d.metadata ?? null]));
+  return {
+    id: d.id ?? d.url ?? hash.slice(0, 32),
+    url: d.url ?? null,
+    title: d.title ?? null,
+    hash,
+    passages: splitPassages(d.markdown),
+    metadata: d.metadata ?? null,
+  };
+}
+
+export function unavailable(): ApiError {
+  return new ApiError("service_unavailable", "Collections need a database: this server runs on memory storage. Start it on SQLite (the default) or PostgreSQL.");
+}
+
+export function missing(name: string): ApiError {
+  return new ApiError("not_found", `This account has no collection named "${name}".`);
+}
+
+/** Adds documents to an account's collection, all or none. */
+export async function addDocuments(store: CollectionStore, account: string, name: string, docs: DocumentInput[], maxDocuments: number | null, now: number): Promise<PutOutcome> {
+  const indexed = await Promise.all(docs.map(toIndexed));
+  const ids = new Set<string>();
+  for (const d of indexed) {
+    if (ids.has(d.id)) throw new ApiError("invalid_request", `Two documents of this request have the id "${d.id}".`, { details: [{ field: "documents", message: `duplicate id ${d.id}` }] });
+    ids.add(d.id);
+  }
+  const r = await store.put(account, name, indexed, { maxDocuments, now });
+  if (r.ok) return r.outcome;
+  if (r.reason === "no_collection") throw missing(name);
+  throw new ApiError(
+    "index_full",
+    `This account's collections hold ${r.held} documents and its plan allows ${r.limit} (index_documents): adding ${indexed.length} more would pass it, so none was added. Remove documents or collections, or move to a larger plan.`,
+  );
+}
+
+export interface SearchHitDocument {
+  id: string;
+  url: string | null;
+  title: string | null;
+  score: number;
+  passages: Array<{ text: string; heading: string | null; score: number }>;
+}
+
+/**
+ * Passages grouped by document, documents ranked by their best passage. Scores are the store's,
+ * scaled so the best passage of the answer is 1.
+ */
+export interface SearchOptions {
+  maxResults: number;
+  includeDomains?: readonly string[] | undefined;
+  excludeDomains?: readonly string[] | undefined;
+  /** The passages' tokens in all; the lowest-ranked passages are left out past it (a document keeps its best one). */
+  maxTokens?: number | undefined;
+  passagesPerDocument?: number;
+}
+
+export async function searchCollection(store: CollectionStore, account: string, name: string, query: string, opts: SearchOptions): Promise<SearchHitDocument[]> {
+  const terms = queryTerms(query);
+  if (!terms.length) return [];
+  const filtered = Boolean(opts.includeDomains?.length || opts.excludeDomains?.length);
+  let hits = await store.search(account, name, terms, opts.maxResults * (filtered ? 32 : 8));
+  if (filtered) {
+    const hostOf = (url: string | null) => {
+      try {
+        return url ? new URL(url).hostname : null;
+      } catch {
+        return null;
+      }
+    };
+    hits = hits.filter((h) => {
+      const host = hostOf(h.url);
+      if (opts.includeDomains?.length && !(host && matchesDomain(host, opts.includeDomains))) return false;
+      return !(opts.excludeDomains?.length && host && matchesDomain(host, opts.excludeDomains));
+    });
+  }
+  const docs = groupHits(hits, opts.maxResults, opts.passagesPerDocument ?? 3);
+  return opts.maxTokens ? withinTokens(docs, opts.maxTokens) : docs;
+}
+
+/** Keeps every document's best passage, then the others by score while the tokens last. */
+function withinTokens(docs: SearchHitDocument[], max: number): SearchHitDocument[] {
+  let left = max;
+  const out = docs.map((d) => ({ ...d, passages: d.passages.slice(0, 1) }));
+  for (const d of out) left -= countTokens(d.passages[0]?.text ?? "");
+  const rest = docs.flatMap((d, i) => d.passages.slice(1).map((p) => ({ i, p }))).sort((a, b) => b.p.score - a.p.score);
+  for (const { i, p } of rest) {
+    const n = countTokens(p.text);
+    if (n > left) continue;
+    left -= n;
+    out[i]!.passages.push(p);
+  }
+  return out;
+}
+
+export function groupHits(hits: PassageHit[], maxResults: number, passagesPerDocument: number): SearchHitDocument[] {
+  const top = hits.reduce((m, h) => Math.max(m, h.score), 0) || 1;
+  const byDoc = new Map<string, SearchHitDocument>();
+  for (const h of hits) {
+    const score = Math.round((h.score / top) * 1000) / 1000;
+    let doc = byDoc.get(h.docId);
+    if (!doc) byDoc.set(h.docId, (doc = { id: h.docId, url: h.url, title: h.title, score, passages: [] }));
+    if (doc.passages.length < passagesPerDocument) doc.passages.push({ text: h.text, heading: h.heading, score });
+  }
+  return [...byDoc.values()].sort((a, b) => b.score - a.score).slice(0, maxResults);
+}
+
+/**
+ * Indexes one page read by scrape or a job: null when done (or unchanged), else why it was not
+ * (`index_full`, `no_collection`), which the caller reports for that page.
+ */
+export async function indexPage(store: CollectionStore | undefined, account: string, name: string, page: { url: string; title: string | null; markdown: string }, maxDocuments: number | null, now: number): Promise<"index_full" | "no_collection" | null> {
+  if (!store) return "no_collection";
+  if (!page.markdown.trim()) return null;
+  const r = await store.put(account, name, [await toIndexed({ id: page.url, url: page.url, title: page.title, markdown: page.markdown })], { maxDocuments, now });
+  return r.ok ? null : r.reason;
+}

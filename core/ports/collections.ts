@@ -1,0 +1,84 @@
+/**
+ * Collections (api.md §11): an account's own full-text index of documents, each split into passages
+ * under their headings. The stores (SQLite FTS5, PostgreSQL full-text search) rank passages with
+ * their own engines; every call names the account, and no call reaches another account's rows.
+ */
+
+export interface CollectionInfo {
+  name: string;
+  description: string | null;
+  documents: number;
+  passages: number;
+  /** The text the collection holds (titles, headings and passages), in UTF-8 bytes. */
+  bytes: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One piece of a document, read with the heading it stands under. */
+export interface PassageText {
+  heading: string | null;
+  text: string;
+}
+
+/** A document as it is indexed: its passages, and a hash of its content to know an unchanged one. */
+export interface IndexedDocument {
+  id: string;
+  url: string | null;
+  title: string | null;
+  hash: string;
+  passages: PassageText[];
+  metadata: Record<string, unknown> | null;
+}
+
+export interface DocumentInfo {
+  id: string;
+  url: string | null;
+  title: string | null;
+  passages: number;
+  bytes: number;
+  metadata: Record<string, unknown> | null;
+  updated_at: string;
+}
+
+/** What adding documents did, each by id. */
+export interface PutOutcome {
+  added: string[];
+  replaced: string[];
+  unchanged: string[];
+}
+
+export type PutResult =
+  | { ok: true; outcome: PutOutcome }
+  | { ok: false; reason: "no_collection" }
+  /** Adding would take the account's documents past `limit`; nothing was added. */
+  | { ok: false; reason: "index_full"; held: number; limit: number };
+
+/** A passage that matched a search, with its store's score (higher is better) and its document. */
+export interface PassageHit {
+  docId: string;
+  url: string | null;
+  title: string | null;
+  heading: string | null;
+  text: string;
+  score: number;
+}
+
+export interface CollectionStore {
+  /** null when the account already has a collection of that name. */
+  create(account: string, name: string, description: string | null, now: number): Promise<CollectionInfo | null>;
+  list(account: string): Promise<CollectionInfo[]>;
+  get(account: string, name: string): Promise<CollectionInfo | null>;
+  /** Removes the collection and everything in it; false when there was none. */
+  remove(account: string, name: string): Promise<boolean>;
+  /**
+   * Adds documents in one transaction: a document whose id is there already is replaced, unless its
+   * hash is the same (then it is left as it is). `maxDocuments` caps the account's documents in all
+   * collections (null: no cap); past it nothing is added.
+   */
+  put(account: string, name: string, docs: IndexedDocument[], opts: { maxDocuments: number | null; now: number }): Promise<PutResult>;
+  documents(account: string, name: string, skip: number, limit: number): Promise<DocumentInfo[]>;
+  removeDocument(account: string, name: string, id: string): Promise<boolean>;
+  /** The passages best matching any of `terms` (already lower-cased words, no stop words), best first. */
+  search(account: string, name: string, terms: string[], limit: number): Promise<PassageHit[]>;
+}
