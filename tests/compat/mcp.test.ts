@@ -52,7 +52,8 @@ describe.each([
     const client = await connect(h.keys.full);
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name);
-    expect(names).toEqual(expect.arrayContaining(["search", "scrape", "map", "crawl", "crawl_status", "crawl_cancel", "batch_scrape", "batch_scrape_status", "batch_scrape_cancel", "video_search", "social_research", "research"]));
+    expect(names).toEqual(expect.arrayContaining(["search", "scrape", "map", "crawl", "crawl_status", "crawl_cancel", "batch_scrape", "batch_scrape_status", "batch_scrape_cancel", "collection_search", "video_search", "social_research", "research"]));
+    expect(tools.find((t) => t.name === "collection_search")!.inputSchema.required).toEqual(["query", "name"]);
     for (const t of tools) {
       expect(t.description!.length, t.name).toBeGreaterThan(150);
       const props = t.inputSchema.properties as Record<string, { description?: string }>;
