@@ -16,7 +16,7 @@ export function benchDataDir(): string {
 }
 
 /** The folder of one data set, or an error naming where it was looked for and how to get it. */
-export function benchSet(name: "article-extraction" | "extraction-multilingual"): string {
+export function benchSet(name: "article-extraction" | "extraction-multilingual" | "retrieval/cranfield"): string {
   const dir = join(benchDataDir(), name);
   if (!existsSync(dir)) {
     throw new Error(`benchmark data set ${name} not found at ${dir}: set QUARRY_BENCH_DATA to the folder that holds it (bench/README.md says where to get it)`);
