@@ -8,6 +8,7 @@ import type { BucketConfig } from "./limits/token-bucket.ts";
 import { AllowListError, parseAllowList } from "./net/allow-list.ts";
 import { BACKEND_IDS } from "./backends/catalogue.ts";
 import { parseTrustProxy, type TrustProxy } from "./net/trusted-proxies.ts";
+import { parseProxies, ProxyListError, type ProxyEntry } from "./net/proxy-pool.ts";
 import { parseJobsConfig, parseSizeText, type JobsConfig } from "./jobs/config.ts";
 
 export type Env = Record<string, string | undefined>;
@@ -49,6 +50,12 @@ export interface Config {
   cache: { maxBytes: number; maxEntryBytes: number };
   /** HTTP(S)_PROXY / NO_PROXY for page fetches, from the env handed to start-up (never the process's own). */
   proxy: ProxySettings | null;
+  /** QUARRY_PROXIES: the operator's proxies for reads that need one (api.md §12); credentials stay in `url`. */
+  proxies: ProxyEntry[];
+  /** QUARRY_PROXY_PAUSE: seconds a failing proxy is first paused (doubling while it keeps failing). */
+  proxyPauseMs: number;
+  /** QUARRY_ESCALATION_TTL: seconds a host's working fetch step (render, proxy) is remembered. */
+  escalationTtlMs: number;
   /** Map, crawl and batch jobs: QUARRY_JOB_TTL, QUARRY_JOB_DEADLINE, QUARRY_CRAWL_*, QUARRY_PUBLIC_URL. */
   jobs: JobsConfig;
   version: string;
@@ -74,6 +81,16 @@ export function parseProxyEnv(env: Env): ProxySettings | null {
     if (url.protocol !== "http:") throw new ConfigError(variable, `${url.protocol}// proxies are not supported; use an http:// proxy URL (https is tunnelled through it with CONNECT)`);
   }
   return proxy.http || proxy.https ? proxy : null;
+}
+
+function parseProxyList(env: Env): ProxyEntry[] {
+  try {
+    return parseProxies(str(env, "QUARRY_PROXIES"));
+  } catch (e) {
+    // The message names the entry by its place, never its text: an entry holds credentials.
+    if (e instanceof ProxyListError) throw new ConfigError("QUARRY_PROXIES", e.message);
+    throw e;
+  }
 }
 
 export class ConfigError extends Error {
@@ -286,6 +303,9 @@ export function parseConfig(env: Env, version = "0.0.0"): Config {
       maxEntryBytes: parseSize(env, "QUARRY_CACHE_MAX_ENTRY_BYTES", 2 * 2 ** 20),
     },
     proxy: parseProxyEnv(env),
+    proxies: parseProxyList(env),
+    proxyPauseMs: parseCount(env, "QUARRY_PROXY_PAUSE", 30, 1, 86_400) * 1000,
+    escalationTtlMs: parseCount(env, "QUARRY_ESCALATION_TTL", 3600, 1, 30 * 86_400) * 1000,
     jobs,
     version,
   };

@@ -196,6 +196,42 @@ export interface FetchedPage {
   body: Uint8Array;
   contentType: string | null;
   redirects: string[];
+  /** The proxy the page came through, as shown (`de:residential http://host:port`, never credentials); absent when direct. */
+  via?: string;
+}
+
+/** Which of the operator's proxies a read goes through (api.md §12): any (`auto`), a pool's, a country's. */
+export interface ProxyChoice {
+  pool?: string;
+  country?: string;
+}
+
+/**
+ * The operator's proxies as the core sees them (core/net/proxy-pool.ts implements it): which exist,
+ * and their status for /health and /metrics, never their credentials.
+ */
+export interface ProxiesPort {
+  readonly size: number;
+  pools(): string[];
+  /** How many proxies a choice has (paused ones included). */
+  candidates(choice?: ProxyChoice): readonly unknown[];
+  status(): Array<{ id: string; label: string; pool: string; country: string | null; protocol: string; status: "ok" | "paused"; paused_until: string | null; failures: number; requests: number; failed: number }>;
+}
+
+/** The fetch step that last worked for a host (api.md §12, escalation), while it holds. */
+export interface HostStep {
+  step: "static" | "render" | "proxy";
+  /** ms since the epoch when it is forgotten. */
+  until: number;
+}
+
+/**
+ * Per-host memory of escalation, shared by every instance on the same storage (SQLite file,
+ * PostgreSQL, Redis through unstorage): a crawl on two instances starts each page where the host last worked.
+ */
+export interface HostMemory {
+  get(host: string): Promise<HostStep | null>;
+  set(host: string, step: HostStep): Promise<void>;
 }
 
 /**
@@ -206,7 +242,11 @@ export interface FetchedPage {
 export interface PagePort {
   fetchPage(
     url: string,
-    options?: { timeoutMs?: number; maxBytes?: number; signal?: AbortSignal; method?: string; headers?: HeadersInit; body?: Uint8Array },
+    options?: {
+      timeoutMs?: number; maxBytes?: number; signal?: AbortSignal; method?: string; headers?: HeadersInit; body?: Uint8Array;
+      /** Through the operator's proxies (QUARRY_PROXIES): a fetcher without them throws `UpstreamNetworkError`. */
+      proxy?: ProxyChoice;
+    },
   ): Promise<FetchedPage>;
 }
 
@@ -265,6 +305,10 @@ export interface Ports {
   extract?: ExtractPort;
   /** A browser for pages that need JavaScript; absent when the process has none. */
   render?: RenderPort;
+  /** The operator's proxies (QUARRY_PROXIES); absent or empty when there are none. */
+  proxies?: ProxiesPort;
+  /** Where escalation remembers each host's working step; absent = in this process's memory. */
+  hosts?: HostMemory;
   /** Swagger UI's files for GET /docs (the adapters read the swagger-ui-dist package). */
   docsAssets?: DocsAssets;
   /** Operational metrics; absent when the operator has not turned them on (QUARRY_METRICS). */
