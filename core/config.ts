@@ -8,7 +8,7 @@ import type { BucketConfig } from "./limits/token-bucket.ts";
 import { AllowListError, parseAllowList } from "./net/allow-list.ts";
 import { BACKEND_IDS } from "./backends/catalogue.ts";
 import { parseTrustProxy, type TrustProxy } from "./net/trusted-proxies.ts";
-import { parseProxies, ProxyListError, type ProxyEntry } from "./net/proxy-pool.ts";
+import { parseProxies, ProxyListError, type ProxyEntry, type ProxySettings } from "./net/proxy-pool.ts";
 import { parseJobsConfig, parseSizeText, type JobsConfig } from "./jobs/config.ts";
 
 export type Env = Record<string, string | undefined>;
@@ -50,22 +50,14 @@ export interface Config {
   cache: { maxBytes: number; maxEntryBytes: number };
   /** HTTP(S)_PROXY / NO_PROXY for page fetches, from the env handed to start-up (never the process's own). */
   proxy: ProxySettings | null;
-  /** QUARRY_PROXIES: the operator's proxies for reads that need one (api.md §12); credentials stay in `url`. */
-  proxies: ProxyEntry[];
-  /** QUARRY_PROXY_PAUSE: seconds a failing proxy is first paused (doubling while it keeps failing). */
-  proxyPauseMs: number;
-  /** QUARRY_ESCALATION_TTL: seconds a host's working fetch step (render, proxy) is remembered. */
-  escalationTtlMs: number;
+  /** api.md §12: QUARRY_PROXIES (credentials stay in `url`), QUARRY_PROXY_PAUSE (a failing proxy's first pause), QUARRY_ESCALATION_TTL (a host's working step remembered). */
+  proxies: { entries: ProxyEntry[]; pauseMs: number; escalationTtlMs: number };
   /** Map, crawl and batch jobs: QUARRY_JOB_TTL, QUARRY_JOB_DEADLINE, QUARRY_CRAWL_*, QUARRY_PUBLIC_URL. */
   jobs: JobsConfig;
   version: string;
 }
 
-export interface ProxySettings {
-  http?: string;
-  https?: string;
-  noProxy?: string;
-}
+export type { ProxySettings };
 
 /** The proxy settings an environment asks for; lowercase names win, as curl does. */
 export function parseProxyEnv(env: Env): ProxySettings | null {
@@ -83,14 +75,8 @@ export function parseProxyEnv(env: Env): ProxySettings | null {
   return proxy.http || proxy.https ? proxy : null;
 }
 
-function parseProxyList(env: Env): ProxyEntry[] {
-  try {
-    return parseProxies(str(env, "QUARRY_PROXIES"));
-  } catch (e) {
-    // The message names the entry by its place, never its text: an entry holds credentials.
-    if (e instanceof ProxyListError) throw new ConfigError("QUARRY_PROXIES", e.message);
-    throw e;
-  }
+/** A bad entry is named by its place, never its text (it holds credentials). */ function parseProxyList(env: Env): ProxyEntry[] {
+  try { return parseProxies(str(env, "QUARRY_PROXIES")); } catch (e) { throw e instanceof ProxyListError ? new ConfigError("QUARRY_PROXIES", e.message) : e; }
 }
 
 export class ConfigError extends Error {
@@ -303,9 +289,10 @@ export function parseConfig(env: Env, version = "0.0.0"): Config {
       maxEntryBytes: parseSize(env, "QUARRY_CACHE_MAX_ENTRY_BYTES", 2 * 2 ** 20),
     },
     proxy: parseProxyEnv(env),
-    proxies: parseProxyList(env),
-    proxyPauseMs: parseCount(env, "QUARRY_PROXY_PAUSE", 30, 1, 86_400) * 1000,
-    escalationTtlMs: parseCount(env, "QUARRY_ESCALATION_TTL", 3600, 1, 30 * 86_400) * 1000,
+    proxies: {
+      entries: parseProxyList(env), pauseMs: parseCount(env, "QUARRY_PROXY_PAUSE", 30, 1, 86_400) * 1000,
+      escalationTtlMs: parseCount(env, "QUARRY_ESCALATION_TTL", 3600, 1, 30 * 86_400) * 1000,
+    },
     jobs,
     version,
   };

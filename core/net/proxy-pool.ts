@@ -7,6 +7,13 @@
  * status or a metric: everything shown uses `label` (`de:residential http://proxy.example:8080`).
  */
 
+/** HTTP(S)_PROXY / NO_PROXY (core/config.ts `parseProxyEnv`): one process-wide proxy, the older way. */
+export interface ProxySettings {
+  http?: string;
+  https?: string;
+  noProxy?: string;
+}
+
 export type ProxyProtocol = "http:" | "https:" | "socks5:";
 
 export interface ProxyEntry {
