@@ -57,7 +57,6 @@ export interface Config {
   version: string;
 }
 
-export type { ProxySettings };
 
 /** The proxy settings an environment asks for; lowercase names win, as curl does. */
 export function parseProxyEnv(env: Env): ProxySettings | null {
