@@ -70,10 +70,13 @@ export class UpstreamNetworkError extends PageFetchError {
   readonly failure = "network";
   /** The host could not be reached at all (refused, reset, unreachable, DNS, TLS), as opposed to one page failing. */
   readonly unreachable: boolean;
-  constructor(message: string, internal?: string, options?: { cause?: unknown; unreachable?: boolean }) {
+  /** The proxy the fetch went through failed (could not be reached, refused us), not the site: another proxy may do. */
+  readonly proxySide: boolean;
+  constructor(message: string, internal?: string, options?: { cause?: unknown; unreachable?: boolean; proxySide?: boolean }) {
     super("upstream_error", message, internal);
     this.name = "UpstreamNetworkError";
     this.unreachable = options?.unreachable ?? false;
+    this.proxySide = options?.proxySide ?? false;
     if (options?.cause !== undefined) (this as { cause?: unknown }).cause = options.cause;
   }
 }

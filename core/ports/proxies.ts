@@ -31,5 +31,6 @@ export interface HostStep {
  */
 export interface HostMemory {
   get(host: string): Promise<HostStep | null>;
-  set(host: string, step: HostStep): Promise<void>;
+  /** Remembers `step` for the host, for the operator's QUARRY_ESCALATION_TTL. */
+  set(host: string, step: HostStep["step"]): Promise<void>;
 }
