@@ -169,16 +169,17 @@ export async function startSocksProxy(options: Options = {}): Promise<TestProxy>
 /**
  * A site behind a wall for the address Quarry reads from: requests arriving from 127.0.0.1 get
  * `wall` (a 403 Cloudflare challenge by default), requests from 127.0.0.3 (through a test proxy)
- * get the page. `reads` counts each, by where it came from.
+ * get the page (`everyone`: the wall for every reader). `reads` counts each, by where it came from.
  */
-export async function startWalledSite(pages: Record<string, string>, wall: { status: number; body: string; headers?: Record<string, string> }) {
-  const reads = { direct: 0, proxied: 0, paths: [] as string[] };
+export async function startWalledSite(pages: Record<string, string>, wall: { status: number; body: string; headers?: Record<string, string> }, options: { everyone?: boolean } = {}) {
+  const reads = { direct: 0, proxied: 0, paths: [] as string[], languages: [] as string[] };
   const server = createHttpServer((req, res) => {
     const proxied = req.socket.remoteAddress === "127.0.0.3";
     proxied ? reads.proxied++ : reads.direct++;
     reads.paths.push(`${proxied ? "proxied" : "direct"} ${req.url}`);
+    reads.languages.push(String(req.headers["accept-language"] ?? ""));
     const page = pages[(req.url ?? "").split("?")[0]!];
-    if (!proxied) return void res.writeHead(wall.status, { "content-type": "text/html; charset=utf-8", ...wall.headers }).end(wall.body);
+    if (!proxied || options.everyone) return void res.writeHead(wall.status, { "content-type": "text/html; charset=utf-8", ...wall.headers }).end(wall.body);
     if (page === undefined) return void res.writeHead(404, { "content-type": "text/html" }).end("<h1>not here</h1>");
     res.writeHead(200, { "content-type": "text/html; charset=utf-8", "x-seen-language": String(req.headers["accept-language"] ?? "") }).end(page);
   });
