@@ -86,8 +86,10 @@ async function viaPool(pool: ProxyPool | undefined, url: string | URL, request: 
       pool.succeeded(entry);
       return { ...page, via: entry.label };
     } catch (err) {
-      if (!(err instanceof UpstreamNetworkError && err.proxySide)) throw err;
-      pool.failed(entry);
+      if (!(err instanceof UpstreamNetworkError)) throw err;
+      if (err.proxySide) pool.failed(entry);
+      // A tunnel cut mid-read (the proxy died under it) is tried again through the next proxy, which pauses this one if it is gone.
+      else if (!/^(ECONNRESET|EPIPE)\b/.test(err.internal)) throw err;
       last = err;
     }
   }

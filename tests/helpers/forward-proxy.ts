@@ -171,7 +171,7 @@ export async function startSocksProxy(options: Options = {}): Promise<TestProxy>
  * `wall` (a 403 Cloudflare challenge by default), requests from 127.0.0.3 (through a test proxy)
  * get the page (`everyone`: the wall for every reader). `reads` counts each, by where it came from.
  */
-export async function startWalledSite(pages: Record<string, string>, wall: { status: number; body: string; headers?: Record<string, string> }, options: { everyone?: boolean } = {}) {
+export async function startWalledSite(pages: Record<string, string>, wall: { status: number; body: string; headers?: Record<string, string> }, options: { everyone?: boolean; onServed?: (path: string, proxied: boolean) => void } = {}) {
   const reads = { direct: 0, proxied: 0, paths: [] as string[], languages: [] as string[] };
   const server = createHttpServer((req, res) => {
     const proxied = req.socket.remoteAddress === "127.0.0.3";
@@ -181,6 +181,7 @@ export async function startWalledSite(pages: Record<string, string>, wall: { sta
     const page = pages[(req.url ?? "").split("?")[0]!];
     if (!proxied || options.everyone) return void res.writeHead(wall.status, { "content-type": "text/html; charset=utf-8", ...wall.headers }).end(wall.body);
     if (page === undefined) return void res.writeHead(404, { "content-type": "text/html" }).end("<h1>not here</h1>");
+    res.on("finish", () => options.onServed?.(req.url ?? "", proxied));
     res.writeHead(200, { "content-type": "text/html; charset=utf-8", "x-seen-language": String(req.headers["accept-language"] ?? "") }).end(page);
   });
   const close = tracked(server);
