@@ -135,6 +135,21 @@ describe("scrape past bot walls", () => {
     expect(await used()).toBe(before);
   });
 
+  it("Firecrawl's proxy and location map onto Quarry's: basic reads without a proxy (blocked), enhanced escalates, location picks the country", async () => {
+    const fc = (json: Record<string, unknown>) => t.request("/compat/firecrawl/v2/scrape", { method: "POST", key, json: { maxAge: 0, ...json } });
+    const basic = await fc({ url: `${site.url}/a`, proxy: "basic" });
+    expect(basic.status).toBe(502);
+    expect(JSON.stringify(await basic.json())).toMatch(/bot wall/);
+    const enhanced = await (await fc({ url: `${site.url}/b`, proxy: "enhanced" })).json();
+    expect(enhanced.success).toBe(true);
+    expect(enhanced.data.markdown).toContain("real words");
+    expect(enhanced.quarry.meta.fetch_path.at(-1)).toMatch(/^proxy .*: ok$/);
+    expect(enhanced.quarry.ignored).toEqual([]);
+    const located = await (await fc({ url: `${site.url}/c`, location: { country: "DE", languages: ["de-DE"] } })).json();
+    expect(located.quarry.meta.fetch_path).toEqual([`proxy de:residential http://127.0.0.1:${de.port}: ok`]);
+    expect(site.reads.languages.at(-1)).toBe("de-DE");
+  });
+
   it("/health shows the proxies and their state, never their credentials", async () => {
     const res = await t.request("/health");
     const text = await res.text();
