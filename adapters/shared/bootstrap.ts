@@ -210,7 +210,7 @@ async function sqliteStores(config: Config, runtime: RuntimeParts, clock: Clock,
 }
 
 /** The browser for pages that need JavaScript: started on the first render, not at start-up. */
-export function browserPool(config: Config, logger: Logger, _proxies?: ProxyPool): BrowserPool {
+export function browserPool(config: Config, logger: Logger, proxies?: ProxyPool): BrowserPool {
   return createBrowserPool({
     executablePath: findChromium(config.browser.path),
     maxPages: config.browser.pages,
@@ -218,6 +218,7 @@ export function browserPool(config: Config, logger: Logger, _proxies?: ProxyPool
     resolver: systemResolver,
     userAgent: quarryUserAgent(packageVersion()),
     logger,
+    ...(proxies?.size ? { proxies } : {}),
   });
 }
 
