@@ -162,7 +162,9 @@ export async function readEscalating(ports: Ports, req: EscalationAsk, timeoutMs
     }
     fetchPath.push(`${named}: ${read.status < 400 ? "ok" : String(read.status)}`);
     // Remembered when it took escalating to get here (or the memory led here again): the next read starts at this step.
-    if (mode === "auto" && !byCountry && (step !== "static" || remembered) && read.status < 400) await memory.set(host, step).catch(() => {});
+    // Only a step reached past a wall in this read (or one the memory led to again) is remembered:
+    // a page that needed the browser for its own sake says nothing about the host.
+    if (mode === "auto" && !byCountry && (lastBlock || remembered) && read.status < 400) await memory.set(host, step).catch(() => {});
     return { read, fetchPath, ...(locationNote ? { locationNote } : {}) };
   }
   if (!lastBlock) throw lastError ?? new ApiError("browser_unavailable", NO_BROWSER);
