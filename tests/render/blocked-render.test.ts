@@ -13,7 +13,7 @@ import { createSafeFetch, parseAllowList, systemResolver } from "../../adapters/
 import { parseProxies, ProxyPool } from "../../core/net/proxy-pool.ts";
 import { makeApp, MemoryLogger, type TestApp } from "../helpers/app.ts";
 import { fixturePath } from "../helpers/articles.ts";
-import { startHttpProxy, startWalledSite, type TestProxy } from "../helpers/forward-proxy.ts";
+import { startHttpProxy, startSocksProxy, startWalledSite, type TestProxy } from "../helpers/forward-proxy.ts";
 
 const CHROMIUM = findChromium(null)!;
 const CHALLENGE = readFileSync(fixturePath("blocks/cloudflare-challenge.html"), "utf8");
@@ -25,6 +25,7 @@ describe("bot walls and the browser", () => {
   const seen = { plain: 0, browser: 0 };
   let walled: Awaited<ReturnType<typeof startWalledSite>>;
   let proxy: TestProxy;
+  let socks: TestProxy;
   let pool: BrowserPool;
   let proxies: ProxyPool;
   let t: TestApp;
@@ -43,7 +44,8 @@ describe("bot walls and the browser", () => {
     browserOnlyUrl = `http://127.0.0.1:${(browserOnly.address() as { port: number }).port}`;
     walled = await startWalledSite({ "/": ARTICLE("Through the proxy", '<img src="http://private.test:9/leak.png"><img src="http://169.254.169.254/latest/meta-data/">') }, { status: 403, body: CHALLENGE });
     proxy = await startHttpProxy({ auth: "browser:br-secret" });
-    proxies = new ProxyPool(parseProxies(`nl:res=${proxy.url}`));
+    socks = await startSocksProxy({ auth: "sock:so-secret" });
+    proxies = new ProxyPool(parseProxies(`nl:res=${proxy.url} :socks=${socks.url}`));
     const allow = parseAllowList(["127.0.0.1/32"]);
     const resolver = async (name: string) => (name === "private.test" ? ["10.0.0.9"] : systemResolver(name));
     pool = createBrowserPool({ executablePath: CHROMIUM, maxPages: 2, allow, resolver, userAgent: "QuarryBot/test", logger: new MemoryLogger(), proxies });
@@ -53,7 +55,7 @@ describe("bot walls and the browser", () => {
   afterAll(async () => {
     await t?.close();
     await pool?.close();
-    await Promise.all([new Promise((r) => browserOnly?.close(r)), walled?.close(), proxy?.kill()]);
+    await Promise.all([new Promise((r) => browserOnly?.close(r)), walled?.close(), proxy?.kill(), socks?.kill()]);
   });
 
   it("a site that walls plain fetches but not browsers: rendered, and the host remembered at the render step", async () => {
@@ -68,7 +70,7 @@ describe("bot walls and the browser", () => {
   }, 60_000);
 
   it("a render that must go through a proxy gets a context of its own through it, and its private requests never reach the proxy", async () => {
-    const res = await scrape({ url: `${walled.url}/`, formats: ["markdown", "screenshot"] });
+    const res = await scrape({ url: `${walled.url}/`, formats: ["markdown", "screenshot"], proxy: "auto" });
     const body = await res.json();
     expect(body.meta?.fetch_path, JSON.stringify(body)).toEqual(["render: 403 cloudflare challenge", `proxy nl:res http://127.0.0.1:${proxy.port}: ok`]);
     expect(body.data.title).toBe("Through the proxy");
@@ -80,5 +82,14 @@ describe("bot walls and the browser", () => {
     expect(proxy.refused).toBe(0);
     expect(JSON.stringify(body)).not.toContain("br-secret");
     expect(proxies.status()[0]).toMatchObject({ status: "ok" });
+  }, 60_000);
+
+  it("a render through a SOCKS5 pool with credentials", async () => {
+    const body = await (await scrape({ url: `${walled.url}/`, proxy: "socks", render: "always" })).json();
+    expect(body.meta?.fetch_path, JSON.stringify(body)).toEqual([`proxy :socks socks5://127.0.0.1:${socks.port}: ok`]);
+    expect(body.meta.rendered).toBe(true);
+    expect(body.data.title).toBe("Through the proxy");
+    for (const a of socks.asked) expect(a).toBe(`127.0.0.1:${walled.port}`);
+    expect(socks.refused).toBe(0);
   }, 60_000);
 });
