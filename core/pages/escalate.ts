@@ -38,6 +38,8 @@ export interface EscalationAsk {
   account?: string;
   proxy?: ProxyMode;
   location?: Location;
+  /** `never`: the browser is not used, past a wall either. */
+  render?: "auto" | "always" | "never";
 }
 
 export interface Escalated {
@@ -124,6 +126,10 @@ export async function readEscalating(ports: Ports, req: EscalationAsk, timeoutMs
       if (step === "static") {
         read = { ...(await ports.pages.fetchPage(req.url, { timeoutMs: left(), ...signal, ...(Object.keys(headers).length ? { headers } : {}) })), rendered: false };
       } else if (step === "render") {
+        if (req.render === "never") {
+          fetchPath.push('render: skipped (render is "never")');
+          continue;
+        }
         if (!browserUsable(ports, false)) {
           // Only a browser can do what was asked, and nothing was blocked: the same 503 as ever.
           if (needsBrowser && !lastBlock) throw new ApiError("browser_unavailable", NO_BROWSER);

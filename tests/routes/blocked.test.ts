@@ -122,6 +122,11 @@ describe("scrape past bot walls", () => {
     expect(await used()).toBe(before);
   });
 
+  it('render "never" is kept past a wall: the browser step is skipped and says why', async () => {
+    const { error } = await (await scrape({ url: `${site.url}/a`, proxy: "none", render: "never" })).json();
+    expect(error.fetch_path).toEqual(["static: 403 cloudflare challenge", 'render: skipped (render is "never")']);
+  });
+
   it("a captcha page that walls the proxies too: `blocked` after every step, free", async () => {
     const before = await used();
     const res = await scrape({ url: `${captcha.url}/form` });
