@@ -8,6 +8,7 @@ import type { BucketConfig } from "./limits/token-bucket.ts";
 import { AllowListError, parseAllowList } from "./net/allow-list.ts";
 import { BACKEND_IDS } from "./backends/catalogue.ts";
 import { parseTrustProxy, type TrustProxy } from "./net/trusted-proxies.ts";
+import { parseProxies, ProxyListError, type ProxyEntry, type ProxySettings } from "./net/proxy-pool.ts";
 import { parseJobsConfig, parseSizeText, type JobsConfig } from "./jobs/config.ts";
 
 export type Env = Record<string, string | undefined>;
@@ -49,16 +50,13 @@ export interface Config {
   cache: { maxBytes: number; maxEntryBytes: number };
   /** HTTP(S)_PROXY / NO_PROXY for page fetches, from the env handed to start-up (never the process's own). */
   proxy: ProxySettings | null;
+  /** api.md §12: QUARRY_PROXIES (credentials stay in `url`), QUARRY_PROXY_PAUSE (a failing proxy's first pause), QUARRY_ESCALATION_TTL (a host's working step remembered). */
+  proxies: { entries: ProxyEntry[]; pauseMs: number; escalationTtlMs: number };
   /** Map, crawl and batch jobs: QUARRY_JOB_TTL, QUARRY_JOB_DEADLINE, QUARRY_CRAWL_*, QUARRY_PUBLIC_URL. */
   jobs: JobsConfig;
   version: string;
 }
 
-export interface ProxySettings {
-  http?: string;
-  https?: string;
-  noProxy?: string;
-}
 
 /** The proxy settings an environment asks for; lowercase names win, as curl does. */
 export function parseProxyEnv(env: Env): ProxySettings | null {
@@ -74,6 +72,10 @@ export function parseProxyEnv(env: Env): ProxySettings | null {
     if (url.protocol !== "http:") throw new ConfigError(variable, `${url.protocol}// proxies are not supported; use an http:// proxy URL (https is tunnelled through it with CONNECT)`);
   }
   return proxy.http || proxy.https ? proxy : null;
+}
+
+/** A bad entry is named by its place, never its text (it holds credentials). */ function parseProxyList(env: Env): ProxyEntry[] {
+  try { return parseProxies(str(env, "QUARRY_PROXIES")); } catch (e) { throw e instanceof ProxyListError ? new ConfigError("QUARRY_PROXIES", e.message) : e; }
 }
 
 export class ConfigError extends Error {
@@ -290,6 +292,10 @@ export function parseConfig(env: Env, version = "0.0.0"): Config {
       maxEntryBytes: parseSize(env, "QUARRY_CACHE_MAX_ENTRY_BYTES", 2 * 2 ** 20),
     },
     proxy: parseProxyEnv(env),
+    proxies: {
+      entries: parseProxyList(env), pauseMs: parseCount(env, "QUARRY_PROXY_PAUSE", 30, 1, 86_400) * 1000,
+      escalationTtlMs: parseCount(env, "QUARRY_ESCALATION_TTL", 3600, 1, 30 * 86_400) * 1000,
+    },
     jobs,
     version,
   };

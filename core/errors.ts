@@ -24,6 +24,7 @@ export const ERROR_STATUS = {
   job_storage_full: 429,
   internal_error: 500,
   upstream_error: 502,
+  blocked: 502,
   service_unavailable: 503,
   browser_unavailable: 503,
   timeout: 504,
@@ -37,9 +38,10 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
  * admission (a private URL, a platform this server does not have). So do the 422s of a scrape
  * that gives nothing (content it cannot read, an action the page could not do, a format that
  * needs a model on a server without one), as a crawl's
- * page failing for those reasons costs nothing.
+ * page failing for those reasons costs nothing; and a page that stayed behind a bot wall
+ * (`blocked`, api.md §12): nothing was read.
  */
-export const REFUSALS: ReadonlySet<ErrorCode> = new Set(["invalid_request", "url_not_allowed", "not_found", "unsupported_content", "action_failed", "model_unavailable", "collection_exists", "index_full"]);
+export const REFUSALS: ReadonlySet<ErrorCode> = new Set(["invalid_request", "url_not_allowed", "not_found", "unsupported_content", "action_failed", "model_unavailable", "collection_exists", "index_full", "blocked"]);
 
 export interface FieldIssue {
   field: string;

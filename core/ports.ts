@@ -196,7 +196,12 @@ export interface FetchedPage {
   body: Uint8Array;
   contentType: string | null;
   redirects: string[];
+  /** The proxy the page came through, as shown (`de:residential http://host:port`, never credentials); absent when direct. */
+  via?: string;
 }
+
+export type { HostMemory, HostStep, ProxiesPort, ProxyChoice } from "./ports/proxies.ts";
+import type { HostMemory, ProxiesPort, ProxyChoice } from "./ports/proxies.ts";
 
 /**
  * Fetches web pages for scrape, search tiers and research. Every implementation refuses
@@ -206,7 +211,11 @@ export interface FetchedPage {
 export interface PagePort {
   fetchPage(
     url: string,
-    options?: { timeoutMs?: number; maxBytes?: number; signal?: AbortSignal; method?: string; headers?: HeadersInit; body?: Uint8Array },
+    options?: {
+      timeoutMs?: number; maxBytes?: number; signal?: AbortSignal; method?: string; headers?: HeadersInit; body?: Uint8Array;
+      /** Through the operator's proxies (QUARRY_PROXIES): a fetcher without them throws `UpstreamNetworkError`. */
+      proxy?: ProxyChoice;
+    },
   ): Promise<FetchedPage>;
 }
 
@@ -268,6 +277,10 @@ export interface Ports {
   extract?: ExtractPort;
   /** A browser for pages that need JavaScript; absent when the process has none. */
   render?: RenderPort;
+  /** The operator's proxies (QUARRY_PROXIES); absent or empty when there are none. */
+  proxies?: ProxiesPort;
+  /** Where escalation remembers each host's working step; absent = in this process's memory. */
+  hosts?: HostMemory;
   /** Swagger UI's files for GET /docs (the adapters read the swagger-ui-dist package). */
   docsAssets?: DocsAssets;
   /** Operational metrics; absent when the operator has not turned them on (QUARRY_METRICS). */

@@ -78,7 +78,17 @@ function parseAuthority(authority: string): { host: string; port: number } | nul
 
 const HOP_BY_HOP = new Set(["proxy-connection", "proxy-authorization", "connection", "keep-alive", "transfer-encoding", "upgrade", "te", "trailer"]);
 
-export async function startEgressProxy(options: { allow: AllowList; resolver: Resolver; log?: (msg: string) => void; idleMs?: number }): Promise<EgressProxy> {
+/**
+ * `via`: chain every connection through one of the operator's proxies (api.md §12) after the same
+ * check, asking it for the checked address: a browser context of a proxied render uses such a
+ * listener of its own. `onProxyFailure` hears of the proxy itself failing (it is then paused).
+ */
+export interface Upstream {
+  connect(address: string, port: number): Promise<import("node:stream").Duplex>;
+  onProxyFailure?(err: unknown): void;
+}
+
+export async function startEgressProxy(options: { allow: AllowList; resolver: Resolver; log?: (msg: string) => void; idleMs?: number; via?: Upstream }): Promise<EgressProxy> {
   const idleMs = options.idleMs ?? UPSTREAM_IDLE_MS;
   const refused: string[] = [];
   const refuse = (target: string, why: string) => {
@@ -119,8 +129,22 @@ export async function startEgressProxy(options: { allow: AllowList; resolver: Re
     }
     const headers: Record<string, string | string[]> = {};
     for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) headers[k] = v;
+    let tunnel: import("node:stream").Duplex | null = null;
+    if (options.via) {
+      try {
+        tunnel = await options.via.connect(verdict.address, port);
+      } catch (err) {
+        options.via.onProxyFailure?.(err);
+        res.writeHead(502, { "content-type": "text/plain", "x-quarry-egress": "unreachable", "x-quarry-egress-error": "EPROXY" }).end("Quarry's egress proxy could not go through the operator's proxy.");
+        return;
+      }
+    }
     const upstream = http.request(
-      { host: verdict.address, port, method: req.method, path: `${target.pathname}${target.search}`, headers, setHost: false, agent, timeout: idleMs },
+      {
+        host: verdict.address, port, method: req.method, path: `${target.pathname}${target.search}`, headers, setHost: false, timeout: idleMs,
+        // No agent with a tunnel: Node uses `createConnection` only when no agent (not even `false`) is given.
+        ...(tunnel ? { createConnection: () => tunnel as net.Socket } : { agent }),
+      },
       (up) => {
         const raw: string[] = [];
         for (let i = 0; i + 1 < up.rawHeaders.length; i += 2) {
@@ -166,7 +190,19 @@ export async function startEgressProxy(options: { allow: AllowList; resolver: Re
       return;
     }
     if (client.destroyed) return; // the browser left while the name was looked up
-    const upstream = net.connect({ host: verdict.address, port: authority.port });
+    let upstream: net.Socket;
+    if (options.via) {
+      try {
+        upstream = (await options.via.connect(verdict.address, authority.port)) as net.Socket;
+      } catch (err) {
+        options.via.onProxyFailure?.(err);
+        client.end("HTTP/1.1 502 Bad Gateway\r\n\r\n");
+        return;
+      }
+      if (client.destroyed) return void upstream.destroy();
+      // Already connected through the proxy: the tunnel opens at once.
+      setImmediate(() => upstream.emit("connect"));
+    } else upstream = net.connect({ host: verdict.address, port: authority.port });
     track(upstream);
     let open = false;
     // A tunnel is one thing: either side closing, failing or going silent ends both (a host that

@@ -18,6 +18,10 @@ import type { Logger, RenderAction, RenderedPage, RenderPort, RenderRequest } fr
 import { DEFAULT_MAX_BYTES, type Resolver } from "../fetch/types.ts";
 import { memoResolver } from "./dns-memo.ts";
 import { checkTarget, startEgressProxy, type EgressProxy } from "./egress-proxy.ts";
+import type { ProxyEntry, ProxyPool } from "../../core/net/proxy-pool.ts";
+import { connectThrough } from "../fetch/proxy-connect.ts";
+import { resolveProxy } from "../fetch/proxy.ts";
+import { UpstreamNetworkError as ProxyError } from "../../core/net/fetch-errors.ts";
 import { FairSlots, type SlotStats } from "./fair-slots.ts";
 
 /**
@@ -100,6 +104,8 @@ export interface BrowserPoolOptions {
   maxBytes?: number;
   /** Slots one account may hold at once; by default all but a quarter of `maxPages` (fair-slots.ts). */
   pagesPerAccount?: number;
+  /** QUARRY_PROXIES: renders that ask for a proxy get a context whose egress chains through the pool's next one (api.md §12). */
+  proxies?: ProxyPool;
 }
 
 const REDIRECT_REFUSED = "The page redirected to an address Quarry does not fetch (private or non-public).";
@@ -184,6 +190,24 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
   let closed = false;
   // The running browser's proxy, for its socket counts.
   let egress: EgressProxy | null = null;
+  // One guarded egress listener per operator proxy, for the contexts of proxied renders: each checks
+  // every connection as the browser's own does, then goes through its proxy to the checked address.
+  const chained = new Map<string, Promise<EgressProxy>>();
+  function egressVia(entry: ProxyEntry): Promise<EgressProxy> {
+    let listener = chained.get(entry.id);
+    if (!listener) {
+      const upstream = resolveProxy(entry.url);
+      listener = startEgressProxy({
+        allow: options.allow, resolver, log: (m) => options.logger.debug({}, m),
+        via: {
+          connect: (address, port) => connectThrough(upstream, address, port),
+          onProxyFailure: (err) => void (err instanceof ProxyError && err.proxySide && options.proxies?.failed(entry)),
+        },
+      });
+      chained.set(entry.id, listener);
+    }
+    return listener;
+  }
 
   async function launch(): Promise<{ browser: Browser; proxy: EgressProxy }> {
     if (!options.executablePath) throw new ApiError("browser_unavailable", INSTALL_HINT);
@@ -251,11 +275,12 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
    * A fresh context. A browser that died an instant ago (killed, crashed) may not have told us yet:
    * if opening fails and the browser is gone, it is started again once for this request.
    */
-  async function openContext(): Promise<BrowserContext> {
+  async function openContext(proxyServer?: string): Promise<BrowserContext> {
     for (let attempt = 0; ; attempt++) {
       const { browser: b } = await current();
       try {
         return await b.newContext({
+          ...(proxyServer ? { proxy: { server: proxyServer, bypass: "<-loopback>" } } : {}),
           acceptDownloads: false,
           serviceWorkers: "block",
           userAgent: options.userAgent,
@@ -394,7 +419,7 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
       const html = read;
       const screenshot = req.screenshot ? new Uint8Array(await page.screenshot({ type: "png", timeout: left() })) : undefined;
       const contentType = response?.headers()["content-type"] ?? null;
-      return { finalUrl: page.url(), status: response?.status() ?? 200, html, contentType, ...(screenshot ? { screenshot } : {}) };
+      return { finalUrl: page.url(), status: response?.status() ?? 200, html, contentType, headers: response?.headers() ?? {}, ...(screenshot ? { screenshot } : {}) };
     })();
     return Promise.race([work, crashed]);
   }
@@ -433,11 +458,19 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
       let context: Promise<BrowserContext> | null = null;
       try {
         const work = (async () => {
-          const { proxy } = await current();
+          const { proxy: own } = await current();
           if (timer.signal.aborted) throw timer.signal.reason;
-          context = openContext();
+          // Through the operator's proxies: a context of its own whose egress chains through the pool's next proxy.
+          let entry: ProxyEntry | null = null;
+          if (req.proxy) {
+            entry = options.proxies?.pick(first.host, req.proxy).entry ?? null;
+            if (!entry) throw new ProxyError("No proxy is available for this render (QUARRY_PROXIES): none configured for it, or every one paused.", undefined, { proxySide: true });
+          }
+          const proxy = entry ? await egressVia(entry) : own;
+          context = openContext(entry ? proxy.url : undefined);
           const ctx = await context;
-          return await renderIn(ctx, req, deadline, stage, proxy).catch((err) => {
+          if (req.headers) await ctx.setExtraHTTPHeaders(req.headers);
+          const page = await renderIn(ctx, req, deadline, stage, proxy).catch((err) => {
             if (err instanceof ApiError || timer.signal.aborted) throw err;
             // Playwright's own errors: the browser died under the page, or something unforeseen.
             const why = err instanceof Error ? err.message.split("\n")[0]! : String(err);
@@ -446,6 +479,8 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
             }
             throw new UpstreamNetworkError("The browser could not render the page.", why);
           });
+          if (entry) options.proxies?.succeeded(entry);
+          return entry ? { ...page, via: entry.label } : page;
         })();
         work.catch(() => {});
         return await Promise.race([work, aborted]);
@@ -459,9 +494,10 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
       }
     },
     health() {
+      const proxies = !!options.proxies?.size;
       if (!options.executablePath) return { status: "disabled", pages_in_use: 0, max_pages: options.maxPages, error: INSTALL_HINT };
-      if (lastError && !browser) return { status: "unavailable", pages_in_use: slots.stats().inUse, max_pages: options.maxPages, error: lastError };
-      return { status: "ok", pages_in_use: slots.stats().inUse, max_pages: options.maxPages };
+      if (lastError && !browser) return { status: "unavailable", pages_in_use: slots.stats().inUse, max_pages: options.maxPages, error: lastError, proxies };
+      return { status: "ok", pages_in_use: slots.stats().inUse, max_pages: options.maxPages, proxies };
     },
     slots: () => slots.stats(),
     egressSockets: () => egress?.sockets() ?? { client: 0, upstream: 0 },
@@ -472,6 +508,7 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
         await b.browser.close().catch(() => {});
         await b.proxy.close();
       }
+      await Promise.all([...chained.values()].map((l) => l.then((e) => e.close(), () => {})));
     },
   };
 }

@@ -9,7 +9,9 @@ import type { LookupAddress, LookupOptions } from "node:dns";
 import { promises as dns } from "node:dns";
 import * as http from "node:http";
 import * as https from "node:https";
+import * as net from "node:net";
 import { isIPv6 } from "node:net";
+import type { Duplex } from "node:stream";
 import * as tls from "node:tls";
 import { formatIp, parseIp } from "../../core/net/address-policy.ts";
 import type { AllowList } from "../../core/net/allow-list.ts";
@@ -65,7 +67,9 @@ export function networkError(err: unknown, host: string, via = "", targetSide = 
   const code = e?.code ?? "";
   const internal = `${code} ${e?.message ?? String(err)}`.trim();
   const unreachable = targetSide && unreachableCode(code);
-  const say = (msg: string) => new UpstreamNetworkError(msg + via, internal, { cause: err, unreachable });
+  // Reaching the proxy failed (not the site behind it): the proxy is paused and another one tried.
+  const proxySide = !!via && !targetSide;
+  const say = (msg: string) => new UpstreamNetworkError(msg + via, internal, { cause: err, unreachable, proxySide });
   if (code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "EAI_NODATA") {
     // A target that does not resolve answers like a private one, so callers cannot probe
     // internal names; a proxy that does not resolve is the operator's problem and says so.
@@ -151,9 +155,9 @@ function direct(req: HopRequest, deps: NodeHopDeps): Promise<HopResponse> {
  * Through a proxy the proxy resolves and connects, out of our sight: resolve and check here first
  * (fail closed when we cannot resolve). Weaker than `direct`: the proxy may get another answer.
  */
-async function precheck(req: HopRequest, deps: NodeHopDeps): Promise<void> {
+async function precheck(req: HopRequest, deps: NodeHopDeps): Promise<string | null> {
   const { target } = req;
-  if (target.literal || target.allowedByName) return;
+  if (target.literal || target.allowedByName) return null;
   let addresses: string[];
   try {
     addresses = await raceAbort(deps.resolver(target.hostname), req.signal);
@@ -161,19 +165,28 @@ async function precheck(req: HopRequest, deps: NodeHopDeps): Promise<void> {
     throw networkError(err, target.url.host);
   }
   if (addresses.length === 0) throw networkError(notFound(target.hostname), target.url.host);
-  const verdict = checkResolved(target.hostname, addresses, deps.allow);
+  const canonical = addresses.map((a) => parseIp(a)).map((ip, i) => (ip ? formatIp(ip) : addresses[i]!));
+  const verdict = checkResolved(target.hostname, canonical, deps.allow);
   if (!verdict.ok) throw new EgressRefused(verdict.message, verdict.reason, verdict.internal);
+  return canonical[0]!;
+}
+
+/** The proxy's own host and port, and the module that speaks to it (TLS to an `https://` proxy). */
+function proxyLeg(proxy: ResolvedProxy): { host: string; port: number; mod: typeof http | typeof https } {
+  const tls = proxy.protocol === "https:";
+  return { host: proxy.url.hostname.replace(/^\[|\]$/g, ""), port: Number(proxy.url.port) || (tls ? 443 : 80), mod: tls ? https : http };
 }
 
 function forward(req: HopRequest, proxy: ResolvedProxy): Promise<HopResponse> {
   const { url } = req.target;
+  const leg = proxyLeg(proxy);
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { ...nodeHeaders(req.headers), host: url.host };
     if (proxy.authorization) headers["proxy-authorization"] = proxy.authorization;
-    const r = http.request(
+    const r = leg.mod.request(
       {
-        host: proxy.url.hostname.replace(/^\[|\]$/g, ""),
-        port: Number(proxy.url.port) || 80,
+        host: leg.host,
+        port: leg.port,
         path: url.origin + url.pathname + url.search,
         method: req.method,
         headers,
@@ -187,16 +200,55 @@ function forward(req: HopRequest, proxy: ResolvedProxy): Promise<HopResponse> {
   });
 }
 
-function tunnel(req: HopRequest, proxy: ResolvedProxy, deps: NodeHopDeps): Promise<HopResponse> {
+/**
+ * The request itself over a socket that already reaches the target (a CONNECT tunnel, a SOCKS
+ * connection): TLS end to end for https, plain HTTP otherwise.
+ */
+function overSocket(req: HopRequest, deps: NodeHopDeps, socket: Duplex): Promise<HopResponse> {
   const { target, signal } = req;
-  const port = targetPort(target.url);
-  const authority = `${isIPv6(target.hostname) ? `[${target.hostname}]` : target.hostname}:${port}`;
+  const isHttps = target.url.protocol === "https:";
+  const servername = target.literal ? undefined : target.hostname;
   return new Promise((resolve, reject) => {
+    const r = (isHttps ? https : http).request(
+      {
+        host: target.hostname,
+        port: targetPort(target.url),
+        path: target.url.pathname + target.url.search,
+        method: req.method,
+        headers: { ...nodeHeaders(req.headers), host: target.url.host },
+        signal,
+        createConnection: () =>
+          isHttps
+            ? tls.connect({ socket, host: target.hostname, servername, ALPNProtocols: ["http/1.1"], ...(deps.ca ? { ca: deps.ca } : {}) })
+            : (socket as net.Socket),
+      },
+      (response) => resolve(wrap(response, r, target.url, false)),
+    );
+    r.on("error", (err) => {
+      socket.destroy();
+      reject(networkError(err, target.url.host, " (through the proxy)", true));
+    });
+    r.end(req.body);
+  });
+}
+
+/** `host:port` as CONNECT and SOCKS name it: the checked address when there is one, so the proxy connects exactly there. */
+function authorityOf(target: HopRequest["target"], checked: string | null): { host: string; port: number; text: string } {
+  const host = checked ?? target.hostname;
+  const port = targetPort(target.url);
+  return { host, port, text: `${isIPv6(host) ? `[${host}]` : host}:${port}` };
+}
+
+function tunnel(req: HopRequest, proxy: ResolvedProxy, deps: NodeHopDeps, checked: string | null): Promise<HopResponse> {
+  const { target, signal } = req;
+  const authority = authorityOf(target, checked).text;
+  const leg = proxyLeg(proxy);
+  return new Promise<Duplex>((resolve, reject) => {
     const connectHeaders: Record<string, string> = { host: authority };
     if (proxy.authorization) connectHeaders["proxy-authorization"] = proxy.authorization;
-    const connectReq = http.request({
-      host: proxy.url.hostname.replace(/^\[|\]$/g, ""),
-      port: Number(proxy.url.port) || 80,
+    const connectReq = leg.mod.request({
+      host: leg.host,
+      port: leg.port,
       method: "CONNECT",
       path: authority,
       headers: connectHeaders,
@@ -212,34 +264,44 @@ function tunnel(req: HopRequest, proxy: ResolvedProxy, deps: NodeHopDeps): Promi
       signal.removeEventListener("abort", onAbort);
       if (res.statusCode !== 200) {
         socket.destroy();
-        // 502 and 504: the proxy could not reach the host; 403 or 407 is the proxy's own policy.
+        // 502 and 504: the proxy could not reach the host; 403 or 407 is the proxy's own policy (the proxy's failure).
         const unreachable = res.statusCode === 502 || res.statusCode === 504;
-        reject(new UpstreamNetworkError(`The proxy refused to connect to ${target.url.host} (HTTP ${res.statusCode}).`, undefined, { unreachable }));
+        reject(new UpstreamNetworkError(`The proxy refused to connect to ${target.url.host} (HTTP ${res.statusCode}).`, undefined, { unreachable, proxySide: !unreachable }));
         return;
       }
       if (head.length) socket.unshift(head);
-      const servername = target.literal ? undefined : target.hostname;
-      const r = https.request(
-        {
-          host: target.hostname,
-          port,
-          path: target.url.pathname + target.url.search,
-          method: req.method,
-          headers: nodeHeaders(req.headers),
-          signal,
-          createConnection: () =>
-            tls.connect({ socket, host: target.hostname, servername, ALPNProtocols: ["http/1.1"], ...(deps.ca ? { ca: deps.ca } : {}) }),
-        },
-        (response) => resolve(wrap(response, r, target.url, false)),
-      );
-      r.on("error", (err) => {
-        socket.destroy();
-        reject(networkError(err, target.url.host, " (through the proxy)", true));
-      });
-      r.end(req.body);
+      resolve(socket);
     });
     connectReq.end();
+  }).then((socket) => overSocket(req, deps, socket));
+}
+
+/** SOCKS5 (RFC 1928, with RFC 1929 user and password), through the `socks` package. */
+async function socks(req: HopRequest, proxy: ResolvedProxy, deps: NodeHopDeps, checked: string | null): Promise<HopResponse> {
+  const { target, signal } = req;
+  const dest = authorityOf(target, checked);
+  const { SocksClient } = await import("socks");
+  const connecting = SocksClient.createConnection({
+    proxy: {
+      host: proxy.url.hostname.replace(/^\[|\]$/g, ""),
+      port: Number(proxy.url.port),
+      type: 5,
+      ...(proxy.url.username ? { userId: decodeURIComponent(proxy.url.username), password: decodeURIComponent(proxy.url.password) } : {}),
+    },
+    command: "connect",
+    destination: { host: dest.host, port: dest.port },
   });
+  let socket: net.Socket;
+  try {
+    socket = (await raceAbort(connecting, signal)).socket;
+  } catch (err) {
+    connecting.then((c) => c.socket.destroy(), () => {});
+    if (signal.aborted) throw err;
+    // The proxy answered that the target cannot be reached: the site's failure; anything else is the proxy's.
+    const targetSide = /rejected connection - (HostUnreachable|ConnectionRefused|NetworkUnreachable|TTLExpired)/i.test((err as Error)?.message ?? "");
+    throw networkError(Object.assign(err as Error, { code: (err as NodeJS.ErrnoException).code ?? (targetSide ? "EHOSTUNREACH" : "") }), target.url.host, " (through the proxy)", targetSide);
+  }
+  return overSocket(req, deps, socket);
 }
 
 /** The Node hop: direct with the connect-time check, or through the configured proxy. */
@@ -247,7 +309,9 @@ export function nodeHop(deps: NodeHopDeps): Hop {
   return async (req) => {
     const proxy = deps.proxyFor(req.target.url);
     if (!proxy) return direct(req, deps);
-    await precheck(req, deps);
-    return req.target.url.protocol === "https:" ? tunnel(req, proxy, deps) : forward(req, proxy);
+    // The egress guard decides on the target, whatever the proxy would reach: refused here, the proxy never hears of it.
+    const checked = await precheck(req, deps);
+    if (proxy.protocol === "socks5:") return socks(req, proxy, deps, checked);
+    return req.target.url.protocol === "https:" || proxy.tunnelAll ? tunnel(req, proxy, deps, checked) : forward(req, proxy);
   };
 }

@@ -166,5 +166,9 @@ export function createSafeFetchPortable(options: PortableOptions): SafeFetch {
     throw new UpstreamNetworkError(`Could not fetch from ${target.url.host}.`, internal, { cause: lastError, unreachable });
   };
 
-  return asFetchPort((url, request = {}) => runPageFetch(url, request, settings, hop));
+  return asFetchPort((url, request = {}) => {
+    // The operator's proxies (QUARRY_PROXIES) need the Node fetcher's sockets: said, never silently read direct.
+    if (request.proxy) return Promise.reject(new UpstreamNetworkError("This page fetcher cannot use proxies (QUARRY_PROXIES needs the node:http page fetcher).", undefined, { proxySide: true }));
+    return runPageFetch(url, request, settings, hop);
+  });
 }

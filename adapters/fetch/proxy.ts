@@ -16,16 +16,27 @@ export interface ResolvedProxy {
   url: URL;
   /** `Basic …` when the proxy URL carries credentials. */
   authorization: string | null;
+  /** `http:` (the env's HTTP(S)_PROXY and QUARRY_PROXIES), `https:` or `socks5:` (QUARRY_PROXIES only). */
+  protocol: "http:" | "https:" | "socks5:";
+  /** Tunnel http targets too (CONNECT to the checked address) rather than forward them by name: QUARRY_PROXIES entries. */
+  tunnelAll?: boolean;
+}
+
+/** A QUARRY_PROXIES entry's URL (core/net/proxy-pool.ts checked its scheme) as the hop uses it. */
+export function resolveProxy(text: string): ResolvedProxy {
+  const url = new URL(text);
+  const authorization =
+    url.username || url.password
+      ? `Basic ${btoa(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`)}`
+      : null;
+  const protocol = url.protocol === "https:" ? "https:" : url.protocol.startsWith("socks") ? "socks5:" : "http:";
+  return { url, authorization, protocol };
 }
 
 function parseProxy(text: string): ResolvedProxy {
   const url = new URL(text.includes("://") ? text : `http://${text}`);
   if (url.protocol !== "http:") throw new Error(`proxy ${url.protocol}// is not supported; use an http:// proxy URL`);
-  const authorization =
-    url.username || url.password
-      ? `Basic ${btoa(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`)}`
-      : null;
-  return { url, authorization };
+  return resolveProxy(url.href);
 }
 
 function bypassed(target: URL, noProxy: string | undefined): boolean {

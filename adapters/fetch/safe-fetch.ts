@@ -34,20 +34,70 @@ import { rootCertificates } from "node:tls";
 import { NODE_ACCEPT_ENCODING } from "./node-body.ts";
 import { nodeHop, systemResolver } from "./node-hop.ts";
 import { asFetchPort, loopSettings, runPageFetch } from "./page-loop.ts";
-import { proxySelector } from "./proxy.ts";
+import { proxySelector, resolveProxy } from "./proxy.ts";
+import { UpstreamNetworkError } from "../../core/net/fetch-errors.ts";
+import type { ProxyEntry, ProxyPool } from "../../core/net/proxy-pool.ts";
 import type { PageRequestOptions, PageResponse, SafeFetch, SafeFetchOptions } from "./types.ts";
+
+/** Proxies tried for one read before it fails: a dead one is paused and the next taken. */
+const PROXY_TRIES = 3;
 
 /** A `FetchPort` (plus `fetchPage`) for Node with the connect-time SSRF guard. */
 export function createSafeFetch(options: SafeFetchOptions): SafeFetch {
   const settings = loopSettings(options, NODE_ACCEPT_ENCODING);
   const extraCa = options.ca === undefined ? undefined : Array.isArray(options.ca) ? options.ca : [options.ca];
-  const hop = nodeHop({
+  const deps = {
     allow: settings.allow,
     resolver: options.resolver ?? systemResolver,
     ca: extraCa ? [...rootCertificates, ...extraCa] : undefined,
-    proxyFor: proxySelector(options.proxy),
-  });
-  return asFetchPort((url, request = {}) => runPageFetch(url, request, settings, hop));
+  };
+  const hop = nodeHop({ ...deps, proxyFor: proxySelector(options.proxy) });
+  const pool = options.proxies;
+  const hops = new Map<string, ReturnType<typeof nodeHop>>();
+  const hopVia = (entry: ProxyEntry) => {
+    let h = hops.get(entry.id);
+    if (!h) {
+      const resolved = { ...resolveProxy(entry.url), tunnelAll: true };
+      hops.set(entry.id, (h = nodeHop({ ...deps, proxyFor: () => resolved })));
+    }
+    return h;
+  };
+  return asFetchPort((url, request = {}) => (request.proxy ? viaPool(pool, url, request, (entry) => runPageFetch(url, request, settings, hopVia(entry))) : runPageFetch(url, request, settings, hop)));
+}
+
+/**
+ * A read through the operator's proxies (QUARRY_PROXIES): the pool's next proxy for the host; one
+ * that fails itself (unreachable, refusing us) is paused and the next one tried, up to PROXY_TRIES.
+ * Failures of the site behind the proxy are the read's, as they would be directly.
+ */
+async function viaPool(pool: ProxyPool | undefined, url: string | URL, request: PageRequestOptions, read: (entry: ProxyEntry) => Promise<PageResponse>): Promise<PageResponse> {
+  const ask = request.proxy!;
+  const host = new URL(String(url)).host;
+  const named = `${ask.pool ? ` in pool "${ask.pool}"` : ""}${ask.country ? ` for country ${ask.country}` : ""}`;
+  if (!pool || pool.candidates(ask).length === 0) throw new UpstreamNetworkError(`No proxy${named} is configured (QUARRY_PROXIES).`, undefined, { proxySide: true });
+  const tried = new Set<string>();
+  let last: unknown = null;
+  for (let i = 0; i < PROXY_TRIES; i++) {
+    const { entry } = pool.pick(host, ask, tried);
+    if (!entry) break;
+    tried.add(entry.id);
+    try {
+      const page = await read(entry);
+      pool.succeeded(entry);
+      return { ...page, via: entry.label };
+    } catch (err) {
+      if (!(err instanceof UpstreamNetworkError)) throw err;
+      if (err.proxySide) pool.failed(entry);
+      // A tunnel cut mid-read (the proxy died under it) is tried again through the next proxy, which pauses this one if it is gone.
+      else if (!/^(ECONNRESET|EPIPE)\b/.test(err.internal)) throw err;
+      last = err;
+    }
+  }
+  throw new UpstreamNetworkError(
+    last ? `Every proxy tried${named} failed; they are paused (see /health).` : `Every proxy${named} is paused after failing (see /health).`,
+    last instanceof Error ? (last as UpstreamNetworkError).internal : undefined,
+    { proxySide: true },
+  );
 }
 
 /** One guarded page fetch (builds the fetcher each call; keep a `createSafeFetch` for many). */

@@ -1,6 +1,7 @@
 /** Options and results shared by the Node and the portable (Deno/Bun) page fetchers. */
 import type { AllowList } from "../../core/net/allow-list.ts";
-import type { FetchedPage, FetchPort } from "../../core/ports.ts";
+import type { ProxyPool } from "../../core/net/proxy-pool.ts";
+import type { FetchedPage, FetchPort, ProxyChoice } from "../../core/ports.ts";
 
 /** Resolves a hostname to every address it has (IPv4 and IPv6, as text). */
 export type Resolver = (hostname: string) => Promise<string[]>;
@@ -37,6 +38,8 @@ export interface SafeFetchOptions {
   userAgent?: string;
   /** One proxy URL for both schemes, or per scheme. See `proxyFromEnv`. */
   proxy?: string | ProxyConfig;
+  /** QUARRY_PROXIES: reads that ask for a proxy (`proxy` option) go through the pool's next one. */
+  proxies?: ProxyPool;
   /** Extra trusted CA certificates (PEM), for intranet sites. Node fetcher; portable on Bun and Deno only. */
   ca?: string | string[];
 }
@@ -50,6 +53,8 @@ export interface PageRequestOptions {
   maxBytes?: number;
   /** `follow` (default), `manual` (return the 3xx as is) or `error`. */
   redirect?: RequestRedirect;
+  /** Through the operator's proxies (`options.proxies`): any, a pool's, a country's. */
+  proxy?: ProxyChoice;
 }
 
 /** What a guarded page fetch returns: the core's `FetchedPage`, plus the peer address when known. */

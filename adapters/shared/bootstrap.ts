@@ -7,10 +7,12 @@ import { createStorage, type Storage } from "unstorage";
 import dbDriver from "unstorage/drivers/db0";
 import memoryDriver from "unstorage/drivers/memory";
 import { ConfigError, type Config } from "../../core/config.ts";
-import type { CachePort, Clock, Counters, FetchPort, KeyStore, Logger, PagePort, Ports, SourceRegistry } from "../../core/ports.ts";
+import type { CachePort, Clock, Counters, FetchPort, HostMemory, KeyStore, Logger, PagePort, Ports, SourceRegistry } from "../../core/ports.ts";
 import { KvKeyStore } from "../storage/kv-key-store.ts";
 import { coalesced } from "../storage/coalesce.ts";
 import { KvSources } from "../storage/kv-sources.ts";
+import { KvHostMemory } from "../storage/kv-host-memory.ts";
+import { ProxyPool } from "../../core/net/proxy-pool.ts";
 import { LruCache, type CacheLimits } from "../storage/lru-cache.ts";
 import { MemoryCounters } from "../storage/memory-counters.ts";
 import { SqliteCounters } from "../storage/sqlite-counters.ts";
@@ -43,8 +45,8 @@ export const systemClock: Clock = { now: () => Date.now() };
 export interface RuntimeParts {
   sqlite: SqliteConnectorFactory;
   remoteAddress?: Ports["remoteAddress"];
-  /** Replaces the guarded page fetcher (tests); the default suits Node, Deno and Bun alike. */
-  pages?: (config: Config) => PagePort;
+  /** Replaces the guarded page fetcher (tests); the default suits Node, Deno and Bun alike. `proxies`: QUARRY_PROXIES as a pool. */
+  pages?: (config: Config, proxies: ProxyPool) => PagePort;
   /** How this runtime starts an extraction worker (adapters/extract/spawn.ts); absent = extract in process. */
   extractWorkers?: () => Promise<() => WorkerLike>;
 }
@@ -54,6 +56,7 @@ interface Stores {
   counters: Counters;
   cache: CachePort;
   sources: SourceRegistry;
+  hosts: HostMemory;
   jobs: NonNullable<Ports["jobs"]>;
   collections?: SqlCollectionStore;
   describe: string;
@@ -71,8 +74,9 @@ export interface Built {
  * The guarded page fetcher: node:http with the resolved address checked at connect time, on
  * every redirect. Deno's and Bun's node:http run the same check (tests/fetch/runtimes.test.ts).
  */
-export function guardedPages(config: Config): PagePort {
+export function guardedPages(config: Config, proxies?: ProxyPool): PagePort {
   return createSafeFetch({
+    ...(proxies?.size ? { proxies } : {}),
     allow: parseAllowList(config.egressAllow),
     userAgent: quarryUserAgent(packageVersion()),
     // From the env handed to start-up (Deno passes its own), like every other setting.
@@ -95,13 +99,14 @@ export function upstreamTransport(): FetchPort {
   return createApiFetchPort({ userAgent: quarryUserAgent(packageVersion()), accept: null });
 }
 
-function memoryStores(clock: Clock, limits: CacheLimits = {}): Stores {
+function memoryStores(clock: Clock, limits: CacheLimits = {}, ttlMs?: number): Stores {
   const kv = createStorage({ driver: memoryDriver() });
   return {
     keys: new KvKeyStore(kv),
     counters: new MemoryCounters(),
     cache: new LruCache(() => clock.now(), limits),
     sources: new KvSources(kv, () => clock.now()),
+    hosts: new KvHostMemory(kv, () => clock.now(), ttlMs),
     jobs: { store: new MemoryJobStore() },
     describe: "memory (nothing is kept)",
     close: async () => {},
@@ -153,6 +158,7 @@ async function postgresStores(config: Config, logger: Logger, clock: Clock): Pro
     counters: redis ? new RedisCounters(redis, pgh.pool) : new PgCounters(pgh.pool),
     cache: cache ?? new LruCache(() => clock.now(), config.cache),
     sources: new KvSources(kv, () => clock.now()),
+    hosts: new KvHostMemory(kv, () => clock.now(), config.proxies.escalationTtlMs),
     jobs: { store: jobStore, queue },
     collections,
     describe: `PostgreSQL at ${redactUrl(config.databaseUrl!)}${redis ? ` with Redis at ${redactUrl(config.redisUrl!)}` : ""}`,
@@ -195,6 +201,7 @@ async function sqliteStores(config: Config, runtime: RuntimeParts, clock: Clock,
     counters,
     cache: new LruCache(() => clock.now(), config.cache),
     sources: new KvSources(kv, () => clock.now()),
+    hosts: new KvHostMemory(kv, () => clock.now(), config.proxies.escalationTtlMs),
     jobs: { store: jobStore },
     collections,
     describe: `SQLite at ${sqlite.path}`,
@@ -210,7 +217,7 @@ async function sqliteStores(config: Config, runtime: RuntimeParts, clock: Clock,
 }
 
 /** The browser for pages that need JavaScript: started on the first render, not at start-up. */
-export function browserPool(config: Config, logger: Logger): BrowserPool {
+export function browserPool(config: Config, logger: Logger, proxies?: ProxyPool): BrowserPool {
   return createBrowserPool({
     executablePath: findChromium(config.browser.path),
     maxPages: config.browser.pages,
@@ -218,6 +225,7 @@ export function browserPool(config: Config, logger: Logger): BrowserPool {
     resolver: systemResolver,
     userAgent: quarryUserAgent(packageVersion()),
     logger,
+    ...(proxies?.size ? { proxies } : {}),
   });
 }
 
@@ -237,7 +245,8 @@ async function extractPool(config: Config, runtime: RuntimeParts, logger: Logger
 
 function assemble(stores: Stores, config: Config, runtime: RuntimeParts, logger: Logger, clock: Clock, extract: ExtractPool | null): Built {
   const { describe, close, ...storage } = stores;
-  const render = browserPool(config, logger);
+  const proxies = new ProxyPool(config.proxies.entries, { pauseMs: config.proxies.pauseMs, now: () => clock.now() });
+  const render = browserPool(config, logger, proxies);
   const descriptors = descriptorProbe();
   return {
     ports: {
@@ -245,7 +254,8 @@ function assemble(stores: Stores, config: Config, runtime: RuntimeParts, logger:
       clock,
       logger,
       fetch: upstreamTransport(),
-      pages: runtime.pages?.(config) ?? guardedPages(config),
+      pages: runtime.pages?.(config, proxies) ?? guardedPages(config, proxies),
+      proxies,
       remoteAddress: runtime.remoteAddress,
       docsAssets: docsAssets(),
       render,
@@ -285,7 +295,7 @@ export async function buildPorts(config: Config, runtime: RuntimeParts, logger: 
 export class StorageOpenError extends Error {}
 
 async function openStores(config: Config, runtime: RuntimeParts, logger: Logger, clock: Clock, worker: boolean): Promise<Stores> {
-  if (!config.databaseUrl && config.dataDir === ":memory:") return memoryStores(clock, config.cache);
+  if (!config.databaseUrl && config.dataDir === ":memory:") return memoryStores(clock, config.cache, config.proxies.escalationTtlMs);
   try {
     return config.databaseUrl ? await postgresStores(config, logger, clock) : await sqliteStores(config, runtime, clock, worker);
   } catch (err) {

@@ -6,7 +6,7 @@
 import type { PageResult } from "../ports/job-model.ts";
 import { HOST_DOWN } from "./site-streaks.ts";
 
-export const PAGE_OUTCOMES = ["ok", "http_4xx", "http_5xx", "timeout", "unreachable", "robots", "host_down", "unsupported", "other"] as const;
+export const PAGE_OUTCOMES = ["ok", "http_4xx", "http_5xx", "timeout", "unreachable", "robots", "host_down", "unsupported", "blocked", "other"] as const;
 export type PageOutcome = (typeof PAGE_OUTCOMES)[number];
 
 /**
@@ -16,6 +16,7 @@ export type PageOutcome = (typeof PAGE_OUTCOMES)[number];
  * - `robots`: robots.txt keeps it out (or could not be read, so everything is kept out);
  * - `host_down`: not requested, its host having failed to answer too many times in a row for the job;
  * - `unsupported`: a content type that cannot be read, or a body past the size limit;
+ * - `blocked`: a bot wall on every step (api.md §12), whatever the wall's status;
  * - `other`: anything else (too many redirects, a redirect to a private address, a browser error).
  */
 export function pageOutcome(page: PageResult, unreachable: boolean): PageOutcome {
@@ -23,6 +24,7 @@ export function pageOutcome(page: PageResult, unreachable: boolean): PageOutcome
   const error = page.error ?? "";
   if (error === HOST_DOWN) return "host_down";
   if (error.startsWith("robots_")) return "robots";
+  if (error === "blocked") return "blocked";
   if (page.statusCode >= 500) return "http_5xx";
   if (page.statusCode >= 400) return "http_4xx";
   if (error === "timeout") return "timeout";

@@ -19,6 +19,9 @@ export interface JobPageRequest {
   signal?: AbortSignal;
   /** The account the page is read for: browser slots are shared fairly between accounts. */
   account?: string;
+  /** api.md §12, as on scrape: every page starts at its host's remembered step. */
+  proxy?: string;
+  location?: { country?: string; languages?: string[] };
 }
 
 /** What reading it gave: how it was read, and its data (null for a content type Quarry does not read). */

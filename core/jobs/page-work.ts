@@ -10,7 +10,7 @@
  */
 import { decodeHtml } from "../extract/decode-html.ts";
 import { periodOf, WINDOW_MS } from "../limits/period.ts";
-import { failureCode } from "../net/fetch-errors.ts";
+import { Blocked, failureCode } from "../net/fetch-errors.ts";
 import { TERMINAL, type JobRecord, type JobTask, type PageResult, type SkippedUrl, type StoppedReason } from "../ports/job-model.ts";
 import { HOST_DOWN, HostDown, unreachableFailure } from "./site-streaks.ts";
 import { pageOutcome } from "./job-metrics.ts";
@@ -144,6 +144,7 @@ async function work(ctx: WorkContext, task: JobTask, held: Held, lease?: number)
       const { read, data } = await ctx.readPage({
         url: task.url, formats: spec.formats, only_main_content: spec.onlyMainContent, timeout_ms: spec.timeoutMs, signal: ac.signal, account: job.account,
         render: spec.render ?? "auto", ...(spec.waitFor != null ? { wait_for: spec.waitFor } : {}), ...(spec.actions?.length ? { actions: spec.actions } : {}),
+        ...(spec.proxy ? { proxy: spec.proxy } : {}), ...(spec.location ? { location: spec.location } : {}),
       });
       const meta = { final_url: read.finalUrl, content_type: read.contentType, rendered: read.rendered };
       if (read.status >= 400) {
@@ -164,7 +165,8 @@ async function work(ctx: WorkContext, task: JobTask, held: Held, lease?: number)
         }
       }
     } catch (err) {
-      page = failedPage(task.url, 0, failureOf(err));
+      // A page behind a bot wall keeps the wall's status, and what was tried (api.md §12): free, like every failed page.
+      page = err instanceof Blocked ? failedPage(task.url, err.block.status, err.code, { fetch_path: err.fetchPath }) : failedPage(task.url, 0, failureOf(err));
       unreachable = unreachableFailure(err);
     }
   } catch (err) {

@@ -10,6 +10,7 @@
  * | BodyTooLarge        | unsupported_content  | 422    |
  * | TooManyRedirects    | upstream_error       | 502    |
  * | UpstreamNetworkError| upstream_error       | 502    |
+ * | Blocked             | blocked              | 502    |
  *
  * `unreachable` (siteUnreachable) tells the failures that say the host itself cannot be reached
  * (refused or reset connections, DNS, TLS, a plain timeout) from those of one page (a corrupt body,
@@ -17,8 +18,9 @@
  */
 import { ApiError, type ErrorCode } from "../errors.ts";
 import type { RefusalReason } from "./url-policy.ts";
+import { describeBlock, type Block } from "./blocks.ts";
 
-export type PageFetchFailure = "egress_refused" | "timeout" | "body_too_large" | "too_many_redirects" | "network";
+export type PageFetchFailure = "egress_refused" | "timeout" | "body_too_large" | "too_many_redirects" | "network" | "blocked";
 
 export abstract class PageFetchError extends ApiError {
   abstract readonly failure: PageFetchFailure;
@@ -68,11 +70,28 @@ export class UpstreamNetworkError extends PageFetchError {
   readonly failure = "network";
   /** The host could not be reached at all (refused, reset, unreachable, DNS, TLS), as opposed to one page failing. */
   readonly unreachable: boolean;
-  constructor(message: string, internal?: string, options?: { cause?: unknown; unreachable?: boolean }) {
+  /** The proxy the fetch went through failed (could not be reached, refused us), not the site: another proxy may do. */
+  readonly proxySide: boolean;
+  constructor(message: string, internal?: string, options?: { cause?: unknown; unreachable?: boolean; proxySide?: boolean }) {
     super("upstream_error", message, internal);
     this.name = "UpstreamNetworkError";
     this.unreachable = options?.unreachable ?? false;
+    this.proxySide = options?.proxySide ?? false;
     if (options?.cause !== undefined) (this as { cause?: unknown }).cause = options.cause;
+  }
+}
+
+/**
+ * The site answered with a bot wall (core/net/blocks.ts) on every step Quarry could take: nothing
+ * of the page was read. Free (REFUSALS), never returned as the page's content, and it counts
+ * toward the host's streak as an unreachable site does. `fetchPath` is what was tried.
+ */
+export class Blocked extends PageFetchError {
+  readonly failure = "blocked";
+  constructor(readonly url: string, readonly block: Block, readonly fetchPath: string[], hint = "") {
+    super("blocked", `${new URL(url).host} answered with a bot wall (${describeBlock(block)}); Quarry did not get the page.${hint ? ` ${hint}` : ""}`);
+    this.name = "Blocked";
+    (this.extra as { fields?: Record<string, unknown> }).fields = { blocked_by: block.vendor, fetch_path: fetchPath };
   }
 }
 
@@ -91,7 +110,8 @@ export function siteUnreachable(err: unknown): boolean {
   if (err instanceof FetchTimeout) return err.reaching;
   if (err instanceof UpstreamNetworkError) return err.unreachable;
   if (err instanceof EgressRefused) return err.reason === "unresolvable";
-  return false;
+  // A wall in front of the whole site: its pages will not be read either (api.md §12).
+  return err instanceof Blocked;
 }
 
 export function isPageFetchError(err: unknown): err is PageFetchError {

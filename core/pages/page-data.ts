@@ -18,6 +18,8 @@ export interface PageData extends Omit<PageMetadata, "articleBody" | "structured
   /** A job page's: whether it was rendered, and why not when it looked like it needed it (scrape says so in `meta`). */
   rendered?: boolean;
   render_note?: string;
+  /** A job page's: each step taken to read it (api.md §12); scrape says so in `meta`. */
+  fetch_path?: string[];
   markdown?: string;
   text?: string;
   html?: string;
@@ -77,6 +79,6 @@ export interface JobPageRead {
  * answers for the same URL. Needs `loadExtractLibraries()` first (it counts no tokens).
  */
 export async function readJobPage(ports: Ports, req: ReadRequest): Promise<JobPageRead> {
-  const { read, content } = await readPage(ports, req);
-  return { read, data: content ? pageData(read, content, req.formats, { withRender: true }) : null };
+  const { read, content, fetchPath } = await readPage(ports, req);
+  return { read, data: content ? { ...pageData(read, content, req.formats, { withRender: true }), fetch_path: fetchPath } : null };
 }

@@ -11,8 +11,9 @@ import { extractPage } from "../extract/run.ts";
 import { pdfToText } from "../extract/pdf-to-text.ts";
 import type { DocumentKind, ExtractResult, Rendering } from "../ports/extract.ts";
 import { documentKindOf } from "../extract/documents/kinds.ts";
-import type { ExtractRequest, Ports, RenderAction, RenderedPage } from "../ports.ts";
-import { NO_BROWSER, renderWith } from "./render.ts";
+import type { ExtractRequest, Ports, RenderAction } from "../ports.ts";
+import { NO_BROWSER, rendered, type Read } from "./render.ts";
+import { readEscalating, type Location, type ProxyMode } from "./escalate.ts";
 
 export type Kind = "html" | "pdf" | "text" | DocumentKind;
 
@@ -72,16 +73,7 @@ function renderingsOf(formats: readonly string[]): Rendering[] {
   return formats.filter((f): f is Rendering => RENDERINGS.has(f));
 }
 
-/** What was read: the static fetch, or the browser's rendering of the page. */
-export interface Read {
-  finalUrl: string;
-  status: number;
-  contentType: string | null;
-  body: Uint8Array;
-  rendered: boolean;
-  screenshot?: Uint8Array;
-  note?: string;
-}
+export type { Read };
 
 /** What to read and how; the render fields are those of core/schema/render-fields.ts. */
 export interface ReadRequest {
@@ -96,33 +88,23 @@ export interface ReadRequest {
   signal?: AbortSignal;
   /** The account the page is read for: browser slots are shared fairly between accounts. */
   account?: string;
+  /** api.md §12: `none`, `auto` (default) or a pool of QUARRY_PROXIES; and where the read should come from. */
+  proxy?: ProxyMode;
+  location?: Location;
+}
+
+/** A page read: what was read, its kind and content, and how it was got (api.md §12). */
+export interface PageRead {
+  read: Read;
+  kind: Kind | null;
+  content: Content | null;
+  fetchPath: string[];
+  locationNote?: string;
 }
 
 /** Asks for what only a browser can do: actions, waiting, a screenshot, or `render: "always"`. */
 export function needsBrowser(req: Pick<ReadRequest, "render" | "actions" | "wait_for" | "formats">): boolean {
   return req.render === "always" || !!req.actions?.length || req.wait_for !== undefined || req.formats.includes("screenshot");
-}
-
-const utf8 = new TextEncoder();
-
-function fromRendering(page: RenderedPage): Read {
-  return { finalUrl: page.finalUrl, status: page.status, contentType: "text/html; charset=utf-8", body: utf8.encode(page.html), rendered: true, ...(page.screenshot ? { screenshot: page.screenshot } : {}) };
-}
-
-const HTML_TYPE = /^\s*(text\/html|application\/xhtml\+xml)\b/i;
-
-/**
- * Renders the page. A document that is no HTML page (an image, plain text, JSON) gains nothing
- * from the browser, which would hand back its own viewer's markup as if it were the page: it is
- * read as the static fetcher reads it, and the note says so.
- */
-async function rendered(ports: Ports, req: ReadRequest, timeoutMs: number): Promise<Read> {
-  const t0 = performance.now();
-  const page = await renderWith(ports.render, req, timeoutMs);
-  if (!page.contentType || HTML_TYPE.test(page.contentType)) return fromRendering(page);
-  const left = Math.max(1_000, timeoutMs - Math.round(performance.now() - t0));
-  const fetched = await ports.pages.fetchPage(req.url, { timeoutMs: left, ...(req.signal ? { signal: req.signal } : {}) });
-  return { ...fetched, rendered: false, note: `The URL is not an HTML page (${page.contentType.split(";")[0]!.trim()}): it was read without the browser.` };
 }
 
 /**
@@ -153,18 +135,19 @@ async function extractBy<T>(deadline: number, req: ReadRequest, extract: (signal
  * null for a content type Quarry does not read (the caller decides whether that is an error).
  * Fetch and render errors are thrown as they come (browser_unavailable when only a browser could answer).
  */
-export async function readPage(ports: Ports, req: ReadRequest): Promise<{ read: Read; kind: Kind | null; content: Content | null }> {
+export async function readPage(ports: Ports, req: ReadRequest): Promise<PageRead> {
   const t0 = performance.now();
   const deadline = t0 + req.timeout_ms;
-  let read: Read = needsBrowser(req)
-    ? await rendered(ports, req, req.timeout_ms)
-    : { ...(await ports.pages.fetchPage(req.url, { timeoutMs: req.timeout_ms, ...(req.signal ? { signal: req.signal } : {}) })), rendered: false };
+  // Static, rendered or through a proxy, past bot walls (escalate.ts); a wall on every step is `blocked`.
+  const first = await readEscalating(ports, req, req.timeout_ms, needsBrowser(req));
+  let read: Read = first.read;
+  const path = { fetchPath: first.fetchPath, ...(first.locationNote ? { locationNote: first.locationNote } : {}) };
   const kind = kindOf(read.contentType, read.body);
-  if (!kind) return { read, kind, content: null };
+  if (!kind) return { read, kind, content: null, ...path };
   const formats = renderingsOf(req.formats);
   const shellCheck = req.render === "auto" && !read.rendered;
   let content = await extractBy(deadline, req, (signal) => contentOf(ports, kind, read.body, read.contentType, read.finalUrl, req.only_main_content, { formats, shellCheck, signal }));
-  if (shellCheck && kind === "html" && content.shell) {
+  if (shellCheck && kind === "html" && content.shell && !read.via) {
     // The static page is a script shell: render it, within what is left of the deadline.
     const left = Math.max(1_000, req.timeout_ms - Math.round(performance.now() - t0));
     if (!ports.render || ports.render.health().status === "disabled") {
@@ -172,6 +155,7 @@ export async function readPage(ports: Ports, req: ReadRequest): Promise<{ read: 
     } else {
       try {
         read = await rendered(ports, req, left);
+        path.fetchPath.push("render: ok (the static page is a script shell)");
         const page = read;
         content = await extractBy(deadline, req, (signal) => contentOf(ports, "html", page.body, page.contentType, page.finalUrl, req.only_main_content, { formats, signal }));
       } catch (err) {
@@ -180,5 +164,5 @@ export async function readPage(ports: Ports, req: ReadRequest): Promise<{ read: 
       }
     }
   }
-  return { read, kind, content };
+  return { read, kind, content, ...path };
 }

@@ -36,6 +36,9 @@ export interface JobSpec {
   render?: RenderMode;
   waitFor?: string | number | null;
   actions?: RenderAction[] | null;
+  /** api.md §12: `none`, `auto` or a pool of QUARRY_PROXIES, and where reads should come from. Absent on older jobs: auto, none. */
+  proxy?: string;
+  location?: { country?: string; languages?: string[] } | null;
   webhook: { url: string; secret: string | null; events: WebhookEvent[] } | null;
   /** The account's collection every page read is indexed in (api.md §11); absent: none. */
   collection?: string | null;

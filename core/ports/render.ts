@@ -26,6 +26,10 @@ export interface RenderRequest {
   signal?: AbortSignal;
   /** Whose render this is: the browser's page slots are shared fairly between accounts. */
   account?: string;
+  /** Through the operator's proxies (api.md §12), in a context of its own; a browser without them throws `upstream_error`. */
+  proxy?: { pool?: string; country?: string };
+  /** Extra request headers (Accept-Language for `location`). */
+  headers?: Record<string, string>;
 }
 
 export interface RenderedPage {
@@ -36,9 +40,15 @@ export interface RenderedPage {
   contentType?: string | null;
   /** PNG of the viewport, when asked for. */
   screenshot?: Uint8Array;
+  /** The main document's response headers, when known (a bot wall may say so only there). */
+  headers?: Record<string, string>;
+  /** The proxy it came through, as shown (never credentials). */
+  via?: string;
 }
 
 export interface RenderHealth {
+  /** Whether the browser can go through the operator's proxies (api.md §12). */
+  proxies?: boolean;
   status: "ok" | "unavailable" | "disabled";
   pages_in_use: number;
   max_pages: number;

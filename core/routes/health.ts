@@ -40,6 +40,16 @@ export const HealthRecord = v.object({
     intelligence: v.object({ ...Service.entries, sources_tracked: Count }),
     backends: v.object({ ...Service.entries, failing: v.array(v.string()), detail: v.record(v.string(), BackendState) }),
     browser: v.object({ ...Service.entries, pages_in_use: Count, max_pages: Count, error: v.optional(v.string()) }),
+    proxies: v.pipe(
+      v.object({
+        ...Service.entries, total: Count, paused: Count,
+        detail: v.array(v.object({
+          id: v.string(), label: v.pipe(v.string(), v.description("country, pool, scheme, host and port: never the credentials")), pool: v.string(), country: v.nullable(v.string()), protocol: v.string(),
+          status: v.picklist(["ok", "paused"]), paused_until: v.nullable(v.string()), failures: Count, requests: Count, failed: Count,
+        })),
+      }),
+      v.description("the operator's proxies (QUARRY_PROXIES): disabled without any, degraded while every one is paused after failing"),
+    ),
     file_descriptors: v.pipe(
       v.object({ ...Service.entries, open: v.optional(Count), limit: v.optional(v.nullable(Count)) }),
       v.description("the process's open files and sockets against its limit (ulimit -n): near_limit (degraded) from 90 % on, when new connections, page fetches and renders start failing; unknown where the platform does not tell"),
@@ -47,6 +57,14 @@ export const HealthRecord = v.object({
   }),
   backends: v.optional(v.record(v.string(), BackendState)),
 });
+
+/** The proxies' state: none configured is `disabled`; every one paused is `degraded`. */
+function proxyHealth(ports: AppDeps["ports"]) {
+  const detail = ports.proxies?.status() ?? [];
+  const paused = detail.filter((p) => p.status === "paused").length;
+  const status = detail.length === 0 ? "disabled" : paused === detail.length ? "degraded" : "ok";
+  return { status, total: detail.length, paused, detail };
+}
 
 /** How long /health reuses the cache's size and the sources count it read. */
 export const HEALTH_STATS_MS = 2_000;
@@ -154,12 +172,14 @@ export function healthRoutes({ ports, config }: AppDeps, probes: HealthProbes, s
       // every backend is what an operator needs most exactly when something is failing.
       backends: { status: failing.length ? "degraded" : "ok", failing, detail: backends },
       browser: ports.render ? ports.render.health() : { status: "disabled", pages_in_use: 0, max_pages: 0 },
+      proxies: proxyHealth(ports),
       file_descriptors: fds,
     };
     const optionalDown =
       !cache.ok || !sources.ok ||
       !["ok", "disabled"].includes(String(services.metasearch.status)) ||
       services.browser.status === "unavailable" ||
+      services.proxies.status === "degraded" ||
       fds.status === "near_limit" ||
       failing.length > 0;
     const status = !db.ok || !limitsOk ? "unavailable" : optionalDown ? "degraded" : "ok";

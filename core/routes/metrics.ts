@@ -34,6 +34,14 @@ export function metricsRoutes({ config, services, ports }: AppDeps, metrics: Met
       metrics.gauge("quarry_browser_egress_sockets", "Sockets the browser's egress proxy holds open: the browser's connections to it (client) and its connections to sites (upstream)", "side", () => sockets());
     }
   }
+  const proxies = ports.proxies;
+  if (proxies?.size) {
+    // Labelled by the proxy's id (p1, p2, … in QUARRY_PROXIES order): a bounded set that names no host or credentials.
+    metrics.gauge("quarry_proxy_up", "1 while a proxy of QUARRY_PROXIES may be used, 0 while it is paused after failing", "proxy", () =>
+      Object.fromEntries(proxies.status().map((p) => [p.id, p.status === "ok" ? 1 : 0])));
+    metrics.gauge("quarry_proxy_reads", "Reads sent through each proxy since start", "proxy", () => Object.fromEntries(proxies.status().map((p) => [p.id, p.requests])));
+    metrics.gauge("quarry_proxy_failures", "Times each proxy itself failed (unreachable, refusing us) since start", "proxy", () => Object.fromEntries(proxies.status().map((p) => [p.id, p.failed])));
+  }
   const extract = ports.extract;
   if (extract?.stats) {
     metrics.gauge("quarry_extract_workers", "Extraction worker threads: running, busy with a page, and pages waiting for one (queued)", "state", () => {

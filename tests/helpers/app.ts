@@ -3,7 +3,7 @@ import { rmSync } from "node:fs";
 import { createQuarry, type AppOptions } from "../../core/app.ts";
 import { parseConfig, type Env } from "../../core/config.ts";
 import { createKey, ensureAccount } from "../../core/keys/service.ts";
-import type { ExtractPort, FetchPort, Logger, Metrics, PagePort, Ports, RenderPort } from "../../core/ports.ts";
+import type { ExtractPort, FetchPort, Logger, Metrics, PagePort, Ports, ProxiesPort, RenderPort } from "../../core/ports.ts";
 import { FakeClock } from "./clock.ts";
 
 export { FakeClock };
@@ -39,7 +39,7 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function makeApp(opts: { storage?: StorageKind; env?: Env; clock?: FakeClock; options?: AppOptions; pages?: PagePort; fetch?: FetchPort; metrics?: Metrics; render?: RenderPort; extract?: ExtractPort } = {}): Promise<TestApp> {
+export async function makeApp(opts: { storage?: StorageKind; env?: Env; clock?: FakeClock; options?: AppOptions; pages?: PagePort; fetch?: FetchPort; metrics?: Metrics; render?: RenderPort; extract?: ExtractPort; proxies?: ProxiesPort } = {}): Promise<TestApp> {
   const clock = opts.clock ?? new FakeClock();
   const logger = new MemoryLogger();
   const config = parseConfig({ QUARRY_IP_RATE: "off", ...opts.env }, "test");
@@ -56,7 +56,7 @@ export async function makeApp(opts: { storage?: StorageKind; env?: Env; clock?: 
       rmSync(dir, { recursive: true, force: true });
     };
   }
-  ports = { ...ports, ...(opts.pages ? { pages: opts.pages } : {}), ...(opts.fetch ? { fetch: opts.fetch } : {}), ...(opts.metrics ? { metrics: opts.metrics } : {}), ...(opts.render ? { render: opts.render } : {}), ...(opts.extract ? { extract: opts.extract } : {}), remoteAddress: (req) => req.headers.get("x-test-ip") ?? "127.0.0.1" };
+  ports = { ...ports, ...(opts.pages ? { pages: opts.pages } : {}), ...(opts.fetch ? { fetch: opts.fetch } : {}), ...(opts.metrics ? { metrics: opts.metrics } : {}), ...(opts.render ? { render: opts.render } : {}), ...(opts.extract ? { extract: opts.extract } : {}), ...(opts.proxies ? { proxies: opts.proxies } : {}), remoteAddress: (req) => req.headers.get("x-test-ip") ?? "127.0.0.1" };
   const quarry = createQuarry(ports, config, opts.options);
   return {
     ports,

@@ -25,6 +25,9 @@ describe("pageOutcome", () => {
     expect(pageOutcome(failed(0, "upstream_error"), false)).toBe("other"); // too many redirects
     expect(pageOutcome(failed(0, "url_not_allowed"), false)).toBe("other"); // a redirect to a private address
     expect(pageOutcome(failed(0, "render_failed"), false)).toBe("other");
+    // A bot wall on every step (api.md §12): its own outcome, though it keeps the wall's status and counts toward the host's streak.
+    expect(pageOutcome(failed(403, "blocked"), true)).toBe("blocked");
+    expect(pageOutcome(failed(503, "blocked"), true)).toBe("blocked");
   });
 
   it("counts a timeout as a timeout even when it also says the host could not be reached", () => {

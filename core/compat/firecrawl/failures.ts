@@ -22,6 +22,7 @@ const SENTENCE: Record<string, string> = {
   host_unreachable: "The page was not requested: its site had stopped answering this job (connections refused or reset, DNS, TLS or timeouts, 5 in a row); it cost nothing. Try again when the site is up.",
   browser_unavailable: "The page needs a browser and this server has none; install Chromium on the server or scrape without waitFor/actions.",
   action_failed: "One of the page actions failed on this page; it cost nothing.",
+  blocked: "The site answered with a bot wall (a challenge or captcha page) on every step Quarry could take, the operator's proxies included; it cost nothing. Ask the server's operator for proxies (QUARRY_PROXIES) that the site lets through.",
   storage_full: "The page was read but not kept: this account's crawl and batch jobs hold as much as its plan allows (jobs_storage_bytes); it cost nothing. Room comes back as finished jobs expire.",
 };
 

@@ -125,12 +125,33 @@ export function toNativeScrape(url: string, opts: FirecrawlScrapeOptions, known:
     capped(clamped, "actions", kept.length, MAX_NATIVE_ACTIONS, `Quarry runs at most ${MAX_NATIVE_ACTIONS} actions a page; the first ${MAX_NATIVE_ACTIONS} ran`);
     if (kept.length) native.actions = kept.slice(0, MAX_NATIVE_ACTIONS);
   }
+  proxyOptions(opts, native, ignored);
   // storeInCache: false is honoured as far as it matters to the caller (each read is the caller's own); true is the default.
-  const honoured = new Set([...known, ...CLIENT_FIELDS, "formats", "onlyMainContent", "timeout", "waitFor", "actions", "maxAge", "jsonOptions", "storeInCache"]);
+  const honoured = new Set([...known, ...CLIENT_FIELDS, "formats", "onlyMainContent", "timeout", "waitFor", "actions", "maxAge", "jsonOptions", "storeInCache", "proxy", "location"]);
   for (const [k, val] of Object.entries(opts)) {
     if (!honoured.has(k) && val !== undefined && val !== null && val !== false && !(Array.isArray(val) && val.length === 0)) ignored.add(k);
   }
   return { native, formats: asked, ignored: [...ignored].sort(), clamped: clamped.map((c) => ({ ...c, option: prefix + c.option })) };
+}
+
+/**
+ * Firecrawl's `proxy` and `location` (api.md §12): `basic` is a read from this server's own address
+ * (native "none"); `auto`, and `enhanced` (v2) or `stealth` (v1), are native "auto", which goes
+ * through the operator's proxies when a site blocks (Quarry has no proxy of its own to call
+ * enhanced). `location.country` and `location.languages` are native's.
+ */
+function proxyOptions(opts: FirecrawlScrapeOptions, native: Record<string, unknown>, ignored: Set<string>): void {
+  const { proxy, location } = opts as { proxy?: unknown; location?: unknown };
+  if (proxy === "basic") native.proxy = "none";
+  else if (proxy === "auto" || proxy === "enhanced" || proxy === "stealth") native.proxy = "auto";
+  else if (proxy !== undefined && proxy !== null) ignored.add(`proxy (${String(proxy).slice(0, 20)})`);
+  if (location && typeof location === "object" && !Array.isArray(location)) {
+    const { country, languages } = location as { country?: unknown; languages?: unknown };
+    const mapped: Record<string, unknown> = {};
+    if (typeof country === "string") mapped.country = country;
+    if (Array.isArray(languages) && languages.length) mapped.languages = languages;
+    if (Object.keys(mapped).length) native.location = mapped;
+  }
 }
 
 /**

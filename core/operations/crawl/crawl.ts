@@ -14,6 +14,7 @@ import type { Plan } from "../../limits/plans.ts";
 import type { Services } from "../../services.ts";
 import { needsBrowser } from "../../pages/read-page.ts";
 import { NEEDS_BROWSER, waitOutlastsTimeout } from "../../schema/render-fields.ts";
+import { checkProxyChoice } from "../../pages/escalate.ts";
 import type { BatchRequest, CrawlRequest } from "./schema.ts";
 import { refuseTargets, type Target } from "../../schema/targets.ts";
 
@@ -105,11 +106,16 @@ function hook(w: CrawlRequest["webhook"]): JobSpec["webhook"] {
 }
 
 /** The job's render fields; actions, wait_for and screenshots with `render: "never"` are a 400, as on scrape. */
-function rendering(body: CrawlRequest | BatchRequest): Pick<JobSpec, "render" | "waitFor" | "actions"> {
+function rendering(body: CrawlRequest | BatchRequest, engine: JobEngine): Pick<JobSpec, "render" | "waitFor" | "actions" | "proxy" | "location"> {
   if (body.render === "never" && needsBrowser(body)) throw new ApiError("invalid_request", NEEDS_BROWSER);
   const outlasts = waitOutlastsTimeout(body);
   if (outlasts) throw outlasts;
-  return { render: body.render, waitFor: body.wait_for ?? null, actions: body.actions?.length ? body.actions : null };
+  // A pool this server does not have is a 400 now, not a failure on every page (api.md §12).
+  checkProxyChoice(engine.ports, body.proxy);
+  return {
+    render: body.render, waitFor: body.wait_for ?? null, actions: body.actions?.length ? body.actions : null,
+    ...(body.proxy !== "auto" ? { proxy: body.proxy } : {}), ...(body.location ? { location: body.location } : {}),
+  };
 }
 
 export async function startCrawl(services: Services, caller: JobCaller, body: CrawlRequest, base: string) {
@@ -118,7 +124,7 @@ export async function startCrawl(services: Services, caller: JobCaller, body: Cr
   const spec: JobSpec = {
     url: body.url, limit: body.limit, maxDepth: body.max_depth, includePaths: body.include_paths, excludePaths: body.exclude_paths,
     allowSubdomains: body.allow_subdomains, allowExternal: body.allow_external, respectRobots: body.respect_robots, sitemap: body.sitemap,
-    formats: body.formats, onlyMainContent: body.only_main_content, timeoutMs: body.timeout_ms, ...rendering(body), webhook: hook(body.webhook),
+    formats: body.formats, onlyMainContent: body.only_main_content, timeoutMs: body.timeout_ms, ...rendering(body, engine), webhook: hook(body.webhook),
     ...(await collectionOf(engine, caller, body)),
   };
   await checkQuota(engine, caller);
@@ -131,7 +137,7 @@ export async function startBatch(services: Services, caller: JobCaller, body: Ba
   refuseUnreachable(engine, body.urls.map((url, i) => ({ field: `urls.${i}`, url })), body.webhook, true);
   const spec: JobSpec = {
     url: null, limit: body.urls.length, maxDepth: 0, includePaths: [], excludePaths: [], allowSubdomains: false, allowExternal: true,
-    respectRobots: false, formats: body.formats, onlyMainContent: body.only_main_content, timeoutMs: body.timeout_ms, ...rendering(body),
+    respectRobots: false, formats: body.formats, onlyMainContent: body.only_main_content, timeoutMs: body.timeout_ms, ...rendering(body, engine),
     webhook: hook(body.webhook),
     ...(await collectionOf(engine, caller, body)),
   };
@@ -159,7 +165,7 @@ export async function jobStatus(services: Services, caller: Caller, kind: JobKin
   const [pages, skipped, tally] = await Promise.all([store.pages(id, skip, PAGE_SLICE), store.skippedUrls(id, 100), hook ? store.webhookTally(id) : null]);
   const data = pages.map((p) => {
     const d = p.data as Record<string, unknown>;
-    const pick = Object.fromEntries(["final_url", "markdown", "text", "html", "raw_html", "links", "structured_data", "rendered", "render_note", "screenshot", "truncated"].filter((k) => d[k] !== undefined).map((k) => [k, d[k]]));
+    const pick = Object.fromEntries(["final_url", "markdown", "text", "html", "raw_html", "links", "structured_data", "rendered", "render_note", "fetch_path", "screenshot", "truncated"].filter((k) => d[k] !== undefined).map((k) => [k, d[k]]));
     return { url: p.url, status_code: p.statusCode, title: p.title, ...pick, ...(p.error ? { error: p.error } : {}) };
   });
   const recorded = job.completed + job.failed;

@@ -4,6 +4,7 @@ import { COLLECTION_NAME } from "../../collections/service.ts";
 import { Count, wholeNumber } from "../../schema/fields.ts";
 import { TargetUrl } from "../../schema/targets.ts";
 import { RenderFields } from "../../schema/render-fields.ts";
+import { ProxyFields } from "../../schema/proxy-fields.ts";
 import { compilePathPattern, PATTERN_RULE } from "../../jobs/path-patterns.ts";
 
 export const PAGE_FORMATS = ["markdown", "text", "html", "raw_html", "links", "screenshot"] as const;
@@ -39,6 +40,7 @@ const Common = {
   only_main_content: v.optional(v.boolean("only_main_content must be a boolean"), true),
   timeout_ms: v.optional(wholeNumber("timeout_ms", 1000, 60_000), 15_000),
   ...RenderFields,
+  ...ProxyFields,
   webhook: v.optional(Webhook),
   collection: v.optional(v.pipe(
     v.string("collection must be a string"),
@@ -118,6 +120,7 @@ export const JobStatusResponse = v.object({
     error: v.optional(v.string()),
     rendered: v.optional(v.pipe(v.boolean(), v.description("Whether the page was rendered in a browser"))),
     render_note: v.optional(v.pipe(v.string(), v.description("Why a page that looked like it needed rendering was not rendered"))),
+    fetch_path: v.optional(v.pipe(v.array(v.string()), v.description("Each step taken to read the page (api.md §12), as on scrape"))),
     screenshot: v.optional(v.pipe(v.string(), v.description("PNG of the rendered viewport, base64"))),
     truncated: v.optional(v.pipe(v.array(v.string()), v.description("Formats cut (text formats at a character, `links` to its first links) or left out (a screenshot) so the page's stored content fits QUARRY_JOB_PAGE_BYTES"))),
   })),

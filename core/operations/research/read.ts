@@ -2,6 +2,7 @@
  * Reads the chosen sources' pages through the guarded page port, all at once under one
  * deadline. A page that fails, is not HTML or is late is reported, never fatal.
  */
+import { describeBlock, detectBlock } from "../../net/blocks.ts";
 import { extractPage } from "../../extract/run.ts";
 import { FetchTimeout } from "../../net/fetch-errors.ts";
 import type { Ports } from "../../ports.ts";
@@ -19,7 +20,7 @@ async function readOne(ports: Ports, url: string, deadline: number): Promise<Pag
     host = new URL(url).hostname;
     const page = await ports.pages.fetchPage(url, { timeoutMs: Math.min(left, 8_000) });
     const type = (page.contentType ?? "").toLowerCase();
-    if (page.status >= 400) throw new Error(`the page answered HTTP ${page.status}`);
+    if (page.status >= 400) throw new Error(wallOrStatus(page));
     if (!(type.includes("html") || type === "")) throw new Error(`not an HTML page (${type})`);
     const content = await extractPage(ports, { body: page.body, contentType: page.contentType, url: page.finalUrl, onlyMainContent: true, formats: ["text"] });
     await ports.sources.record(host, { fetched: true, ok: true }).catch(() => {});
@@ -52,4 +53,10 @@ export async function readPages(ports: Ports, urls: readonly string[], deadline:
       }),
     ),
   );
+}
+
+/** Why a page that answered an error status was not read: a bot wall says which (api.md §12). */
+function wallOrStatus(page: { status: number; headers: Headers; body: Uint8Array }): string {
+  const block = detectBlock(page.status, page.headers, page.body);
+  return block ? `the page answered with a bot wall (${describeBlock(block)})` : `the page answered HTTP ${page.status}`;
 }

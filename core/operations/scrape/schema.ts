@@ -2,6 +2,7 @@
 import * as v from "valibot";
 import { Count, wholeNumber } from "../../schema/fields.ts";
 import { RenderFields } from "../../schema/render-fields.ts";
+import { ProxyFields } from "../../schema/proxy-fields.ts";
 import { TargetUrl } from "../../schema/targets.ts";
 
 export const SCRAPE_FORMATS = ["markdown", "text", "html", "raw_html", "links", "screenshot", "summary", "json"] as const;
@@ -35,6 +36,7 @@ export const ScrapeBody = v.strictObject({
     v.description("Serve a cached read of this URL (same options) no older than this many ms; 0 reads afresh. Without it, a read up to 15 minutes old is served"),
   )),
   ...RenderFields,
+  ...ProxyFields,
 });
 export type ScrapeRequest = v.InferOutput<typeof ScrapeBody>;
 
@@ -48,6 +50,8 @@ export const ScrapeResponse = v.object({
     summary_error: v.optional(v.pipe(v.string(), v.description("Why the model's summary was replaced by the extractive one"))),
     rendered: v.pipe(v.boolean(), v.description("Whether the page was rendered in a browser")),
     render_note: v.optional(v.pipe(v.string(), v.description("Why a page that looked like it needed rendering was not rendered"))),
+    fetch_path: v.pipe(v.array(v.string()), v.description('Each step taken to read the page and what it gave, e.g. ["static: 403 cloudflare challenge", "render: ok"] (api.md §12)')),
+    location_note: v.optional(v.pipe(v.string(), v.description("Why the read did not come from location.country"))),
   }),
   data: v.object({
     title: Nullable, description: Nullable, author: Nullable, published_at: Nullable, language: Nullable, site_name: Nullable,

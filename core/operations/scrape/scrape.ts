@@ -7,6 +7,7 @@ import { countTokens } from "../../budget/tokens.ts";
 import { ApiError } from "../../errors.ts";
 import type { Ports } from "../../ports.ts";
 import { needsBrowser, readPage } from "../../pages/read-page.ts";
+import { checkProxyChoice } from "../../pages/escalate.ts";
 import { pageData, type PageData } from "../../pages/page-data.ts";
 import { NEEDS_BROWSER, waitOutlastsTimeout } from "../../schema/render-fields.ts";
 import type { ScrapeRequest } from "./schema.ts";
@@ -24,6 +25,7 @@ export interface ScrapeResult {
   meta: {
     url: string; final_url: string; status_code: number; content_type: string | null; duration_ms: number; tokens_used: number; cached: boolean;
     cache_age_ms: number | null; rendered: boolean; render_note?: string; summary?: "llm" | "extractive"; summary_error?: string;
+    fetch_path: string[]; location_note?: string;
   };
   data: ScrapeData;
 }
@@ -37,7 +39,8 @@ interface CachedRead {
 function cacheKey(req: ScrapeRequest): string {
   const json = req.json_options ? [req.json_options.schema ?? null, req.json_options.prompt ?? null] : null;
   // `scrape2:` since entries hold {result, read_at}: a version that cached bare answers (sharing a Redis cache in a rolling upgrade) never reads one.
-  return `scrape2:${JSON.stringify([req.url, [...req.formats].sort(), req.only_main_content, req.max_tokens ?? null, req.render, req.wait_for ?? null, ...(json ? [json] : [])])}`;
+  const via = req.proxy !== "auto" || req.location ? [[req.proxy, req.location ?? null]] : [];
+  return `scrape2:${JSON.stringify([req.url, [...req.formats].sort(), req.only_main_content, req.max_tokens ?? null, req.render, req.wait_for ?? null, ...(json ? [json] : []), ...via])}`;
 }
 
 /**
@@ -68,6 +71,7 @@ export async function scrape(ports: Ports, req: ScrapeRequest, account?: string,
   if (outlasts) throw outlasts;
   // `json` without a model, or without a schema or prompt, is refused before anything is read.
   checkFormats(req, model);
+  checkProxyChoice(ports, req.proxy);
   const t0 = performance.now();
   const cacheable = !req.actions?.length && !req.formats.includes("screenshot");
   const key = cacheKey(req);
@@ -85,7 +89,7 @@ export async function scrape(ports: Ports, req: ScrapeRequest, account?: string,
     await ports.sources.record(host, { fetched: true, ok: false }).catch(() => {});
     throw err;
   }
-  const { read, content } = got;
+  const { read, content, fetchPath, locationNote } = got;
   if (!content) {
     throw new ApiError("unsupported_content", `Content type ${read.contentType ?? "(none)"} is not supported; Quarry reads HTML, PDF, plain text and office documents (DOCX, XLSX, PPTX, ODT, ODS, ODP).`);
   }
@@ -105,6 +109,7 @@ export async function scrape(ports: Ports, req: ScrapeRequest, account?: string,
       url: req.url, final_url: read.finalUrl, status_code: read.status, content_type: read.contentType,
       duration_ms: Math.round(performance.now() - t0), tokens_used: tokens, cached: false, cache_age_ms: null,
       rendered: read.rendered, ...(read.note ? { render_note: read.note } : {}), ...(made?.meta ?? {}),
+      fetch_path: fetchPath, ...(locationNote ? { location_note: locationNote } : {}),
     },
     data,
   };

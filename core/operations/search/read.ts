@@ -6,6 +6,7 @@
  * why goes into `unread` (url → reason), which the answer's meta.pages reports.
  */
 import { truncateToTokens } from "../../budget/tokens.ts";
+import { describeBlock, detectBlock } from "../../net/blocks.ts";
 import { decodeHtml } from "../../extract/decode-html.ts";
 import { extractPage } from "../../extract/run.ts";
 import type { Rendering } from "../../ports/extract.ts";
@@ -50,7 +51,8 @@ export async function readPage(ports: Ports, url: string, wants: ReadWants, dead
     const type = (page.contentType ?? "").toLowerCase();
     if (page.status >= 400 || !(type.includes("html") || type === "")) {
       await ports.sources.record(host, { fetched: true, ok: false }).catch(() => {});
-      return unreadBecause(page.status >= 400 ? `the page answered HTTP ${page.status}` : `not an HTML page (${type})`);
+      const block = detectBlock(page.status, page.headers, page.body);
+      return unreadBecause(block ? `the page answered with a bot wall (${describeBlock(block)})` : page.status >= 400 ? `the page answered HTTP ${page.status}` : `not an HTML page (${type})`);
     }
     const formats: Rendering[] = ["text"];
     if (wants.media) formats.push("html");
