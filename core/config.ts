@@ -182,6 +182,15 @@ function isCount(v: unknown): v is number {
   return typeof v === "number" && Number.isInteger(v) && v >= 0;
 }
 
+/** Each field QUARRY_PLANS may set: whether it may be null (no cap), its least value, and its rule in words. */
+const PLAN_FIELDS: Record<keyof PlanOverride, [nullable: boolean, min: number, words: string]> = {
+  quota: [true, 0, "a whole number >= 0 or null"],
+  per_minute: [false, 1, "a whole number > 0"],
+  jobs_concurrent: [false, 1, "a whole number > 0"],
+  jobs_storage_bytes: [true, 1, "a whole number of bytes > 0 or null"],
+  index_documents: [true, 0, "a whole number >= 0 or null"],
+};
+
 function parsePlans(env: Env): PlanTable {
   const raw = str(env, "QUARRY_PLANS");
   if (!raw) return DEFAULT_PLANS;
@@ -198,30 +207,15 @@ function parsePlans(env: Env): PlanTable {
   for (const [id, value] of Object.entries(parsed as Record<string, unknown>)) {
     if (!/^[a-z][a-z0-9_-]{0,31}$/.test(id)) throw new ConfigError("QUARRY_PLANS", `"${id}" is not a plan id`);
     if (!value || typeof value !== "object") throw new ConfigError("QUARRY_PLANS", `plan "${id}" must be an object`);
-    const { quota, per_minute, jobs_concurrent, jobs_storage_bytes, index_documents, ...rest } = value as Record<string, unknown>;
-    if (Object.keys(rest).length) {
-      throw new ConfigError("QUARRY_PLANS", `plan "${id}" has unknown fields: ${Object.keys(rest).join(", ")}`);
+    const fields = value as Record<string, unknown>;
+    const unknown = Object.keys(fields).filter((f) => !Object.hasOwn(PLAN_FIELDS, f));
+    if (unknown.length) throw new ConfigError("QUARRY_PLANS", `plan "${id}" has unknown fields: ${unknown.join(", ")}`);
+    for (const [field, [nullable, min, words]] of Object.entries(PLAN_FIELDS)) {
+      const v = fields[field];
+      if (v === undefined || (nullable && v === null)) continue;
+      if (!(isCount(v) && v >= min)) throw new ConfigError("QUARRY_PLANS", `plan "${id}": ${field} must be ${words}`);
     }
-    if (quota !== undefined && quota !== null && !isCount(quota)) {
-      throw new ConfigError("QUARRY_PLANS", `plan "${id}": quota must be a whole number >= 0 or null`);
-    }
-    if (per_minute !== undefined && !(isCount(per_minute) && per_minute > 0)) {
-      throw new ConfigError("QUARRY_PLANS", `plan "${id}": per_minute must be a whole number > 0`);
-    }
-    if (jobs_concurrent !== undefined && !(isCount(jobs_concurrent) && jobs_concurrent > 0)) {
-      throw new ConfigError("QUARRY_PLANS", `plan "${id}": jobs_concurrent must be a whole number > 0`);
-    }
-    if (jobs_storage_bytes !== undefined && jobs_storage_bytes !== null && !(isCount(jobs_storage_bytes) && jobs_storage_bytes > 0)) {
-      throw new ConfigError("QUARRY_PLANS", `plan "${id}": jobs_storage_bytes must be a whole number of bytes > 0 or null`);
-    }
-    if (index_documents !== undefined && index_documents !== null && !isCount(index_documents)) {
-      throw new ConfigError("QUARRY_PLANS", `plan "${id}": index_documents must be a whole number >= 0 or null`);
-    }
-    overrides[id] = {
-      quota: quota as number | null | undefined, per_minute: per_minute as number | undefined,
-      jobs_concurrent: jobs_concurrent as number | undefined, jobs_storage_bytes: jobs_storage_bytes as number | null | undefined,
-      index_documents: index_documents as number | null | undefined,
-    };
+    overrides[id] = fields as PlanOverride;
   }
   try {
     return applyPlanOverrides(DEFAULT_PLANS, overrides);
