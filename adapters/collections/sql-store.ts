@@ -226,3 +226,23 @@ export class SqlCollectionStore implements CollectionStore {
     }));
   }
 }
+
+/**
+ * Memory mode (tests, `quarry demo`): the same store on an SQLite database in memory, opened on
+ * first use, so collections work there too and keep nothing.
+ */
+export function inMemoryCollections(open: () => Promise<SqlDriver>): CollectionStore {
+  let store: Promise<SqlCollectionStore> | null = null;
+  const ready = () =>
+    (store ??= open().then(async (db) => {
+      const s = new SqlCollectionStore(db);
+      await s.init();
+      return s;
+    }));
+  return new Proxy({} as CollectionStore, {
+    get: (_t, method: keyof CollectionStore) => async (...args: unknown[]) => {
+      const s = await ready();
+      return (s[method] as (...a: unknown[]) => unknown).apply(s, args);
+    },
+  });
+}

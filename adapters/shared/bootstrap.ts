@@ -7,6 +7,9 @@ import { createStorage, type Storage } from "unstorage";
 import dbDriver from "unstorage/drivers/db0";
 import memoryDriver from "unstorage/drivers/memory";
 import { ConfigError, type Config } from "../../core/config.ts";
+import type { CollectionStore } from "../../core/ports/collections.ts";
+import type { SyncSqlite } from "../storage/sqlite-counters.ts";
+import { createDatabase } from "db0";
 import type { CachePort, Clock, Counters, FetchPort, HostMemory, KeyStore, Logger, PagePort, Ports, SourceRegistry } from "../../core/ports.ts";
 import { KvKeyStore } from "../storage/kv-key-store.ts";
 import { coalesced } from "../storage/coalesce.ts";
@@ -31,7 +34,7 @@ import { packageVersion } from "./version.ts";
 import { docsAssets } from "./docs-assets.ts";
 import { MemoryJobStore } from "../jobs/memory-store.ts";
 import { SqlJobStore } from "../jobs/sql-store.ts";
-import { SqlCollectionStore } from "../collections/sql-store.ts";
+import { inMemoryCollections, SqlCollectionStore } from "../collections/sql-store.ts";
 import { sqliteDriver } from "../jobs/sql-drivers.ts";
 import { ExtractPool, type WorkerLike } from "../extract/pool.ts";
 import { descriptorProbe } from "./descriptors.ts";
@@ -58,7 +61,7 @@ interface Stores {
   sources: SourceRegistry;
   hosts: HostMemory;
   jobs: NonNullable<Ports["jobs"]>;
-  collections?: SqlCollectionStore;
+  collections?: CollectionStore;
   describe: string;
   close(): Promise<void>;
 }
@@ -99,7 +102,7 @@ export function upstreamTransport(): FetchPort {
   return createApiFetchPort({ userAgent: quarryUserAgent(packageVersion()), accept: null });
 }
 
-function memoryStores(clock: Clock, limits: CacheLimits = {}, ttlMs?: number): Stores {
+function memoryStores(clock: Clock, limits: CacheLimits = {}, ttlMs?: number, sqlite?: SqliteConnectorFactory): Stores {
   const kv = createStorage({ driver: memoryDriver() });
   return {
     keys: new KvKeyStore(kv),
@@ -108,6 +111,7 @@ function memoryStores(clock: Clock, limits: CacheLimits = {}, ttlMs?: number): S
     sources: new KvSources(kv, () => clock.now()),
     hosts: new KvHostMemory(kv, () => clock.now(), ttlMs),
     jobs: { store: new MemoryJobStore() },
+    ...(sqlite ? { collections: inMemoryCollections(async () => sqliteDriver((await createDatabase(sqlite({ path: ":memory:" })).getInstance()) as unknown as SyncSqlite)) } : {}),
     describe: "memory (nothing is kept)",
     close: async () => {},
   };
@@ -271,8 +275,8 @@ function assemble(stores: Stores, config: Config, runtime: RuntimeParts, logger:
   };
 }
 
-export function memoryPorts(logger: Logger, clock: Clock = systemClock, pages: PagePort = noPages): Ports {
-  const { describe: _d, close: _c, ...storage } = memoryStores(clock);
+export function memoryPorts(logger: Logger, clock: Clock = systemClock, pages: PagePort = noPages, sqlite?: SqliteConnectorFactory): Ports {
+  const { describe: _d, close: _c, ...storage } = memoryStores(clock, {}, undefined, sqlite);
   return { ...storage, clock, logger, fetch: upstreamTransport(), pages, docsAssets: docsAssets() };
 }
 
@@ -295,7 +299,7 @@ export async function buildPorts(config: Config, runtime: RuntimeParts, logger: 
 export class StorageOpenError extends Error {}
 
 async function openStores(config: Config, runtime: RuntimeParts, logger: Logger, clock: Clock, worker: boolean): Promise<Stores> {
-  if (!config.databaseUrl && config.dataDir === ":memory:") return memoryStores(clock, config.cache, config.proxies.escalationTtlMs);
+  if (!config.databaseUrl && config.dataDir === ":memory:") return memoryStores(clock, config.cache, config.proxies.escalationTtlMs, runtime.sqlite);
   try {
     return config.databaseUrl ? await postgresStores(config, logger, clock) : await sqliteStores(config, runtime, clock, worker);
   } catch (err) {

@@ -78,6 +78,8 @@ const examples = (): Record<string, Record<string, unknown>> => ({
   // Jobs read a page that answers 404: a failed page costs nothing, so no job changes usage behind the fuzzer's back.
   "/v1/crawl": { url: `${site.url}/gone`, max_depth: 0 },
   "/v1/batch/scrape": { urls: [`${site.url}/gone`] },
+  "/v1/collections": { name: "fuzz-made" },
+  "/v1/collections/{name}/documents": { documents: [{ id: "fuzzed", text: "Some words about fuzzing." }] },
 });
 
 function bodyFor(path: string, fields: string[]) {
@@ -117,6 +119,7 @@ const contentType = fc.oneof(
 const pathParam = fc.oneof(
   { weight: 3, arbitrary: fc.constant("@fresh") },
   { weight: 3, arbitrary: fc.constant("@job") },
+  { weight: 3, arbitrary: fc.constant("@collection") },
   { weight: 1, arbitrary: fc.constant("key_01JZZZZZZZZZZZZZZZZZZZZZZZ") },
   { weight: 1, arbitrary: fc.stringMatching(/^[A-Za-z0-9_%.-]{0,40}$/) },
   { weight: 1, arbitrary: fc.constant("..%2f..%2fetc") },
@@ -128,6 +131,13 @@ async function jobOf(path: string): Promise<string> {
   const batch = path.startsWith("/v1/batch/");
   const res = await t.request(batch ? "/v1/batch/scrape" : "/v1/crawl", { method: "POST", key: full, json: examples()[batch ? "/v1/batch/scrape" : "/v1/crawl"] });
   return (await res.json()).id;
+}
+
+/** `@collection` stands for a real collection of the calling account holding a document of the same id (made again if a DELETE removed it). */
+async function collection(): Promise<string> {
+  await t.request("/v1/collections", { method: "POST", key: full, json: { name: "fuzzed" } });
+  await t.request("/v1/collections/fuzzed/documents", { method: "POST", key: full, json: { documents: [{ id: "fuzzed", text: "Some words about fuzzing." }] } });
+  return "fuzzed";
 }
 
 async function usedOf(secret: string): Promise<number> {
@@ -142,7 +152,7 @@ describe("every route under random input", () => {
     for (const route of mounted) {
       await fc.assert(
         fc.asyncProperty(bodyFor(route.path, route.fields), authHeader(), contentType, pathParam, async (body, auth, type, param) => {
-          const id = param === "@fresh" ? (await t.key("acme", ["search"])).id : param === "@job" ? await jobOf(route.path) : param;
+          const id = param === "@fresh" ? (await t.key("acme", ["search"])).id : param === "@job" ? await jobOf(route.path) : param === "@collection" ? await collection() : param;
           const path = route.path.replace(/\{[a-z_]+\}/g, encodeURIComponent(id) || "x");
           const headers: Record<string, string> = {};
           const authorization = auth();

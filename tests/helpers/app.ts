@@ -46,7 +46,7 @@ export async function makeApp(opts: { storage?: StorageKind; env?: Env; clock?: 
   let ports: Ports;
   let closeStorage = async () => {};
   if ((opts.storage ?? "memory") === "memory") {
-    ports = memoryPorts(logger, clock);
+    ports = memoryPorts(logger, clock, undefined, nodeRuntime.sqlite);
   } else {
     const dir = tempDir("quarry-test-");
     const built = await buildPorts({ ...config, dataDir: dir }, nodeRuntime, logger, clock);

@@ -208,7 +208,7 @@ describe("GET /openapi.json", () => {
     expect(res.status).toBe(200);
     const doc = await res.json();
     expect(doc.openapi).toBe("3.1.0");
-    expect(Object.keys(doc.paths).sort()).toEqual(["/health", "/v1/batch/scrape", "/v1/batch/scrape/{id}", "/v1/batch/scrape/{id}/events", "/v1/crawl", "/v1/crawl/{id}", "/v1/crawl/{id}/events", "/v1/keys", "/v1/keys/{key_id}", "/v1/map", "/v1/research", "/v1/scrape", "/v1/search", "/v1/social/research", "/v1/test/echo", "/v1/usage", "/v1/usage/daily", "/v1/video/search"]);
+    expect(Object.keys(doc.paths).sort()).toEqual(["/health", "/v1/batch/scrape", "/v1/batch/scrape/{id}", "/v1/batch/scrape/{id}/events", "/v1/collections", "/v1/collections/{name}", "/v1/collections/{name}/documents", "/v1/collections/{name}/documents/{id}", "/v1/collections/{name}/search", "/v1/crawl", "/v1/crawl/{id}", "/v1/crawl/{id}/events", "/v1/keys", "/v1/keys/{key_id}", "/v1/map", "/v1/research", "/v1/scrape", "/v1/search", "/v1/social/research", "/v1/test/echo", "/v1/usage", "/v1/usage/daily", "/v1/video/search"]);
     expect(Object.keys(doc.paths["/v1/scrape"].post.responses).sort()).toEqual(["200", "400", "401", "403", "413", "415", "422", "429", "500", "502", "503", "504"]);
     const create = doc.paths["/v1/keys"].post;
     expect(create.requestBody.content["application/json"].schema.required).toEqual(["name", "scopes"]);
