@@ -64,7 +64,7 @@ describe("a crawl of the test site", () => {
 
   beforeAll(async () => {
     hitsBefore.n = site.hits.length;
-    const res = await post("/v1/crawl", { url: `${site.url}/`, limit: 300, max_depth: 10, timeout_ms: 2000 });
+    const res = await post("/v1/crawl", { url: `${site.url}/`, limit: 300, max_depth: 10, timeout_ms: PAGE_TIMEOUT_MS });
     expect(res.status).toBe(202);
     const accepted = await res.json();
     expect(accepted.id).toMatch(/^crawl_[0-9A-Z]{26}$/);
