@@ -114,8 +114,14 @@ async function spend(n: number, make: (reads: Reads) => Request, together = true
   // write at most every 250 ms whatever the number of requests (a timer, not per-request work), so a slow
   // machine taking longer than that over the requests counts the same statements as a fast one.
   vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
-  const immediate = vi.spyOn(globalThis, "setImmediate");
-  const timeout = vi.spyOn(globalThis, "setTimeout");
+  // Counted by hand rather than with vi.spyOn: a spy made on the fake setTimeout is "restored" to that
+  // fake again when vitest restores its mocks after the file, leaving later files of the worker with
+  // timers that never fire.
+  const counted = { immediates: 0, timeouts: 0 };
+  const realImmediate = globalThis.setImmediate;
+  const fakeTimeout = globalThis.setTimeout;
+  globalThis.setImmediate = ((...a: Parameters<typeof setImmediate>) => (counted.immediates++, realImmediate(...a))) as typeof setImmediate;
+  globalThis.setTimeout = ((...a: Parameters<typeof setTimeout>) => (counted.timeouts++, fakeTimeout(...a))) as typeof setTimeout;
   const from = executed.length;
   try {
     const answer = async (req: Request) => {
@@ -125,10 +131,10 @@ async function spend(n: number, make: (reads: Reads) => Request, together = true
     };
     if (together) await Promise.all(Array.from({ length: n }, () => answer(make(reads))));
     else for (let i = 0; i < n; i++) await answer(make(reads));
-    return { statements: executed.slice(from), reads, immediates: immediate.mock.calls.length, timeouts: timeout.mock.calls.length };
+    return { statements: executed.slice(from), reads, immediates: counted.immediates, timeouts: counted.timeouts };
   } finally {
-    immediate.mockRestore();
-    timeout.mockRestore();
+    globalThis.setImmediate = realImmediate;
+    globalThis.setTimeout = fakeTimeout;
     vi.runOnlyPendingTimers();
     vi.useRealTimers();
   }
