@@ -14,6 +14,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { createServer } from "node:http";
 import autocannon from "autocannon";
 import { fileURLToPath } from "node:url";
 
@@ -79,14 +80,21 @@ const text = () => {
 };
 const url = await until("quarry", () => /"url":"(http[^"]+)".*"msg":"quarry listening"/.exec(text())?.[1] ?? null);
 
-const page = "http://127.0.0.1:1/none";
+// The page a scrape reads (then from the cache), as in run.ts.
+const PAGE = `<!doctype html><html lang="en"><head><title>Bench article</title></head><body><article><h1>Bench article</h1>${
+  "<p>A paragraph of the page the benchmark scrapes, long enough to be read as the page's content rather than its chrome.</p>".repeat(6)
+}</article></body></html>`;
+const site = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(PAGE));
+await new Promise<void>((r) => site.listen(0, "127.0.0.1", r));
+site.unref();
+const page = `http://127.0.0.1:${(site.address() as { port: number }).port}/article`;
 const route = values.route!;
 const target =
   route === "usage" ? { path: "/v1/usage", method: "GET", auth: true }
   : route === "keys" ? { path: "/v1/keys", method: "GET", auth: true }
   : route === "health" ? { path: "/health", method: "GET", auth: false }
   : route === "openapi" ? { path: "/openapi.json", method: "GET", auth: false }
-  : route === "post" ? { path: "/v1/scrape", method: "POST", auth: true, body: JSON.stringify({ url: process.env.PROFILE_PAGE ?? page, formats: ["text"] }) }
+  : route === "post" ? { path: "/v1/scrape", method: "POST", auth: true, body: JSON.stringify({ url: page, formats: ["text"] }) }
   : (() => { throw new Error(`unknown route ${route}`); })();
 const headers: Record<string, string> = {};
 if (target.auth) headers.Authorization = `Bearer ${key}`;
