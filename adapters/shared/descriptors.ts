@@ -28,12 +28,19 @@ export function descriptorProbe(proc = "/proc/self"): DescriptorProbe | undefine
   }
   // Kept from the last read that worked: at the limit, reading the file itself needs a descriptor.
   let limit: number | null = null;
+  // One read per turn of the event loop, for every /health request answered in it: a read and a
+  // listing of /proc per request were two fifths of a /health request's CPU under load (issue #33).
+  let thisTurn: { open: number; limit: number | null } | null = null;
+  const forget = () => (thisTurn = null);
   return () => {
+    if (thisTurn) return thisTurn;
     try {
       const read = softFileLimit(readFileSync(`${proc}/limits`, "utf8"));
       if (read !== undefined) limit = read;
       // The listing's own descriptor is in it.
-      return { open: Math.max(0, readdirSync(`${proc}/fd`).length - 1), limit };
+      thisTurn = { open: Math.max(0, readdirSync(`${proc}/fd`).length - 1), limit };
+      queueMicrotask(forget);
+      return thisTurn;
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       // No descriptor left to look with: that is the answer.

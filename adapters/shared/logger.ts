@@ -146,12 +146,20 @@ export function redactSecrets(obj: Record<string, unknown>): Record<string, unkn
   return out;
 }
 
+/** pino's isoTime, formatted once per millisecond: under load many lines share one. */
+let lastTime = { ms: -1, text: "" };
+function isoTime(): string {
+  const ms = Date.now();
+  if (ms !== lastTime.ms) lastTime = { ms, text: `,"time":"${new Date(ms).toISOString()}"` };
+  return lastTime.text;
+}
+
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   return pino(
     {
       level,
       base: undefined,
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: isoTime,
       formatters: { log: redactSecrets },
     },
     destination,

@@ -64,7 +64,11 @@ export class KvKeyStore implements KeyStore {
 
   putAccount(account: Account) {
     this.localWrites++;
-    return wrap("write", () => this.kv.setItem(`account:${enc(account.name)}`, account));
+    return wrap("write", async () => {
+      await this.kv.setItem(`account:${enc(account.name)}`, account);
+      // Again once written: a mark read while the write was under way may have seen the old item.
+      this.localWrites++;
+    });
   }
 
   getKeyByHash(hash: string) {
@@ -87,6 +91,8 @@ export class KvKeyStore implements KeyStore {
       await this.kv.setItem(`acctkey:${enc(key.account)}:${key.id}`, 1);
       // Last: the secret resolves only once the record and the index exist.
       await this.kv.setItem(`keyhash:${key.hash}`, key.id);
+      // Again once written: a list read under the mark of the write's start may lack the key (keys/list-cache.ts).
+      this.localWrites++;
     });
   }
 

@@ -7,6 +7,8 @@ export interface AuthInfo {
   key: KeyRecord;
   account: Account;
   plan: Plan;
+  /** The key store's change mark this request's authentication read (keys/authenticate.ts); null when the store has none. */
+  mark?: string | null;
 }
 
 /** What the X-RateLimit-* headers report for this response. */

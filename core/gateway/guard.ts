@@ -22,9 +22,9 @@ export const MAX_BODY_BYTES = 64 * 1024;
 
 export function guard(auth: Authenticator, planOf: AccountPlans, scope: string | null): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const { key, account } = await auth.authenticate(c.req.header("authorization"));
+    const { key, account, mark } = await auth.authenticate(c.req.header("authorization"));
     const plan = planOf(account.name, account.plan);
-    c.set("auth", { key, account, plan });
+    c.set("auth", { key, account, plan, mark });
     if (scope && !key.scopes.includes(scope)) {
       throw new ApiError("insufficient_scope", `This key lacks the "${scope}" scope required by ${c.req.method} ${documentedPath(c.req.routePath)}.`);
     }

@@ -58,18 +58,21 @@ export function gatewayHeaders(clock: Clock, logger: Logger, plans: PlanTable, m
       if (auth) parent.set("auth", auth);
     }
     const seconds = (performance.now() - t0) / 1000;
-    metrics?.request(c.get("route") ?? (c.req.path.startsWith("/dashboard") ? "/dashboard" : "unmatched"), c.req.method, c.res.status, seconds);
-    logger.info({
-      req_id: id,
-      method: c.req.method,
-      path: c.req.path,
-      ...(parent ? { via: parent.req.path } : {}),
-      status: c.res.status,
-      duration_ms: Math.round(seconds * 10_000) / 10,
-      ...(auth ? { key_id: auth.key.id, account: auth.account.name } : {}),
-      // The status above never reached the client; gone before its answer was ready, it was not charged (gateway/guard.ts).
-      ...(c.get("clientGone") ? { client_gone: true } : {}),
-    }, "request");
+    const method = c.req.method;
+    const status = c.res.status;
+    metrics?.request(c.get("route") ?? (c.req.path.startsWith("/dashboard") ? "/dashboard" : "unmatched"), method, status, seconds);
+    // Built field by field, in the line's order (no spread copies per request).
+    const line: Record<string, unknown> = { req_id: id, method, path: c.req.path };
+    if (parent) line.via = parent.req.path;
+    line.status = status;
+    line.duration_ms = Math.round(seconds * 10_000) / 10;
+    if (auth) {
+      line.key_id = auth.key.id;
+      line.account = auth.account.name;
+    }
+    // The status above never reached the client; gone before its answer was ready, it was not charged (gateway/guard.ts).
+    if (c.get("clientGone")) line.client_gone = true;
+    logger.info(line, "request");
   };
 }
 

@@ -66,10 +66,10 @@ export async function createKey(
 /**
  * Active keys of the account, newest first (ids are ULIDs, so they sort by creation). With
  * `viewer` (the calling key's scopes) only the keys it may manage are listed; the operator's CLI
- * passes none and sees all.
+ * passes none and sees all. `records`, when given, are the account's records read already (keys/list-cache.ts).
  */
-export async function listKeys(store: KeyStore, account: string, viewer?: readonly string[]): Promise<PublicKey[]> {
-  const active = (await store.listKeys(account)).filter((k) => !k.revoked_at && (!viewer || canManage(viewer, k.scopes)));
+export async function listKeys(store: KeyStore, account: string, viewer?: readonly string[], records?: Promise<KeyRecord[]>): Promise<PublicKey[]> {
+  const active = (await (records ?? store.listKeys(account))).filter((k) => !k.revoked_at && (!viewer || canManage(viewer, k.scopes)));
   active.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
   const used = await store.lastUsed(active.map((k) => k.id));
   return active.map((k) => publicKey(k, used[k.id] ?? null));

@@ -38,8 +38,18 @@ export function periodResetAt(now: number): string {
   return monthOf(now).resetAt;
 }
 
+/** The second last formatted: /health and last_used_at ask for the current one, over and over. */
+let second = { from: 0, iso: "" };
+
 /** ISO 8601 UTC without milliseconds. */
 export function isoSeconds(ms: number): string {
+  const from = ms - (((ms % 1000) + 1000) % 1000);
+  if (from === second.from && second.iso !== "") return second.iso;
+  second = { from, iso: formatSeconds(from) };
+  return second.iso;
+}
+
+function formatSeconds(ms: number): string {
   const iso = new Date(ms).toISOString();
   // `2026-11-05T10:00:00.123Z`; years past 9999 have a longer, signed form.
   return iso.length === 24 ? `${iso.slice(0, 19)}Z` : iso.replace(/\.\d{3}Z$/, "Z");

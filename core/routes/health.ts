@@ -82,6 +82,9 @@ function recent<T>(read: () => Promise<T>): () => Promise<T> {
 /** Share of the descriptor limit from which /health is degraded: past it, accepting a connection or opening a socket soon fails. */
 const DESCRIPTORS_NEAR_LIMIT = 0.9;
 
+/** Stands for the backends' report in the serialized body until it is put in: no value holds it (random per process). */
+const BACKENDS = `backends-${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
+
 /** Backend states that do not make the service degraded: `unknown` has simply seen no traffic yet. */
 const HEALTHY_BACKEND = new Set(["ok", "unknown", "disabled"]);
 
@@ -183,17 +186,21 @@ export function healthRoutes({ ports, config }: AppDeps, probes: HealthProbes, s
       fds.status === "near_limit" ||
       failing.length > 0;
     const status = !db.ok || !limitsOk ? "unavailable" : optionalDown ? "degraded" : "ok";
-    const body = {
+    // The backends' report appears twice (in services, and at the top when healthy) and is most of
+    // the body: serialized once and put in both places (issue #33).
+    const body = JSON.stringify({
       status,
       version: config.version,
       uptime_secs: Math.floor((now - startedAt) / 1000),
       timestamp: isoSeconds(now),
-      services,
+      services: { ...services, backends: { ...services.backends, detail: BACKENDS } },
       // The spec: present in the healthy response, absent in the degraded one.
-      ...(status === "ok" ? { backends } : {}),
-    };
+      ...(status === "ok" ? { backends: BACKENDS } : {}),
+    });
+    const backendsJson = JSON.stringify(backends);
+    const text = body.replaceAll(`"${BACKENDS}"`, () => backendsJson);
     c.header("Cache-Control", "no-store");
-    return c.json(body, status === "unavailable" ? 503 : 200);
+    return c.body(text, status === "unavailable" ? 503 : 200, { "Content-Type": "application/json" });
   }
 
   return [

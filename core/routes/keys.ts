@@ -4,6 +4,7 @@ import { ApiError } from "../errors.ts";
 import type { AppDeps } from "../gateway/context.ts";
 import { escalatedScopes, SCOPES } from "../keys/scopes.ts";
 import { createKey, listKeys, revokeKey } from "../keys/service.ts";
+import { KeyLists } from "../keys/list-cache.ts";
 import { IsoTimestamp, KeyRecordSchema } from "./schemas.ts";
 import type { RouteDef } from "../gateway/route.ts";
 
@@ -27,6 +28,7 @@ export const CreateKeyBody = v.strictObject({
 
 export function keyRoutes({ ports }: AppDeps): RouteDef[] {
   const { keys: store, clock } = ports;
+  const lists = new KeyLists(store);
   return [
     {
       method: "GET",
@@ -42,7 +44,7 @@ export function keyRoutes({ ports }: AppDeps): RouteDef[] {
       handler: async (c) => {
         // Only keys the caller could also create or revoke (scopes ⊆ its own), see keys/scopes.ts.
         const auth = c.get("auth")!;
-        return c.json({ keys: await listKeys(store, auth.account.name, auth.key.scopes) });
+        return c.json({ keys: await listKeys(store, auth.account.name, auth.key.scopes, lists.records(auth.account.name, auth.mark)) });
       },
     },
     {
