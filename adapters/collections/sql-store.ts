@@ -197,33 +197,43 @@ export class SqlCollectionStore implements CollectionStore {
   async search(account: string, name: string, terms: string[], limit: number): Promise<PassageHit[]> {
     const words = terms.map((t) => t.replace(/[^\p{L}\p{N}]/gu, "")).filter(Boolean);
     if (!words.length) return [];
+    // Passages first, their documents' URL and title after: one join across both tables let
+    // PostgreSQL's planner, before statistics exist, loop over every document for every passage.
     const rows =
       this.db.dialect === "sqlite"
         ? await this.db.query(
-            `SELECT p.doc_id, f.heading, f.body, -bm25(quarry_collection_fts, ${WEIGHTS.title}, ${WEIGHTS.heading}, ${WEIGHTS.body}) AS score, d.url, d.title
-             FROM quarry_collection_fts f
-             JOIN quarry_collection_passages p ON p.rowid = f.rowid
-             JOIN quarry_collection_docs d ON d.account = p.account AND d.collection = p.collection AND d.id = p.doc_id
+            `SELECT p.doc_id, f.heading, f.body, -bm25(quarry_collection_fts, ${WEIGHTS.title}, ${WEIGHTS.heading}, ${WEIGHTS.body}) AS score
+             FROM quarry_collection_fts f JOIN quarry_collection_passages p ON p.rowid = f.rowid
              WHERE quarry_collection_fts MATCH ? AND p.account = ? AND p.collection = ?
              ORDER BY score DESC LIMIT ?`,
             [words.map((w) => `"${w}"`).join(" OR "), account, name, limit],
           )
         : await this.db.query(
-            `SELECT p.doc_id, p.heading, p.body, ts_rank('{0.1, ${WEIGHTS.body / 3}, ${WEIGHTS.heading / 3}, ${WEIGHTS.title / 3}}', p.tsv, q, 1) AS score, d.url, d.title
-             FROM quarry_collection_passages p, to_tsquery('english', ?) q, quarry_collection_docs d
+            `SELECT p.doc_id, p.heading, p.body, ts_rank('{0.1, ${WEIGHTS.body / 3}, ${WEIGHTS.heading / 3}, ${WEIGHTS.title / 3}}', p.tsv, q, 1) AS score
+             FROM quarry_collection_passages p, to_tsquery('english', ?) q
              WHERE p.account = ? AND p.collection = ? AND p.tsv @@ q
-               AND d.account = p.account AND d.collection = p.collection AND d.id = p.doc_id
              ORDER BY score DESC LIMIT ?`,
             [words.join(" | "), account, name, limit],
           );
-    return rows.map((r) => ({
-      docId: String(r.doc_id),
-      url: r.url === null ? null : String(r.url),
-      title: r.title === null ? null : String(r.title),
-      heading: r.heading === null || r.heading === "" ? null : String(r.heading),
-      text: String(r.body),
-      score: Number(r.score),
-    }));
+    const docs = new Map<string, Row>();
+    const ids = [...new Set(rows.map((r) => String(r.doc_id)))];
+    for (let i = 0; i < ids.length; i += 500) {
+      const part = ids.slice(i, i + 500);
+      const found = await this.db.query(`SELECT id, url, title FROM quarry_collection_docs WHERE account = ? AND collection = ? AND id IN (${part.map(() => "?").join(", ")})`, [account, name, ...part]);
+      for (const d of found) docs.set(String(d.id), d);
+    }
+    return rows.flatMap((r) => {
+      const d = docs.get(String(r.doc_id));
+      if (!d) return [];
+      return [{
+        docId: String(r.doc_id),
+        url: d.url === null ? null : String(d.url),
+        title: d.title === null ? null : String(d.title),
+        heading: r.heading === null || r.heading === "" ? null : String(r.heading),
+        text: String(r.body),
+        score: Number(r.score),
+      }];
+    });
   }
 }
 
