@@ -13,9 +13,11 @@ describe.each(RUNTIMES)("HTTP on %s", (runtime) => {
   let s: Server;
   let env: Record<string, string>;
   let admin: { id: string; key: string };
+  let filler: { id: string; key: string };
   beforeAll(async () => {
     env = { QUARRY_DATA_DIR: tempDataDir(), QUARRY_IP_RATE: "off", QUARRY_METRICS: "true" };
     admin = createKeyCli(env, "acme", "search,keys");
+    filler = createKeyCli(env, "acme", "scrape,search");
     s = await startServer(runtime, env);
   }, 60_000);
   afterAll(async () => {
@@ -54,6 +56,22 @@ describe.each(RUNTIMES)("HTTP on %s", (runtime) => {
       expect(await head.text()).toBe("");
       await get.body?.cancel();
     }
+  });
+
+  it("keeps a collection in its SQLite file (FTS5) and searches it with cited passages", async () => {
+    const json = (body: unknown) => ({ method: "POST", key: filler.key, headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    expect((await call("/v1/collections", json({ name: "notes" }))).status).toBe(201);
+    const docs = [
+      { id: "ops", title: "Operations", markdown: "# Backups\n\nThe database is copied to cold storage every night at two o'clock." },
+      { id: "hr", title: "Holidays", markdown: "# Leave\n\nEach employee has twenty-five days of paid leave a year." },
+    ];
+    const added = await (await call("/v1/collections/notes/documents", json({ documents: docs }))).json();
+    expect(added).toEqual({ collection: "notes", added: ["ops", "hr"], replaced: [], unchanged: [] });
+    const found = await (await call("/v1/collections/notes/search", json({ query: "when are backups copied?" }))).json();
+    expect(found.results[0]).toMatchObject({ id: "ops", title: "Operations" });
+    expect(found.results[0].passages[0]).toMatchObject({ heading: "Backups" });
+    expect(found.results[0].passages[0].text).toMatch(/cold storage/);
+    expect(found.results.map((r: { id: string }) => r.id)).not.toContain("hr");
   });
 
   it("accepts a CLI-made key and runs the key lifecycle", async () => {
