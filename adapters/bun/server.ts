@@ -21,7 +21,7 @@ declare const Bun: {
 
 const runtime: RuntimeParts = {
   // Prepared once per SQL text (shared/statement-cache.ts): db0 prepares a statement per query.
-  sqlite: (opts) => cachedStatements(sqliteConnector({ path: opts.path })),
+  sqlite: (opts) => cachedStatements(sqliteConnector({ path: opts.path, ...(opts.name ? { name: opts.name } : {}) })),
   extractWorkers: async () => webSpawner(),
   remoteAddress: (req, server) => (server as ReturnType<typeof Bun.serve>).requestIP(req)?.address,
 };

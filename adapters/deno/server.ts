@@ -23,7 +23,7 @@ declare const Deno: {
 
 const runtime: RuntimeParts = {
   // node:sqlite statements hold native memory until a GC: reuse them (shared/statement-cache.ts).
-  sqlite: (opts) => cachedStatements(sqliteConnector({ path: opts.path })),
+  sqlite: (opts) => cachedStatements(sqliteConnector({ path: opts.path, ...(opts.name ? { name: opts.name } : {}) })),
   extractWorkers: async () => webSpawner(),
   remoteAddress: (_req, info) => (info as { remoteAddr?: { hostname: string } } | undefined)?.remoteAddr?.hostname,
 };

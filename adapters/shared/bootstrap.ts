@@ -111,7 +111,7 @@ function memoryStores(clock: Clock, limits: CacheLimits = {}, ttlMs?: number, sq
     sources: new KvSources(kv, () => clock.now()),
     hosts: new KvHostMemory(kv, () => clock.now(), ttlMs),
     jobs: { store: new MemoryJobStore() },
-    ...(sqlite ? { collections: inMemoryCollections(async () => sqliteDriver((await createDatabase(sqlite({ path: ":memory:" })).getInstance()) as unknown as SyncSqlite)) } : {}),
+    ...(sqlite ? { collections: inMemoryCollections(async () => sqliteDriver((await createDatabase(sqlite({ path: ":memory:", name: ":memory:" })).getInstance()) as unknown as SyncSqlite)) } : {}),
     describe: "memory (nothing is kept)",
     close: async () => {},
   };

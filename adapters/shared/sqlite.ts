@@ -11,7 +11,8 @@ import type { SqlDriver } from "../jobs/sql-drivers.ts";
 import type { SyncSqlite } from "../storage/sqlite-counters.ts";
 import { makeDataDir } from "./data-dir.ts";
 
-export type SqliteConnectorFactory = (opts: { path: string }) => Connector;
+/** `name: ":memory:"` opens a database in memory (db0's connectors read it, not `path`). */
+export type SqliteConnectorFactory = (opts: { path: string; name?: string }) => Connector;
 
 export interface SqliteHandle {
   db: Database;

@@ -6,6 +6,8 @@
 import { countTokens } from "../budget/mod.ts";
 import { ApiError } from "../errors.ts";
 import { matchesDomain } from "../ranking/merge.ts";
+import type { BackendRunStatus } from "../backends/runner.ts";
+import type { RawResult } from "../backends/types.ts";
 import type { CollectionStore, IndexedDocument, PassageHit, PutOutcome } from "../ports/collections.ts";
 import { splitPassages } from "./passages.ts";
 import { queryTerms } from "./query.ts";
@@ -144,4 +146,32 @@ export async function indexPage(store: CollectionStore | undefined, account: str
   if (!page.markdown.trim()) return null;
   const r = await store.put(account, name, [await toIndexed({ id: page.url, url: page.url, title: page.title, markdown: page.markdown })], { maxDocuments, now });
   return r.ok ? null : r.reason;
+}
+
+export interface CollectionRun {
+  results: Record<string, RawResult[]>;
+  backends: Record<string, BackendRunStatus>;
+}
+
+/**
+ * The account's collections searched as engines for POST /v1/search (api.md §11): each is
+ * `collection:<name>`, its documents with an http(s) URL are its results (their best passages as the
+ * snippet), and a collection the account does not have is that engine's error.
+ */
+export async function collectionsAsEngines(store: CollectionStore | undefined, account: string, names: readonly string[], query: string, maxResults: number): Promise<CollectionRun> {
+  const run: CollectionRun = { results: {}, backends: {} };
+  await Promise.all(names.map(async (name) => {
+    const id = `collection:${name}`;
+    const t0 = Date.now();
+    try {
+      if (!store) throw unavailable();
+      if (!(await store.get(account, name))) throw missing(name);
+      const docs = (await searchCollection(store, account, name, query, { maxResults: maxResults * 2 })).filter((d) => d.url && /^https?:/i.test(d.url)).slice(0, maxResults);
+      run.results[id] = docs.map((d, i) => ({ title: d.title ?? d.url!, url: d.url!, content: d.passages.map((p) => p.text).join(" … ").slice(0, 1000), published_at: null, rank: i + 1 }));
+      run.backends[id] = { status: "ok", results: docs.length, latency_ms: Date.now() - t0 };
+    } catch (err) {
+      run.backends[id] = { status: "error", results: 0, latency_ms: Date.now() - t0, error: err instanceof Error ? err.message : String(err) };
+    }
+  }));
+  return run;
 }

@@ -157,6 +157,23 @@ describe("a collection filled by crawling a site", () => {
     expect((await search("notes", "budget memo", {}, tiny)).body.results).toEqual([]);
   });
 
+  it("is searched by POST /v1/search as one more engine; web: false leaves the engines out", async () => {
+    const res = await post("/v1/search", { query: "how often are signing keys rotated", collections: ["gateway-docs"], web: false });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(Object.keys(res.body.meta.backends)).toEqual(["collection:gateway-docs"]);
+    expect(res.body.meta.backends["collection:gateway-docs"]).toMatchObject({ status: "ok" });
+    expect(res.body.results[0].url).toBe(`${base}/security`);
+    expect(res.body.results[0].content).toMatch(/ninety days/);
+    // Own documents without a URL are not web results.
+    expect(res.body.results.map((r: Json) => r.url)).not.toContain("runbook-1");
+    expect((await post("/v1/search", { query: "keys", web: false })).status).toBe(400);
+    expect((await post("/v1/search", { query: "keys", collections: ["nothing-here"], web: false })).status).toBe(404);
+    const other = (await t.key("hooli", ["search"])).secret;
+    const theirs = await post("/v1/search", { query: "how often are signing keys rotated", collections: ["gateway-docs"], web: false }, other);
+    expect(theirs.status).toBe(404);
+    expect(JSON.stringify(theirs.body)).not.toMatch(/ninety/);
+  });
+
   it("is deleted with everything in it", async () => {
     expect((await t.request("/v1/collections/gateway-docs", { method: "DELETE", key })).status).toBe(200);
     expect((await get("/v1/collections/gateway-docs")).status).toBe(404);

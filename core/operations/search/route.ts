@@ -23,7 +23,7 @@ export function searchRoutes({ ports, services }: AppDeps): RouteDef[] {
       status: 200,
       response: SearchResponseSchema,
       errors: ["upstream_error", "timeout"],
-      handler: async (c) => c.json(await search(ports, services, c.get("body") as SearchRequest)),
+      handler: async (c) => c.json(await search(ports, services, c.get("body") as SearchRequest, c.get("auth")?.account.name)),
     },
   ];
 }

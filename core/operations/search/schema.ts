@@ -3,6 +3,7 @@
  * under Tavily's names and meanings so the compatibility layer can pass them straight through).
  */
 import * as v from "valibot";
+import { COLLECTION_NAME } from "../../collections/service.ts";
 import { WEB_BACKEND_IDS } from "../../backends/catalogue.ts";
 import { BackendStatus, Count, Domains, FRESHNESS, freshnessField, idList, Language, Query, tierField, wholeNumber } from "../../schema/fields.ts";
 
@@ -70,7 +71,14 @@ export const SearchBody = v.pipe(
     include_images: v.optional(v.pipe(v.boolean("include_images must be a boolean"), v.description("`images[]`: the engines' images and the read pages' own")), false),
     include_image_descriptions: v.optional(v.pipe(v.boolean("include_image_descriptions must be a boolean"), v.description("Fill each image's description (title or alt text)")), false),
     include_favicon: v.optional(v.pipe(v.boolean("include_favicon must be a boolean"), v.description("`favicon` per result")), false),
+    collections: v.optional(v.pipe(
+      v.array(v.pipe(v.string("each of collections must be a string"), v.regex(COLLECTION_NAME, "each of collections must be a collection's name")), "collections must be an array"),
+      v.minLength(1, "collections must name at least one collection"), v.maxLength(5, "collections takes at most 5 collections"),
+      v.description("This account's collections to search beside the engines, each as one more engine (`collection:<name>` in `meta.backends`); their documents with a URL are merged with the web's results"),
+    )),
+    web: v.optional(v.pipe(v.boolean("web must be a boolean"), v.description("false: leave the web engines out and search only `collections`")), true),
   }),
+  v.forward(v.partialCheck([["web"], ["collections"]], (input) => input.web !== false || Boolean(input.collections?.length), "web: false needs collections to search"), ["web"]),
   v.forward(
     v.partialCheck(
       [["start_date"], ["end_date"]],

@@ -8,6 +8,7 @@ import { loadLibraries } from "../../lazy.ts";
 import { countTokens } from "../../budget/tokens.ts";
 import { describeStatuses, failedRunExtra } from "../../backends/runner.ts";
 import type { RawResult } from "../../backends/types.ts";
+import { collectionsAsEngines, missing } from "../../collections/service.ts";
 import { ApiError } from "../../errors.ts";
 import { mergeResults, type MergedResult } from "../../ranking/merge.ts";
 import type { Ports } from "../../ports.ts";
@@ -69,8 +70,9 @@ export interface SearchResponse {
   results: SearchResultItem[];
 }
 
-function cacheKey(req: SearchRequest): string {
-  const norm = { ...req, include_domains: req.include_domains?.slice().sort(), exclude_domains: req.exclude_domains?.slice().sort(), backends: req.backends?.slice().sort() };
+function cacheKey(req: SearchRequest, account: string | undefined): string {
+  // An answer from an account's collections is that account's alone.
+  const norm = { ...req, ...(req.collections?.length ? { account: account ?? null } : {}), include_domains: req.include_domains?.slice().sort(), exclude_domains: req.exclude_domains?.slice().sort(), backends: req.backends?.slice().sort() };
   return `search:${JSON.stringify(norm)}`;
 }
 
@@ -94,10 +96,10 @@ function pagesToRead(req: SearchRequest, plan: SearchPlan, results: number): num
   return Math.max(TIER_READS[req.tier].pages, plan.answer ? ANSWER_PAGES : 0);
 }
 
-export async function search(ports: Ports, services: Services, req: SearchRequest): Promise<SearchResponse> {
+export async function search(ports: Ports, services: Services, req: SearchRequest, account?: string): Promise<SearchResponse> {
   await loadLibraries();
   const t0 = performance.now();
-  const key = cacheKey(req);
+  const key = cacheKey(req, account);
   const cached = await ports.cache.get<SearchResponse>(key);
   if (cached) return { ...cached, meta: { ...cached.meta, cached: true, duration_ms: Math.round(performance.now() - t0) } };
 
@@ -110,13 +112,16 @@ export async function search(ports: Ports, services: Services, req: SearchReques
   const deadline = started + total;
   // Reading pages needs part of the deadline: the engines then get at most 60 % of it.
   const engineDeadline = req.tier === "basic" && !reads ? deadline : started + Math.round(total * 0.6);
-  const outcome = await services.runner.run<RawResult>({
+  const web = req.web === false ? { results: {}, backends: {} } : await services.runner.run<RawResult>({
     query: { query: req.query, maxResults: Math.min(20, req.max_results * 2), language: req.language, ...plan.hints, freshness: plan.hints.freshness ?? null },
     backends: req.backends,
     kind: "web",
     deadline: engineDeadline,
     skip: plan.skip,
   });
+  const own = req.collections?.length ? await collectionsAsEngines(ports.collections, account ?? "", req.collections, req.query, Math.min(20, req.max_results * 2)) : { results: {}, backends: {} };
+  if (req.web === false && Object.values(own.backends).every((b) => b.status === "error")) throw missing(req.collections![0]!);
+  const outcome = { results: { ...web.results, ...own.results }, backends: { ...web.backends, ...own.backends } };
   const statuses = outcome.backends;
   const tried = Object.entries(statuses).filter(([, s]) => s.status !== "disabled" && s.status !== "skipped");
   const answered = tried.filter(([, s]) => s.status === "ok");
