@@ -245,6 +245,9 @@ import type { RenderPort } from "./ports/render.ts";
 export type { JobQueue, JobStore, TaskOutcome } from "./ports/jobs.ts";
 import type { JobQueue, JobStore } from "./ports/jobs.ts";
 
+export type { PageRead, ReadHistory } from "./ports/reads.ts";
+import type { ReadHistory } from "./ports/reads.ts";
+
 /** Swagger UI's files, as the adapter found them: `swagger-ui-bundle.js`, `swagger-ui.css` (GET /docs). */
 export type DocsAssets = (name: "swagger-ui-bundle.js" | "swagger-ui.css") => Promise<Uint8Array | null>;
 
@@ -261,6 +264,8 @@ export interface Ports {
   pages: PagePort;
   /** Site-level jobs; absent = map works, crawl and batch answer 503. `queue` absent = in process. */
   jobs?: { store: JobStore; queue?: JobQueue };
+  /** Each account's last read of each URL, for the `changes` format and monitors; absent = that format answers 503. */
+  reads?: ReadHistory;
   /** Where HTML pages are extracted; absent = in process. */
   extract?: ExtractPort;
   /** A browser for pages that need JavaScript; absent when the process has none. */

@@ -7,7 +7,7 @@ import { createStorage, type Storage } from "unstorage";
 import dbDriver from "unstorage/drivers/db0";
 import memoryDriver from "unstorage/drivers/memory";
 import { ConfigError, type Config } from "../../core/config.ts";
-import type { CachePort, Clock, Counters, FetchPort, KeyStore, Logger, PagePort, Ports, SourceRegistry } from "../../core/ports.ts";
+import type { CachePort, Clock, Counters, FetchPort, KeyStore, Logger, PagePort, Ports, ReadHistory, SourceRegistry } from "../../core/ports.ts";
 import { KvKeyStore } from "../storage/kv-key-store.ts";
 import { coalesced } from "../storage/coalesce.ts";
 import { KvSources } from "../storage/kv-sources.ts";
@@ -29,6 +29,7 @@ import { packageVersion } from "./version.ts";
 import { docsAssets } from "./docs-assets.ts";
 import { MemoryJobStore } from "../jobs/memory-store.ts";
 import { SqlJobStore } from "../jobs/sql-store.ts";
+import { MemoryReadHistory, SqlReadHistory } from "../jobs/read-history.ts";
 import { sqliteDriver } from "../jobs/sql-drivers.ts";
 import { ExtractPool, type WorkerLike } from "../extract/pool.ts";
 import { descriptorProbe } from "./descriptors.ts";
@@ -54,6 +55,7 @@ interface Stores {
   cache: CachePort;
   sources: SourceRegistry;
   jobs: NonNullable<Ports["jobs"]>;
+  reads: ReadHistory;
   describe: string;
   close(): Promise<void>;
 }
@@ -101,6 +103,7 @@ function memoryStores(clock: Clock, limits: CacheLimits = {}): Stores {
     cache: new LruCache(() => clock.now(), limits),
     sources: new KvSources(kv, () => clock.now()),
     jobs: { store: new MemoryJobStore() },
+    reads: new MemoryReadHistory(),
     describe: "memory (nothing is kept)",
     close: async () => {},
   };
@@ -144,6 +147,7 @@ async function postgresStores(config: Config, logger: Logger, clock: Clock): Pro
   }, config.jobs.recoveryMs);
   const jobStore = new PgJobStore(pgDriver(pgh.pool), (raw, tasks) => queue.enqueueWith(raw, tasks));
   await jobStore.init(false);
+  const reads = new SqlReadHistory(pgDriver(pgh.pool));
   return {
     // One version read (and one ping) per turn of the event loop, shared by that turn's requests (coalesce.ts).
     keys: new KvKeyStore(kv, coalesced(() => pgh.keysVersion()), coalesced(async () => void (await kv.hasItem("ping")))),
@@ -151,6 +155,7 @@ async function postgresStores(config: Config, logger: Logger, clock: Clock): Pro
     cache: cache ?? new LruCache(() => clock.now(), config.cache),
     sources: new KvSources(kv, () => clock.now()),
     jobs: { store: jobStore, queue },
+    reads,
     describe: `PostgreSQL at ${redactUrl(config.databaseUrl!)}${redis ? ` with Redis at ${redactUrl(config.redisUrl!)}` : ""}`,
     close: async () => {
       await queue.stop();
@@ -179,6 +184,8 @@ async function sqliteStores(config: Config, runtime: RuntimeParts, clock: Clock,
   const sql = sqliteDriver(sqlite.sync);
   const jobStore = new SqlJobStore(sql);
   await jobStore.init(worker);
+  const reads = new SqlReadHistory(sql);
+  await reads.init();
   // Changes whenever another connection (the CLI, another process) commits to the file.
   const dataVersion = sqlite.sync.prepare("PRAGMA data_version");
   const counters = new SqliteCounters(sqlite.sync);
@@ -190,6 +197,7 @@ async function sqliteStores(config: Config, runtime: RuntimeParts, clock: Clock,
     cache: new LruCache(() => clock.now(), config.cache),
     sources: new KvSources(kv, () => clock.now()),
     jobs: { store: jobStore },
+    reads,
     describe: `SQLite at ${sqlite.path}`,
     close: () => {
       try {

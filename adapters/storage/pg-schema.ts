@@ -4,6 +4,7 @@
  * concurrently updated"). Every statement is idempotent.
  */
 import { JOBS_PG_SCHEMA, JOBS_SCHEMA } from "../jobs/sql-store.ts";
+import { READS_SCHEMA } from "../jobs/read-history.ts";
 
 export const PG_MIGRATION_LOCK = 727_001; // any constant shared by all Quarry instances
 
@@ -105,4 +106,7 @@ END $fn$;
 -- Site-level jobs (adapters/jobs/sql-store.ts): jobs, their frontiers and pages.
 ${JOBS_SCHEMA}
 ${JOBS_PG_SCHEMA}
+
+-- Each account's last read of each URL, for change tracking (adapters/jobs/read-history.ts).
+${READS_SCHEMA}
 `;
