@@ -4,8 +4,9 @@ import { Count, wholeNumber } from "../../schema/fields.ts";
 import { TargetUrl } from "../../schema/targets.ts";
 import { RenderFields } from "../../schema/render-fields.ts";
 import { compilePathPattern, PATTERN_RULE } from "../../jobs/path-patterns.ts";
+import { ChangesAnswer, ChangesOptions } from "../../schema/changes-fields.ts";
 
-export const PAGE_FORMATS = ["markdown", "text", "html", "raw_html", "links", "screenshot"] as const;
+export const PAGE_FORMATS = ["markdown", "text", "html", "raw_html", "links", "screenshot", "changes"] as const;
 export const WEBHOOK_EVENTS = ["started", "page", "completed", "failed", "cancelled"] as const;
 
 const Formats = v.optional(
@@ -38,6 +39,7 @@ const Common = {
   only_main_content: v.optional(v.boolean("only_main_content must be a boolean"), true),
   timeout_ms: v.optional(wholeNumber("timeout_ms", 1000, 60_000), 15_000),
   ...RenderFields,
+  changes_options: v.optional(ChangesOptions),
   webhook: v.optional(Webhook),
 };
 
@@ -113,6 +115,7 @@ export const JobStatusResponse = v.object({
     rendered: v.optional(v.pipe(v.boolean(), v.description("Whether the page was rendered in a browser"))),
     render_note: v.optional(v.pipe(v.string(), v.description("Why a page that looked like it needed rendering was not rendered"))),
     screenshot: v.optional(v.pipe(v.string(), v.description("PNG of the rendered viewport, base64"))),
+    changes: v.optional(ChangesAnswer),
     truncated: v.optional(v.pipe(v.array(v.string()), v.description("Formats cut (text formats at a character, `links` to its first links) or left out (a screenshot) so the page's stored content fits QUARRY_JOB_PAGE_BYTES"))),
   })),
   failures: v.pipe(v.array(v.object({ url: v.string(), status_code: Count, error: v.string() })), v.description("Every page that failed in this slice, with why (error host_unreachable: not requested, because its host had failed to answer 5 requests of this job in a row)")),
