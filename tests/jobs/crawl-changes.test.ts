@@ -58,11 +58,11 @@ async function finished(path: string, key: string): Promise<Job> {
 }
 
 async function run(kind: "crawl" | "batch/scrape", key: string, body: Record<string, unknown>): Promise<Record<string, Job>> {
-  const res = await t.request(`/v1/${kind}`, { method: "POST", key, json: { timeout_ms: 3000, formats: ["markdown", "changes"], ...body } });
+  const res = await t.request(`/v1/${kind}`, { method: "POST", key, json: { timeout_ms: 30_000, formats: ["markdown", "changes"], ...body } });
   const started = await res.json();
   expect(res.status, JSON.stringify(started)).toBe(202);
   const job = await finished(`/v1/${kind === "crawl" ? "crawl" : "batch/scrape"}/${started.id}`, key);
-  expect(job.status).toBe("completed");
+  expect(job.status, JSON.stringify({ reason: job.stopped_reason, failures: job.failures })).toBe("completed");
   return Object.fromEntries(job.data.map((p: Job) => [new URL(p.url).pathname, p]));
 }
 
