@@ -250,10 +250,11 @@ export interface Metrics {
 
 export type { RenderAction, RenderHealth, RenderPort, RenderRequest, RenderedPage } from "./ports/render.ts";
 import type { RenderPort } from "./ports/render.ts";
-
 export type { JobQueue, JobStore, TaskOutcome } from "./ports/jobs.ts";
 import type { JobQueue, JobStore } from "./ports/jobs.ts";
 import type { CollectionStore } from "./ports/collections.ts";
+export type { PageRead, ReadHistory } from "./ports/reads.ts";
+import type { ReadHistory } from "./ports/reads.ts";
 
 /** Swagger UI's files, as the adapter found them: `swagger-ui-bundle.js`, `swagger-ui.css` (GET /docs). */
 export type DocsAssets = (name: "swagger-ui-bundle.js" | "swagger-ui.css") => Promise<Uint8Array | null>;
@@ -271,8 +272,9 @@ export interface Ports {
   pages: PagePort;
   /** Site-level jobs; absent = map works, crawl and batch answer 503. `queue` absent = in process. */
   jobs?: { store: JobStore; queue?: JobQueue };
-  /** Collections (the account's own index); absent in memory mode: their routes answer 503. */
+  /** The accounts' own indexes, and their last read of each URL (the `changes` format); absent = those answer 503. */
   collections?: CollectionStore;
+  reads?: ReadHistory;
   /** Where HTML pages are extracted; absent = in process. */
   extract?: ExtractPort;
   /** A browser for pages that need JavaScript; absent when the process has none. */

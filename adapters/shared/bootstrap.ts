@@ -10,7 +10,7 @@ import { ConfigError, type Config } from "../../core/config.ts";
 import type { CollectionStore } from "../../core/ports/collections.ts";
 import type { SyncSqlite } from "../storage/sqlite-counters.ts";
 import { createDatabase } from "db0";
-import type { CachePort, Clock, Counters, FetchPort, HostMemory, KeyStore, Logger, PagePort, Ports, SourceRegistry } from "../../core/ports.ts";
+import type { CachePort, Clock, Counters, FetchPort, HostMemory, KeyStore, Logger, PagePort, Ports, ReadHistory, SourceRegistry } from "../../core/ports.ts";
 import { KvKeyStore } from "../storage/kv-key-store.ts";
 import { coalesced } from "../storage/coalesce.ts";
 import { KvSources } from "../storage/kv-sources.ts";
@@ -35,6 +35,7 @@ import { docsAssets } from "./docs-assets.ts";
 import { MemoryJobStore } from "../jobs/memory-store.ts";
 import { SqlJobStore } from "../jobs/sql-store.ts";
 import { inMemoryCollections, SqlCollectionStore } from "../collections/sql-store.ts";
+import { MemoryReadHistory, SqlReadHistory } from "../jobs/read-history.ts";
 import { sqliteDriver } from "../jobs/sql-drivers.ts";
 import { ExtractPool, type WorkerLike } from "../extract/pool.ts";
 import { descriptorProbe } from "./descriptors.ts";
@@ -62,6 +63,7 @@ interface Stores {
   hosts: HostMemory;
   jobs: NonNullable<Ports["jobs"]>;
   collections?: CollectionStore;
+  reads: ReadHistory;
   describe: string;
   close(): Promise<void>;
 }
@@ -112,6 +114,7 @@ function memoryStores(clock: Clock, limits: CacheLimits = {}, ttlMs?: number, sq
     hosts: new KvHostMemory(kv, () => clock.now(), ttlMs),
     jobs: { store: new MemoryJobStore() },
     ...(sqlite ? { collections: inMemoryCollections(async () => sqliteDriver((await createDatabase(sqlite({ path: ":memory:", name: ":memory:" })).getInstance()) as unknown as SyncSqlite)) } : {}),
+    reads: new MemoryReadHistory(),
     describe: "memory (nothing is kept)",
     close: async () => {},
   };
@@ -156,6 +159,7 @@ async function postgresStores(config: Config, logger: Logger, clock: Clock): Pro
   const jobStore = new PgJobStore(pgDriver(pgh.pool), (raw, tasks) => queue.enqueueWith(raw, tasks));
   await jobStore.init(false);
   const collections = new SqlCollectionStore(pgDriver(pgh.pool));
+  const reads = new SqlReadHistory(pgDriver(pgh.pool));
   return {
     // One version read (and one ping) per turn of the event loop, shared by that turn's requests (coalesce.ts).
     keys: new KvKeyStore(kv, coalesced(() => pgh.keysVersion()), coalesced(async () => void (await kv.hasItem("ping")))),
@@ -165,6 +169,7 @@ async function postgresStores(config: Config, logger: Logger, clock: Clock): Pro
     hosts: new KvHostMemory(kv, () => clock.now(), config.proxies.escalationTtlMs),
     jobs: { store: jobStore, queue },
     collections,
+    reads,
     describe: `PostgreSQL at ${redactUrl(config.databaseUrl!)}${redis ? ` with Redis at ${redactUrl(config.redisUrl!)}` : ""}`,
     close: async () => {
       await queue.stop();
@@ -195,6 +200,8 @@ async function sqliteStores(config: Config, runtime: RuntimeParts, clock: Clock,
   await jobStore.init(worker);
   const collections = new SqlCollectionStore(sql);
   await collections.init();
+  const reads = new SqlReadHistory(sql);
+  await reads.init();
   // Changes whenever another connection (the CLI, another process) commits to the file.
   const dataVersion = sqlite.sync.prepare("PRAGMA data_version");
   const counters = new SqliteCounters(sqlite.sync);
@@ -208,6 +215,7 @@ async function sqliteStores(config: Config, runtime: RuntimeParts, clock: Clock,
     hosts: new KvHostMemory(kv, () => clock.now(), config.proxies.escalationTtlMs),
     jobs: { store: jobStore },
     collections,
+    reads,
     describe: `SQLite at ${sqlite.path}`,
     close: () => {
       try {

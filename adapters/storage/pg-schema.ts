@@ -5,6 +5,7 @@
  */
 import { JOBS_PG_SCHEMA, JOBS_SCHEMA } from "../jobs/sql-store.ts";
 import { COLLECTIONS_PG_SCHEMA } from "../collections/sql-store.ts";
+import { READS_SCHEMA } from "../jobs/read-history.ts";
 
 export const PG_MIGRATION_LOCK = 727_001; // any constant shared by all Quarry instances
 
@@ -109,4 +110,6 @@ ${JOBS_PG_SCHEMA}
 
 -- Collections (adapters/collections/sql-store.ts): the accounts' own full-text indexes.
 ${COLLECTIONS_PG_SCHEMA}
+-- Each account's last read of each URL, for change tracking (adapters/jobs/read-history.ts).
+${READS_SCHEMA}
 `;

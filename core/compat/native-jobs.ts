@@ -16,6 +16,7 @@ export interface NativeJobPage {
   url: string; status_code: number; title: string | null; final_url?: string;
   markdown?: string; text?: string; html?: string; raw_html?: string; links?: Array<{ text: string; url: string; main?: boolean }>; error?: string;
   rendered?: boolean; render_note?: string; screenshot?: string; truncated?: string[];
+  changes?: { change_status: string; previous_read_at: string | null; visibility: string; diff?: string | null } | null;
 }
 
 export interface NativeJob {

@@ -29,6 +29,8 @@ export interface JobPageRead {
   read: { finalUrl: string; status: number; contentType: string | null; body: Uint8Array; rendered: boolean };
   /** The metadata, `rendered` (and `render_note`), then the formats asked for: stored as the page's data. */
   data: { title: string | null; markdown?: unknown } | null;
+  /** The page's whole markdown when the formats asked for `changes` (it is compared with the last read); null when none was read. */
+  markdown?: string | null;
 }
 
 export type JobPageReader = (req: JobPageRequest) => Promise<JobPageRead>;

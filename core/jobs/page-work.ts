@@ -22,6 +22,7 @@ import type { Heartbeat } from "./leases.ts";
 import type { JobStore } from "../ports/jobs.ts";
 import { pageLinks } from "./site-files.ts";
 import { readsSitemaps, sitemapUrls, streakDepth } from "./sitemap-seeds.ts";
+import { trackChanges, type PageChanges } from "../changes/track.ts";
 
 function failedPage(url: string, statusCode: number, error: string, data: Record<string, unknown> = {}): PageResult {
   return { url, ok: false, statusCode, title: null, data, error };
@@ -141,12 +142,13 @@ async function work(ctx: WorkContext, task: JobTask, held: Held, lease?: number)
       // Its host went down while this page waited for its turn: not requested either.
       asked = ctx.streaks.begin();
       if (ctx.streaks.down(job.id, target.host)) throw new HostDown();
-      const { read, data } = await ctx.readPage({
+      const { read, data, markdown } = await ctx.readPage({
         url: task.url, formats: spec.formats, only_main_content: spec.onlyMainContent, timeout_ms: spec.timeoutMs, signal: ac.signal, account: job.account,
         render: spec.render ?? "auto", ...(spec.waitFor != null ? { wait_for: spec.waitFor } : {}), ...(spec.actions?.length ? { actions: spec.actions } : {}),
         ...(spec.proxy ? { proxy: spec.proxy } : {}), ...(spec.location ? { location: spec.location } : {}),
       });
-      const meta = { final_url: read.finalUrl, content_type: read.contentType, rendered: read.rendered };
+      const changes = await pageChanges(ctx, job, task, read.status, data ? (markdown ?? null) : null);
+      const meta = { final_url: read.finalUrl, content_type: read.contentType, rendered: read.rendered, ...(changes !== undefined ? { changes } : {}) };
       if (read.status >= 400) {
         page = failedPage(task.url, read.status, `http_${read.status}`, meta);
       } else if (!data) {
@@ -189,6 +191,22 @@ async function work(ctx: WorkContext, task: JobTask, held: Held, lease?: number)
   const stop = ctx.streaks.count(job, target, streakDepth(job, task), page.statusCode, unreachable, asked);
   const found = await discoverAll(ctx, job, task, links, !unreachable && stop === null && readsSitemaps(job, task), ac.signal);
   await record(ctx, job, task, page, found, ticket, stop, unreachable, cutBytes);
+}
+
+/**
+ * The `changes` format (issue #31): the page compared with the account's last read of its URL,
+ * and kept in its place. Undefined when the job did not ask, or read no content it could compare
+ * (an unsupported type); null for an error that says nothing of the page (core/changes/track.ts).
+ * A diff longer than a quarter of the per-page cap is left out (null), so the page stays within it.
+ */
+async function pageChanges(ctx: WorkContext, job: JobRecord, task: JobTask, status: number, markdown: string | null): Promise<PageChanges | null | undefined> {
+  const reads = ctx.ports.reads;
+  if (!reads || !job.spec.formats.includes("changes")) return undefined;
+  if (markdown === null && status < 400) return undefined;
+  const ask = job.spec.changes ?? { tag: "", diff: false };
+  const changes = await trackChanges(reads, job.account, task.url, ask, { status, markdown }, ctx.ports.clock.now());
+  if (changes?.diff && changes.diff.length > ctx.config.jobs.pageBytes / 4) changes.diff = null;
+  return changes;
 }
 
 /**
@@ -251,7 +269,11 @@ async function record(
   // cut off: then only the added ones are known to be there.
   ctx.trapsOf(job.id).recorded((res.limited ? res.added : tasks).map((t) => t.url));
   ctx.ports.logger.debug({ job_id: job.id, url: page.url, ok: page.ok }, "job page recorded");
-  ctx.webhooks.emit(job, "page", { url: page.url, status_code: page.statusCode, title: page.title, ...(page.error ? { error: page.error } : {}) }, ctx.ports.clock.now());
+  const changes = page.data.changes as PageChanges | null | undefined;
+  ctx.webhooks.emit(job, "page", {
+    url: page.url, status_code: page.statusCode, title: page.title, ...(page.error ? { error: page.error } : {}),
+    ...(changes ? { change_status: changes.change_status } : {}),
+  }, ctx.ports.clock.now());
   if (res.added.length) await ctx.queue.push(res.added);
   if (stop) await ctx.stopJob(job.id, stop);
   else if (res.remaining === 0) await ctx.complete(job.id);

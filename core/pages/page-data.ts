@@ -71,6 +71,8 @@ export interface JobPageRead {
   read: Read;
   /** Null when the content type is one Quarry does not read. */
   data: PageData | null;
+  /** With the `changes` format: the whole markdown, to compare with the last read (null when none was read). */
+  markdown?: string | null;
 }
 
 /**
@@ -79,6 +81,9 @@ export interface JobPageRead {
  * answers for the same URL. Needs `loadExtractLibraries()` first (it counts no tokens).
  */
 export async function readJobPage(ports: Ports, req: ReadRequest): Promise<JobPageRead> {
-  const { read, content, fetchPath } = await readPage(ports, req);
-  return { read, data: content ? { ...pageData(read, content, req.formats, { withRender: true }), fetch_path: fetchPath } : null };
+  // `changes` compares the page's markdown, asked for the reading if not for the answer.
+  const tracking = req.formats.includes("changes");
+  const formats = tracking && !req.formats.includes("markdown") ? [...req.formats, "markdown"] : req.formats;
+  const { read, content, fetchPath } = await readPage(ports, { ...req, formats });
+  return { read, data: content ? { ...pageData(read, content, req.formats, { withRender: true }), fetch_path: fetchPath } : null, ...(tracking ? { markdown: content?.markdown ?? null } : {}) };
 }

@@ -13,7 +13,7 @@ export const TERMINAL: ReadonlySet<JobStatus> = new Set(["completed", "failed", 
 /** Why a job stopped before its frontier was done. */
 export type StoppedReason = "limit_reached" | "quota_exceeded" | "deadline" | "site_refused" | "site_unreachable" | "storage_full" | "cancelled";
 
-export type PageFormat = "markdown" | "text" | "html" | "raw_html" | "links" | "screenshot";
+export type PageFormat = "markdown" | "text" | "html" | "raw_html" | "links" | "screenshot" | "changes";
 export type RenderMode = "auto" | "always" | "never";
 export type WebhookEvent = "started" | "page" | "completed" | "failed" | "cancelled";
 
@@ -42,6 +42,8 @@ export interface JobSpec {
   webhook: { url: string; secret: string | null; events: WebhookEvent[] } | null;
   /** The account's collection every page read is indexed in (api.md §11); absent: none. */
   collection?: string | null;
+  /** With the `changes` format (issue #31): the tag its pages' reads are compared under ("" for none), and whether to diff. */
+  changes?: { tag: string; diff: boolean };
 }
 
 export interface JobRecord {

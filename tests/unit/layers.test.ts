@@ -90,6 +90,7 @@ const LAYERS: Array<{ layer: string; why: string; modules: Record<string, string
     modules: {
       extract: "HTML and PDF to main content, markdown, text, metadata",
       budget: "token counting and transcript excerpts",
+      changes: "change tracking: a read compared with the account's previous read of the URL, and the diff",
     },
   },
   {

@@ -17,6 +17,7 @@ import { JOB_PATH, jobSlice, skipOf, skipQuery, wholeJob, type JobKind, type Nat
 import type { Clamped } from "../clamped.ts";
 import { firecrawlFailure, stopEntry } from "./failures.ts";
 import { badField, Delay, MaxConcurrency, urlDepth, withScheme } from "./checks.ts";
+import { changeTracking } from "./change-tracking.ts";
 import { CLIENT_FIELDS, firecrawlWarning, ScrapeOptions, toNativeScrape, type FirecrawlScrapeOptions } from "./scrape.ts";
 
 /** Quarry's crawl: 1 to 10000 pages, links followed at most 10 deep. */
@@ -192,6 +193,7 @@ function document(p: NativeJob["data"][number]): Record<string, unknown> {
     ...(p.raw_html !== undefined ? { rawHtml: p.raw_html } : {}),
     ...(p.links !== undefined ? { links: p.links.map((l) => l.url) } : {}),
     ...(p.screenshot !== undefined ? { screenshot: `data:image/png;base64,${p.screenshot}` } : {}),
+    ...(p.changes ? { changeTracking: changeTracking(p.changes) } : {}),
     metadata: { ...(p.title !== null ? { title: p.title } : {}), sourceURL: p.url, url: p.final_url ?? p.url, statusCode: p.status_code },
   };
 }
@@ -227,7 +229,8 @@ export function firecrawlJobStatus(dispatch: Dispatch, publicBase: PublicBase, r
       expiresAt: job.expires_at,
       // v1 clients follow `next` while the key is there at all: the last slice leaves it out.
       ...(skip === null ? (version === "v2" ? { next: null } : {}) : { next: `${publicBase(c)}/compat/firecrawl/${version}/${segment}/${encodeURIComponent(id)}?skip=${skip}` }),
-      data: job.data.filter((p) => !p.error).map(document),
+      // A page that is gone since the last read is listed, as Firecrawl lists it: changeStatus "removed".
+      data: job.data.filter((p) => !p.error || p.changes?.change_status === "removed").map(document),
       // A job with a webhook: what became of its deliveries, as the native status gives it.
       quarry: { status: job.status, stopped_reason: job.stopped_reason, failed: job.failed, skipped: job.skipped, dropped: job.dropped, ...(job.webhook ? { webhook: job.webhook } : {}) },
     });

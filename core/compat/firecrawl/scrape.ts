@@ -5,6 +5,7 @@
  */
 import * as v from "valibot";
 import { capped, clampedWords, type Clamped } from "../clamped.ts";
+import { changesOptions, changeTracking } from "./change-tracking.ts";
 import { badField, MAX_ACTIONS, MAX_TOTAL_WAIT_MS, PageTimeout, V1_SCRAPE_TIMEOUT, WaitFor } from "./checks.ts";
 
 /** Keys that say who sent the request, not what to do: accepted, never "ignored". */
@@ -12,7 +13,7 @@ export const CLIENT_FIELDS = ["origin", "integration"];
 
 const FORMAT: Record<string, string> = {
   markdown: "markdown", html: "html", rawHtml: "raw_html", links: "links", screenshot: "screenshot", "screenshot@fullPage": "screenshot",
-  summary: "summary", json: "json",
+  summary: "summary", json: "json", changeTracking: "changes",
 };
 /** Formats a model writes: scrape's own, not a crawl's or a batch's pages. */
 const MODEL_FORMATS = new Set(["summary", "json"]);
@@ -27,6 +28,7 @@ export const ScrapeOptions = v.looseObject({
     v.maxLength(MAX_ACTIONS, `actions takes at most ${MAX_ACTIONS} steps`),
   ))),
   maxAge: v.optional(v.nullable(v.pipe(v.number("maxAge must be a number"), v.minValue(0, "maxAge must not be negative")))),
+  changeTrackingOptions: v.optional(v.nullable(v.looseObject({}, "changeTrackingOptions must be an object"))),
   jsonOptions: v.optional(v.nullable(v.looseObject({ schema: v.optional(v.nullable(v.record(v.string(), v.unknown(), "jsonOptions.schema must be an object"))), prompt: v.optional(v.nullable(v.string("jsonOptions.prompt must be a string"))) }))),
 });
 
@@ -101,6 +103,9 @@ export function toNativeScrape(url: string, opts: FirecrawlScrapeOptions, known:
     if (!ask.schema && !ask.prompt) throw badField(`${prefix}formats`, "the json format needs a schema, a prompt, or both ({type: \"json\", schema, prompt}, or v1's jsonOptions)");
     native.json_options = ask;
   }
+  // changeTracking: Quarry's changes, compared with a fresh read whatever maxAge says (native ignores the cache for it).
+  if ((native.formats as string[]).includes("changes")) native.changes_options = changesOptions(opts, ignored);
+  else if (opts.changeTrackingOptions) ignored.add("changeTrackingOptions (without the changeTracking format)");
   if (typeof opts.maxAge === "number") {
     if (job) ignored.add("maxAge (a crawl or batch reads every page afresh)");
     else native.max_age_ms = capped(clamped, "maxAge", Math.floor(opts.maxAge), MAX_AGE_MS, `Quarry serves a cached read at most ${MAX_AGE_MS} ms old`);
@@ -127,7 +132,7 @@ export function toNativeScrape(url: string, opts: FirecrawlScrapeOptions, known:
   }
   proxyOptions(opts, native, ignored);
   // storeInCache: false is honoured as far as it matters to the caller (each read is the caller's own); true is the default.
-  const honoured = new Set([...known, ...CLIENT_FIELDS, "formats", "onlyMainContent", "timeout", "waitFor", "actions", "maxAge", "jsonOptions", "storeInCache", "proxy", "location"]);
+  const honoured = new Set([...known, ...CLIENT_FIELDS, "formats", "onlyMainContent", "timeout", "waitFor", "actions", "maxAge", "jsonOptions", "storeInCache", "proxy", "location", "changeTrackingOptions"]);
   for (const [k, val] of Object.entries(opts)) {
     if (!honoured.has(k) && val !== undefined && val !== null && val !== false && !(Array.isArray(val) && val.length === 0)) ignored.add(k);
   }
@@ -177,6 +182,7 @@ interface NativeScrape {
     language: string | null; site_name: string | null; markdown?: string; html?: string; raw_html?: string;
     links?: Array<{ text: string; url: string }>; screenshot?: string; summary?: string; json?: unknown;
     structured_data?: { json_ld: unknown[]; microdata: unknown[]; open_graph: Record<string, string> };
+    changes?: Parameters<typeof changeTracking>[0];
   };
 }
 
@@ -201,6 +207,8 @@ export function toDocument(plan: ScrapePlan, res: NativeScrape): Record<string, 
   if (d.screenshot && plan.formats.some((f) => f.startsWith("screenshot"))) doc.screenshot = `data:image/png;base64,${d.screenshot}`;
   if (d.summary !== undefined) doc.summary = d.summary;
   if (d.json !== undefined) doc.json = d.json;
+  const tracked = plan.formats.includes("changeTracking") ? changeTracking(d.changes) : undefined;
+  if (tracked) doc.changeTracking = tracked;
   const cache = res.meta.cached === undefined ? {} : { cacheState: res.meta.cached ? "hit" : "miss", ...(res.meta.cached && typeof res.meta.cache_age_ms === "number" ? { cachedAt: new Date(Date.now() - res.meta.cache_age_ms).toISOString() } : {}) };
   doc.metadata = {
     ...(d.title !== null ? { title: d.title, ogTitle: d.title } : {}),

@@ -118,6 +118,15 @@ function rendering(body: CrawlRequest | BatchRequest, engine: JobEngine): Pick<J
   };
 }
 
+/** The `changes` format's options (issue #31): refused without the format, or on a server that keeps no reads. */
+function changesOf(engine: ReturnType<typeof engineOf>, body: CrawlRequest | BatchRequest): Pick<JobSpec, "changes"> {
+  const tracking = body.formats.includes("changes");
+  if (body.changes_options && !tracking) throw new ApiError("invalid_request", "changes_options needs the changes format in formats.");
+  if (!tracking) return {};
+  if (!engine.ports.reads) throw new ApiError("service_unavailable", "The changes format needs a store for earlier reads, and this server has none.");
+  return { changes: { tag: body.changes_options?.tag ?? "", diff: body.changes_options?.diff ?? false } };
+}
+
 export async function startCrawl(services: Services, caller: JobCaller, body: CrawlRequest, base: string) {
   const engine = engineOf(services);
   refuseUnreachable(engine, [{ field: "url", url: body.url }], body.webhook, false);
@@ -125,6 +134,7 @@ export async function startCrawl(services: Services, caller: JobCaller, body: Cr
     url: body.url, limit: body.limit, maxDepth: body.max_depth, includePaths: body.include_paths, excludePaths: body.exclude_paths,
     allowSubdomains: body.allow_subdomains, allowExternal: body.allow_external, respectRobots: body.respect_robots, sitemap: body.sitemap,
     formats: body.formats, onlyMainContent: body.only_main_content, timeoutMs: body.timeout_ms, ...rendering(body, engine), webhook: hook(body.webhook),
+    ...changesOf(engine, body),
     ...(await collectionOf(engine, caller, body)),
   };
   await checkQuota(engine, caller);
@@ -139,6 +149,7 @@ export async function startBatch(services: Services, caller: JobCaller, body: Ba
     url: null, limit: body.urls.length, maxDepth: 0, includePaths: [], excludePaths: [], allowSubdomains: false, allowExternal: true,
     respectRobots: false, formats: body.formats, onlyMainContent: body.only_main_content, timeoutMs: body.timeout_ms, ...rendering(body, engine),
     webhook: hook(body.webhook),
+    ...changesOf(engine, body),
     ...(await collectionOf(engine, caller, body)),
   };
   await checkQuota(engine, caller);
@@ -165,7 +176,7 @@ export async function jobStatus(services: Services, caller: Caller, kind: JobKin
   const [pages, skipped, tally] = await Promise.all([store.pages(id, skip, PAGE_SLICE), store.skippedUrls(id, 100), hook ? store.webhookTally(id) : null]);
   const data = pages.map((p) => {
     const d = p.data as Record<string, unknown>;
-    const pick = Object.fromEntries(["final_url", "markdown", "text", "html", "raw_html", "links", "structured_data", "rendered", "render_note", "fetch_path", "screenshot", "truncated"].filter((k) => d[k] !== undefined).map((k) => [k, d[k]]));
+    const pick = Object.fromEntries(["final_url", "markdown", "text", "html", "raw_html", "links", "structured_data", "rendered", "render_note", "fetch_path", "screenshot", "changes", "truncated"].filter((k) => d[k] !== undefined).map((k) => [k, d[k]]));
     return { url: p.url, status_code: p.statusCode, title: p.title, ...pick, ...(p.error ? { error: p.error } : {}) };
   });
   const recorded = job.completed + job.failed;

@@ -6,8 +6,9 @@ import { TargetUrl } from "../../schema/targets.ts";
 import { RenderFields } from "../../schema/render-fields.ts";
 import { ProxyFields } from "../../schema/proxy-fields.ts";
 import { compilePathPattern, PATTERN_RULE } from "../../jobs/path-patterns.ts";
+import { ChangesAnswer, ChangesOptions } from "../../schema/changes-fields.ts";
 
-export const PAGE_FORMATS = ["markdown", "text", "html", "raw_html", "links", "screenshot"] as const;
+export const PAGE_FORMATS = ["markdown", "text", "html", "raw_html", "links", "screenshot", "changes"] as const;
 export const WEBHOOK_EVENTS = ["started", "page", "completed", "failed", "cancelled"] as const;
 
 const Formats = v.optional(
@@ -41,6 +42,7 @@ const Common = {
   timeout_ms: v.optional(wholeNumber("timeout_ms", 1000, 60_000), 15_000),
   ...RenderFields,
   ...ProxyFields,
+  changes_options: v.optional(ChangesOptions),
   webhook: v.optional(Webhook),
   collection: v.optional(v.pipe(
     v.string("collection must be a string"),
@@ -122,6 +124,7 @@ export const JobStatusResponse = v.object({
     render_note: v.optional(v.pipe(v.string(), v.description("Why a page that looked like it needed rendering was not rendered"))),
     fetch_path: v.optional(v.pipe(v.array(v.string()), v.description("Each step taken to read the page (api.md §12), as on scrape"))),
     screenshot: v.optional(v.pipe(v.string(), v.description("PNG of the rendered viewport, base64"))),
+    changes: v.optional(ChangesAnswer),
     truncated: v.optional(v.pipe(v.array(v.string()), v.description("Formats cut (text formats at a character, `links` to its first links) or left out (a screenshot) so the page's stored content fits QUARRY_JOB_PAGE_BYTES"))),
   })),
   failures: v.pipe(v.array(v.object({ url: v.string(), status_code: Count, error: v.string() })), v.description("Every page that failed in this slice, with why (error host_unreachable: not requested, because its host had failed to answer 5 requests of this job in a row)")),

@@ -4,8 +4,9 @@ import { Count, wholeNumber } from "../../schema/fields.ts";
 import { RenderFields } from "../../schema/render-fields.ts";
 import { ProxyFields } from "../../schema/proxy-fields.ts";
 import { TargetUrl } from "../../schema/targets.ts";
+import { ChangesAnswer, ChangesOptions } from "../../schema/changes-fields.ts";
 
-export const SCRAPE_FORMATS = ["markdown", "text", "html", "raw_html", "links", "screenshot", "summary", "json"] as const;
+export const SCRAPE_FORMATS = ["markdown", "text", "html", "raw_html", "links", "screenshot", "summary", "json", "changes"] as const;
 
 export const ScrapeBody = v.strictObject({
   url: TargetUrl("url"),
@@ -31,6 +32,7 @@ export const ScrapeBody = v.strictObject({
     }, "json_options must be an object: {schema, prompt}"),
     v.description("For the `json` format (needs QUARRY_LLM_URL): the JSON Schema the model fills from the page, and/or what to extract in words"),
   )),
+  changes_options: v.optional(ChangesOptions),
   max_age_ms: v.optional(v.pipe(
     wholeNumber("max_age_ms", 0, 30 * 24 * 3600 * 1000),
     v.description("Serve a cached read of this URL (same options) no older than this many ms; 0 reads afresh. Without it, a read up to 15 minutes old is served"),
@@ -68,5 +70,6 @@ export const ScrapeResponse = v.object({
       v.object({ json_ld: v.array(v.unknown()), microdata: v.array(v.unknown()), open_graph: v.record(v.string(), v.string()) }),
       v.description("The page's own JSON-LD blocks, microdata items and og:* properties, when it states any"),
     )),
+    changes: v.optional(ChangesAnswer),
   }),
 });

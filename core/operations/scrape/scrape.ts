@@ -13,11 +13,12 @@ import { NEEDS_BROWSER, waitOutlastsTimeout } from "../../schema/render-fields.t
 import type { ScrapeRequest } from "./schema.ts";
 import { refuseTargets } from "../../schema/targets.ts";
 import { checkFormats, modelFormats, type ScrapeModel } from "./model-formats.ts";
+import { trackChanges, type PageChanges } from "../../changes/track.ts";
 
 const CACHE_TTL_SECONDS = 15 * 60;
 
 /** The page's metadata and the requested formats (core/pages/page-data.ts, shared with job pages), and the model's formats. */
-export type ScrapeData = Omit<PageData, "rendered" | "render_note"> & { summary?: string; json?: unknown };
+export type ScrapeData = Omit<PageData, "rendered" | "render_note"> & { summary?: string; json?: unknown; changes?: PageChanges | null };
 
 export type { ScrapeModel };
 
@@ -72,8 +73,12 @@ export async function scrape(ports: Ports, req: ScrapeRequest, account?: string,
   // `json` without a model, or without a schema or prompt, is refused before anything is read.
   checkFormats(req, model);
   checkProxyChoice(ports, req.proxy);
+  const tracking = req.formats.includes("changes");
+  if (req.changes_options && !tracking) throw new ApiError("invalid_request", "changes_options needs the changes format in formats.");
+  if (tracking && !ports.reads) throw new ApiError("service_unavailable", "The changes format needs a store for earlier reads, and this server has none.");
   const t0 = performance.now();
-  const cacheable = !req.actions?.length && !req.formats.includes("screenshot");
+  // A changes read compares what the page says now: never a cached read, and never cached itself.
+  const cacheable = !tracking && !req.actions?.length && !req.formats.includes("screenshot");
   const key = cacheKey(req);
   const cached = cacheable ? await cachedRead(ports, key, req.max_age_ms) : null;
   if (cached) return { ...cached.result, meta: { ...cached.result.meta, cached: true, cache_age_ms: cached.age, duration_ms: Math.round(performance.now() - t0) } };
@@ -81,7 +86,7 @@ export async function scrape(ports: Ports, req: ScrapeRequest, account?: string,
   const host = new URL(req.url).hostname;
   // The model's formats are made from the page's markdown, asked for the reading if not for the answer.
   const byModel = req.formats.some((f) => f === "summary" || f === "json");
-  const readFormats = byModel && !req.formats.includes("markdown") ? [...req.formats, "markdown" as const] : req.formats;
+  const readFormats = (byModel || tracking) && !req.formats.includes("markdown") ? [...req.formats, "markdown" as const] : req.formats;
   let got;
   try {
     got = await readPage(ports, { ...req, formats: readFormats, ...(account ? { account } : {}) });
@@ -94,7 +99,11 @@ export async function scrape(ports: Ports, req: ScrapeRequest, account?: string,
     throw new ApiError("unsupported_content", `Content type ${read.contentType ?? "(none)"} is not supported; Quarry reads HTML, PDF, plain text and office documents (DOCX, XLSX, PPTX, ODT, ODS, ODP).`);
   }
   const readAt = ports.clock.now();
-  const data: ScrapeData = pageData(read, content, req.formats.filter((f) => f !== "summary" && f !== "json"), { maxTokens: req.max_tokens });
+  const data: ScrapeData = pageData(read, content, req.formats.filter((f) => f !== "summary" && f !== "json" && f !== "changes"), { maxTokens: req.max_tokens });
+  if (tracking) {
+    const ask = { tag: req.changes_options?.tag ?? "", diff: req.changes_options?.diff ?? false };
+    data.changes = await trackChanges(ports.reads!, account ?? "", req.url, ask, { status: read.status, markdown: content.markdown }, readAt);
+  }
   let tokens = 0;
   for (const f of req.formats) if (f === "markdown" || f === "text" || f === "html" || f === "raw_html") tokens += countTokens(data[f]!);
   const made = byModel ? await modelFormats(req, { title: content.title, markdown: content.markdown }, model) : null;

@@ -1,0 +1,33 @@
+/** The reads port (see core/ports.ts, which re-exports it with the others). */
+
+/**
+ * What change tracking keeps of one read (issue #31): when, what the page answered, and its
+ * markdown, so the next read of the same URL by the same account (and tag) can be compared.
+ */
+export interface PageRead {
+  /** Milliseconds since the epoch. */
+  readAt: number;
+  statusCode: number;
+  /** The page answered 404 or 410: it is gone. */
+  gone: boolean;
+  /** SHA-256 of the full markdown, lowercase hex ("" for a page that is gone). */
+  digest: string;
+  /** The markdown, cut to the store's cap (a diff against a cut page compares what was kept). */
+  markdown: string;
+}
+
+/**
+ * Each account's last read of each URL, by tag (the empty tag when none): durable, so a
+ * restarted server still compares against it. Keyed by account first: nothing ever reads
+ * another account's reads.
+ */
+export interface ReadHistory {
+  /** The account's last read of `url` under `tag`; null when none is kept. */
+  last(account: string, tag: string, url: string): Promise<PageRead | null>;
+  /**
+   * Keeps `read` as the account's last read of `url` under `tag`, and returns the one it
+   * replaces, in one step: two reads at once compare against different previous reads, never
+   * both against the same one.
+   */
+  exchange(account: string, tag: string, url: string, read: PageRead): Promise<PageRead | null>;
+}
