@@ -8,9 +8,7 @@
  * import nothing else of the app, so any layer may use them (tests/unit/layers.test.ts).
  */
 import type { ExtractPort } from "./ports/extract.ts";
-
 export type { ExtractPort, ExtractRequest } from "./ports/extract.ts";
-
 /** Milliseconds since the Unix epoch. Tests inject a controllable clock. */
 export interface Clock {
   now(): number;
