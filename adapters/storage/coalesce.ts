@@ -21,35 +21,3 @@ export function coalesced<T>(read: () => T | Promise<T>): () => Promise<T> {
   };
   return () => (next ??= new Promise<T>((resolve, reject) => setImmediate(start, resolve, reject)));
 }
-
-/**
- * Calls made in one turn of the event loop, run together: the first schedules `run` for the end
- * of the turn (`setImmediate`, as above), every call until then joins it, and each gets its own
- * answer, in the order asked. `run` starts after every call of the turn was made, so each answer is
- * as fresh as a call of its own; it costs one round trip for the turn instead of one per call.
- */
-export function batched<A, R>(run: (calls: A[]) => Promise<R[]>): (call: A) => Promise<R> {
-  let waiting: Array<{ call: A; resolve: (r: R) => void; reject: (e: unknown) => void }> | null = null;
-  const start = () => {
-    const mine = waiting!;
-    waiting = null;
-    let answers: Promise<R[]>;
-    try {
-      answers = run(mine.map((w) => w.call));
-    } catch (err) {
-      answers = Promise.reject(err);
-    }
-    answers.then(
-      (rs) => mine.forEach((w, i) => w.resolve(rs[i]!)),
-      (err) => mine.forEach((w) => w.reject(err)),
-    );
-  };
-  return (call) =>
-    new Promise<R>((resolve, reject) => {
-      if (!waiting) {
-        waiting = [];
-        setImmediate(start);
-      }
-      waiting.push({ call, resolve, reject });
-    });
-}

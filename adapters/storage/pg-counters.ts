@@ -6,7 +6,6 @@
 import type pg from "pg";
 import { StorageError } from "../../core/errors.ts";
 import { dayOf } from "../../core/limits/period.ts";
-import { batched } from "./coalesce.ts";
 import { makeTicket, parseTicket, RESERVATION_TTL_MS, type AdmitRequest, type AdmitResult, type Counters, type DailyUsage, type UsageCount } from "../../core/ports.ts";
 
 async function q<T extends pg.QueryResultRow>(pool: pg.Pool, sql: string, params: unknown[]): Promise<T[]> {
@@ -30,47 +29,16 @@ export class PgCounters implements Counters {
 
   async admit(req: AdmitRequest): Promise<AdmitResult> {
     const ticket = req.group === null ? null : makeTicket(req.keyId, req.period, req.group, crypto.randomUUID(), dayOf(req.now));
-    const r = await this.admitTogether({ req, ticket });
+    const [r] = await q<{ ok: boolean; reason: string | null; retry_ms: string; used: number }>(
+      this.pool,
+      "SELECT ok, reason, retry_ms, used FROM quarry_admit($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+      [req.keyId, this.opts.databaseClock ? null : req.now, req.windowMs, req.window === false ? null : req.perMinute, req.period, req.group, req.quota, ticket, RESERVATION_TTL_MS],
+    );
     await this.sweep(req.now);
     if (r.ok) return { ok: true, used: r.used, ticket };
     if (r.reason === "rate_limited") return { ok: false, reason: "rate_limited", retryAfterMs: Number(r.retry_ms), used: r.used };
     return { ok: false, reason: "quota_exceeded", used: r.used };
   }
-
-  /**
-   * The admissions asked for in one turn of the event loop, in one statement (issue #33): one
-   * round trip and one transaction instead of one each. Each is still its own call of
-   * quarry_admit, run one after another in the statement, each seeing the ones before it, so the
-   * decisions are those of the same calls made separately. Sorted by key, so that every instance
-   * locks keys' rows in the same order and two batches never wait on each other in a cycle.
-   */
-  private readonly admitTogether = batched(async (calls: Array<{ req: AdmitRequest; ticket: string | null }>) => {
-    const order = calls.map((_, i) => i).sort((a, b) => (calls[a]!.req.keyId < calls[b]!.req.keyId ? -1 : calls[a]!.req.keyId > calls[b]!.req.keyId ? 1 : a - b));
-    const col = <T>(f: (c: { req: AdmitRequest; ticket: string | null }) => T) => order.map((i) => f(calls[i]!));
-    const rows = await q<{ i: string; ok: boolean; reason: string | null; retry_ms: string; used: number }>(
-      this.pool,
-      `SELECT u.i, a.ok, a.reason, a.retry_ms, a.used
-         FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::integer[], $5::text[], $6::text[], $7::integer[], $8::text[])
-              WITH ORDINALITY AS u(key_id, now, win, lim, period, grp, quota, ticket, i)
-        CROSS JOIN LATERAL quarry_admit(u.key_id, u.now, u.win, u.lim, u.period, u.grp, u.quota, u.ticket, $9) AS a
-        ORDER BY u.i`,
-      [
-        col((c) => c.req.keyId),
-        col((c) => (this.opts.databaseClock ? null : c.req.now)),
-        col((c) => c.req.windowMs),
-        col((c) => (c.req.window === false ? null : c.req.perMinute)),
-        col((c) => c.req.period),
-        col((c) => c.req.group),
-        col((c) => c.req.quota),
-        col((c) => c.ticket),
-        RESERVATION_TTL_MS,
-      ],
-    );
-    if (rows.length !== calls.length) throw new StorageError(`PostgreSQL: ${rows.length} admissions answered for ${calls.length} asked`);
-    const out = new Array<(typeof rows)[number]>(calls.length);
-    rows.forEach((r, k) => (out[order[k]!] = r));
-    return out;
-  });
 
   /**
    * quarry_admit drops a key's expired reservations only when that key is admitted again, so a
@@ -124,27 +92,10 @@ export class PgCounters implements Counters {
   }
 
   async usage(keyId: string, period: string): Promise<UsageCount> {
-    return this.usageTogether({ keyId, period });
+    const rows = await q<{ grp: string; n: number }>(this.pool, "SELECT grp, n FROM quarry_usage WHERE key_id = $1 AND period = $2", [keyId, period]);
+    const groups = Object.fromEntries(rows.map((r) => [r.grp, r.n]));
+    return { used: rows.reduce((a, r) => a + r.n, 0), groups };
   }
-
-  /** The month's use of every key asked about in one turn, in one query (see admitTogether). */
-  private readonly usageTogether = batched(async (calls: Array<{ keyId: string; period: string }>) => {
-    const rows = await q<{ key_id: string; period: string; grp: string; n: number }>(
-      this.pool,
-      "SELECT u.key_id, u.period, u.grp, u.n FROM quarry_usage u JOIN (SELECT DISTINCT * FROM unnest($1::text[], $2::text[]) AS w(key_id, period)) w ON u.key_id = w.key_id AND u.period = w.period",
-      [calls.map((c) => c.keyId), calls.map((c) => c.period)],
-    );
-    return calls.map((c) => {
-      const groups: Record<string, number> = {};
-      let used = 0;
-      for (const r of rows) {
-        if (r.key_id !== c.keyId || r.period !== c.period) continue;
-        groups[r.grp] = r.n;
-        used += r.n;
-      }
-      return { used, groups };
-    });
-  });
 }
 
 /** Per-day use of several keys in one query (PostgreSQL alone, and Redis mode, whose units PostgreSQL holds first). */
