@@ -20,7 +20,7 @@ beforeAll(async () => {
   h.site.route("/f/gone", send("text/html; charset=utf-8", html("Gone"), 404));
   h.site.route("/f/broken", send("text/html; charset=utf-8", html("Broken"), 500));
   h.site.route("/f/picture", send("image/png", Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0])));
-  h.site.route("/f/slow", (req, res) => void setTimeout(() => send("text/html; charset=utf-8", html("Slow"))(req, res), 4000));
+  h.site.route("/f/slow", (req, res) => void setTimeout(() => send("text/html; charset=utf-8", html("Slow"))(req, res), 15_000));
   h.site.route("/f/late", (req, res) => void setTimeout(() => send("text/html; charset=utf-8", html("Late"))(req, res), 300));
   h.site.route("/m/", send("text/html; charset=utf-8", "<h1>down</h1>", 500));
   const urlset = (paths: string[]) => `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${paths.map((p) => `<url><loc>${h.site.url}${p}</loc></url>`).join("")}</urlset>`;
@@ -39,7 +39,7 @@ describe("Firecrawl v2 client: a job's failures", () => {
   it("each failed page has a code and a sentence that say what happened; a start page robots.txt refuses is in robotsBlocked", async () => {
     const u = (p: string) => `${h.site.url}${p}`;
     const urls = ["/f/ok", "/f/gone", "/f/broken", "/f/picture", "/f/slow"].map(u);
-    const job = await v2(h.keys.full).batchScrape(urls, { options: { formats: ["markdown"], timeout: 1500 }, pollInterval: 1, timeout: 60 });
+    const job = await v2(h.keys.full).batchScrape(urls, { options: { formats: ["markdown"], timeout: 5000 }, pollInterval: 1, timeout: 60 });
     expect(job.status).toBe("completed");
     expect(job.data.map((d) => d.metadata?.sourceURL)).toEqual([u("/f/ok")]);
     const { errors, robotsBlocked } = await v2(h.keys.full).getBatchScrapeErrors(job.id!);
