@@ -37,3 +37,10 @@ export function knownQuery(allowed: Readonly<Record<string, string>>): Middlewar
     await next();
   }
 }
+
+/** The `skip` a paged list takes: a whole number of `noun` from 0, else a 400 naming it. */
+export function skipParam(c: Context<AppEnv>, noun: string): number {
+  const raw = c.req.query("skip") ?? "0";
+  if (!/^\d{1,9}$/.test(raw)) throw new ApiError("invalid_request", `skip must be a whole number of ${noun} from 0.`, { details: [{ field: "skip", message: "skip must be a whole number" }] });
+  return Number(raw);
+}

@@ -2,6 +2,7 @@
 import type { Context } from "hono";
 import { ApiError } from "../../errors.ts";
 import type { AppDeps, AppEnv } from "../../gateway/context.ts";
+import { skipParam } from "../../gateway/query.ts";
 import type { RouteDef } from "../../gateway/route.ts";
 import type { CollectionStore } from "../../ports/collections.ts";
 import { addDocuments, missing, searchCollection, unavailable } from "../../collections/service.ts";
@@ -24,11 +25,6 @@ export function collectionRoutes({ ports, config }: AppDeps): RouteDef[] {
     const info = await store().get(account(c), name);
     if (!info) throw missing(name);
     return info;
-  };
-  const skipOf = (c: Context<AppEnv>) => {
-    const raw = c.req.query("skip") ?? "0";
-    if (!/^\d{1,9}$/.test(raw)) throw new ApiError("invalid_request", "skip must be a whole number of documents from 0.", { details: [{ field: "skip", message: "skip must be a whole number" }] });
-    return Number(raw);
   };
   const common = { auth: true, group: null, errors: ["service_unavailable" as const] };
   return [
@@ -84,7 +80,7 @@ export function collectionRoutes({ ports, config }: AppDeps): RouteDef[] {
       summary: "List a collection's documents", status: 200, response: DocumentList, errors: ["not_found", "invalid_request", "service_unavailable"],
       handler: async (c) => {
         const info = await named(c);
-        const skip = skipOf(c);
+        const skip = skipParam(c, "documents");
         const documents = await store().documents(account(c), info.name, skip, PAGE);
         const base = config.jobs.publicUrl ?? new URL(c.req.url).origin;
         const next = skip + documents.length < info.documents && documents.length === PAGE ? `${base}/v1/collections/${info.name}/documents?skip=${skip + PAGE}` : null;

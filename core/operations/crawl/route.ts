@@ -1,7 +1,7 @@
 /** /v1/crawl and /v1/batch/scrape: site-level work as durable jobs (api.md §9). */
 import type { Context } from "hono";
-import { ApiError } from "../../errors.ts";
 import type { AppDeps, AppEnv } from "../../gateway/context.ts";
+import { skipParam } from "../../gateway/query.ts";
 import type { RouteDef } from "../../gateway/route.ts";
 import type { JobKind } from "../../ports/job-model.ts";
 import { cancelJob, jobStatus, startBatch, startCrawl, type JobCaller } from "./crawl.ts";
@@ -14,12 +14,7 @@ function caller(c: Context<AppEnv>): JobCaller {
   return { account: auth.account.name, keyId: auth.key.id, plan: auth.plan };
 }
 
-function skipOf(c: Context<AppEnv>): number {
-  const raw = c.req.query("skip") ?? "0";
-  const n = Number(raw);
-  if (!/^\d{1,9}$/.test(raw)) throw new ApiError("invalid_request", "skip must be a whole number of pages from 0.", { details: [{ field: "skip", message: "skip must be a whole number" }] });
-  return n;
-}
+const skipOf = (c: Context<AppEnv>) => skipParam(c, "pages");
 
 const SKIP = { skip: "Pages to skip: each answer holds at most 100 pages; pass the number already read (or follow `next`) to get the next ones." };
 
