@@ -107,7 +107,7 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
     if (r.auth) steps.push(guard(auth, services.accountPlans, r.scope));
     // The native API's query parameters are checked as its body fields are (/health and /metrics take what probes add).
     if (r.path.startsWith("/v1/")) steps.push(knownQuery(r.query ?? {}));
-    if (r.body) steps.push(jsonBody(r.body));
+    if (r.body) steps.push(jsonBody(r.body, r.maxBodyBytes));
     if (r.auth) steps.push(admit(ports.counters, clock, r.group, lastUsed, logger));
     // Operations parse HTML and count tokens: those libraries load on the first one, not at start-up.
     if (r.group) steps.push(async (_c, next) => (await loadLibraries(), next()));

@@ -8,6 +8,7 @@ import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig } from "@valibot/
 import type * as v from "valibot";
 import { ERROR_STATUS, type ErrorCode } from "./errors.ts";
 import { BODY_ERRORS, documentedPath, GATEWAY_ERRORS, type RouteDef } from "./gateway/route.ts";
+import { MAX_BODY_BYTES } from "./gateway/guard.ts";
 import { BackendStatus } from "./schema/fields.ts";
 import { ErrorObject, KeyRecordSchema } from "./routes/schemas.ts";
 
@@ -103,7 +104,7 @@ function operationOf(r: RouteDef): Record<string, unknown> {
           ],
         }
       : {}),
-    ...(r.body ? { requestBody: { required: true, content: { "application/json": { schema: schemaOf(r.body), ...(r.example ? { example: r.example } : {}) } } } } : {}),
+    ...(r.body ? { requestBody: { required: true, description: `JSON, at most ${(r.maxBodyBytes ?? MAX_BODY_BYTES).toLocaleString("en")} bytes (a larger body is a 413 payload_too_large)`, content: { "application/json": { schema: schemaOf(r.body), ...(r.example ? { example: r.example } : {}) } } } } : {}),
     responses,
   };
 }

@@ -32,14 +32,14 @@ export function guard(auth: Authenticator, planOf: AccountPlans, scope: string |
   };
 }
 
-/** Reads, size-checks, parses and validates a JSON body; the result is in `c.var.body`. */
-export function jsonBody<S extends v.GenericSchema>(schema: S): MiddlewareHandler<AppEnv> {
+/** Reads, size-checks (`maxBytes`, the route's own cap or 64 KiB), parses and validates a JSON body; the result is in `c.var.body`. */
+export function jsonBody<S extends v.GenericSchema>(schema: S, maxBytes = MAX_BODY_BYTES): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const declared = Number(c.req.header("content-length") ?? "0");
-    if (declared > MAX_BODY_BYTES) throw tooLarge();
+    if (declared > maxBytes) throw tooLarge(maxBytes);
     refuseEncoded(c.req.header("content-encoding"));
     const stream = c.req.raw.body;
-    const raw = stream ? await readCapped(stream) : "";
+    const raw = stream ? await readCapped(stream, maxBytes) : "";
     const type = c.req.header("content-type");
     if (raw.trim() === "") throw new ApiError("invalid_request", "A JSON request body is required.");
     if (!type || !/^application\/json\s*(;|$)/i.test(type)) {
@@ -69,12 +69,13 @@ export function objectBody(data: unknown): object {
   return data;
 }
 
-export async function readCapped(stream: ReadableStream<Uint8Array>): Promise<string> {
-  return new TextDecoder().decode(await readAllCapped(stream, MAX_BODY_BYTES, tooLarge));
+export async function readCapped(stream: ReadableStream<Uint8Array>, maxBytes = MAX_BODY_BYTES): Promise<string> {
+  return new TextDecoder().decode(await readAllCapped(stream, maxBytes, () => tooLarge(maxBytes)));
 }
 
-export function tooLarge(): ApiError {
-  return new ApiError("payload_too_large", `The request body is larger than ${MAX_BODY_BYTES / 1024} KiB.`);
+export function tooLarge(maxBytes = MAX_BODY_BYTES): ApiError {
+  const size = maxBytes >= 1_000_000 && maxBytes % 1_000_000 === 0 ? `${maxBytes / 1_000_000} MB` : `${maxBytes / 1024} KiB`;
+  return new ApiError("payload_too_large", `The request body is larger than ${size}.`);
 }
 
 export interface LastUsedTracker {

@@ -28,6 +28,8 @@ export interface RouteDef {
   /** Usage group of a metered operation; null = not metered. */
   group: string | null;
   body?: v.GenericSchema;
+  /** The body's cap in bytes when it is not the gateway's 64 KiB (a larger one is a 413 `payload_too_large`). */
+  maxBodyBytes?: number;
   params?: Record<string, string>;
   /**
    * The query parameters the route takes, with their descriptions: whole numbers from 0 (the

@@ -12,6 +12,8 @@ import {
 } from "./schema.ts";
 
 const PAGE = 100;
+/** The documents route's body cap: a hundred documents of the size most are, not a hundred of 1 MB (api.md §11). */
+export const DOCUMENTS_BODY_BYTES = 8_000_000;
 const NAME = { name: "The collection's name: 1–64 characters of a-z, 0-9, - and _" };
 
 export function collectionRoutes({ ports, config }: AppDeps): RouteDef[] {
@@ -63,9 +65,9 @@ export function collectionRoutes({ ports, config }: AppDeps): RouteDef[] {
     {
       ...common, method: "POST", path: "/v1/collections/:name/documents", operationId: "collectionAddDocuments", scope: "scrape", params: NAME,
       summary: "Add the account's own documents (text or markdown) to a collection",
-      description: "Up to 100 documents of up to 1 MB each, `{id?, url?, title?, text | markdown, metadata?}`; a document's id is the one given, else its URL, else a hash of its content. A document sent again under its id replaces the earlier one; one whose content has not changed is not indexed again. All or nothing: past the plan's `index_documents` (documents in all the account's collections) the request is a 403 `index_full` and nothing is added. Not metered.",
+      description: "Up to 100 documents of up to 1 MB each, `{id?, url?, title?, text | markdown, metadata?}`; a document's id is the one given, else its URL, else a hash of its content. A document sent again under its id replaces the earlier one; one whose content has not changed is not indexed again. The request body may be up to 8 MB (other routes take 64 KiB); a larger one is a 413 `payload_too_large`, nothing added: send more documents in several requests. All or nothing: past the plan's `index_documents` (documents in all the account's collections) the request is a 403 `index_full` and nothing is added. Not metered.",
       example: { documents: [{ id: "faq-1", title: "Refunds", markdown: "# Refunds\n\nRefunds are paid within 14 days." }] },
-      body: DocumentsBody, status: 200, response: DocumentsAdded, errors: ["not_found", "index_full", "service_unavailable"],
+      body: DocumentsBody, maxBodyBytes: DOCUMENTS_BODY_BYTES, status: 200, response: DocumentsAdded, errors: ["not_found", "index_full", "service_unavailable"],
       handler: async (c) => {
         const name = c.req.param("name") ?? "";
         const body = c.get("body") as DocumentsRequest;

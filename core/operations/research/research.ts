@@ -21,6 +21,8 @@ import { readPages, type PageOutcome } from "./read.ts";
 import type { Progress, ResearchRequest, ResearchResponse } from "./schema.ts";
 import { citeSentence, extractiveReport, type Report } from "../../answers/synthesis.ts";
 import { TIER_PLAN, type TierPlan } from "./tiers.ts";
+import { checkCollections, searchCollections, type CollectionRuns } from "./collections.ts";
+import { stripTracking } from "../../ranking/normalize-url.ts";
 
 export interface ResearchDeps {
   ports: Ports;
@@ -123,10 +125,17 @@ async function write(
   }
 }
 
-export async function research(deps: ResearchDeps, req: ResearchRequest, onProgress: OnProgress = () => {}): Promise<ResearchResponse> {
+/**
+ * `account` is the caller's: its `collections` are searched beside the engines (or alone with
+ * `web: false`), and their passages stand for the pages they hold, read from the index.
+ */
+export async function research(deps: ResearchDeps, req: ResearchRequest, onProgress: OnProgress = () => {}, account = ""): Promise<ResearchResponse> {
   await loadLibraries();
   const { ports, runner } = deps;
   const t0 = performance.now();
+  const names = req.collections ?? [];
+  // A collection the account does not have is a 404 before any work, as on the collection routes.
+  const store = names.length ? await checkCollections(ports.collections, account, names) : null;
   const tier = TIER_PLAN[req.tier];
   const started = ports.clock.now();
   const total = deps.deadlineMs ?? tier.deadlineMs;
@@ -138,15 +147,22 @@ export async function research(deps: ResearchDeps, req: ResearchRequest, onProgr
 
   await onProgress({ stage: "searching", message: `searching ${queries.length} queries`, n: queries.length });
   const engineDeadline = Math.min(deadline, ports.clock.now() + Math.min(6_000, Math.round(total * 0.4)));
-  const runs = await Promise.all(
+  const maxResults = Math.min(20, Math.max(10, req.max_sources * 2));
+  const own: CollectionRuns = store ? await searchCollections(store, account, names, queries, maxResults) : { runs: [], texts: new Map() };
+  const webRuns = req.web === false ? [] : await Promise.all(
     queries.map((query) =>
       runner.run<RawResult>({
-        query: { query, maxResults: Math.min(20, Math.max(10, req.max_sources * 2)), language: "en", freshness: req.freshness ?? null },
+        query: { query, maxResults, language: "en", freshness: req.freshness ?? null },
         kind: "web",
         deadline: engineDeadline,
       }),
     ),
   );
+  // Each query's run holds the engines' and the collections' lists side by side.
+  const runs = queries.map((_, qi) => ({
+    results: { ...webRuns[qi]?.results, ...own.runs[qi]?.results },
+    backends: { ...webRuns[qi]?.backends, ...own.runs[qi]?.backends },
+  }));
   const statuses = combineStatuses(runs);
   const tried = Object.entries(statuses).filter(([, s]) => s.status !== "disabled" && s.status !== "skipped");
   if (!tried.some(([, s]) => s.status === "ok")) {
@@ -167,18 +183,27 @@ export async function research(deps: ResearchDeps, req: ResearchRequest, onProgr
     freshness: req.freshness ?? null,
     now: ports.clock.now(),
   });
+  if (merged.length === 0 && req.web === false) return nothingFound(req, planned.subQueries, statuses, t0);
   if (merged.length === 0) {
     throw new ApiError("upstream_error", `The search backends returned no usable results for this question: ${describeStatuses(statuses)}.`, { fields: { backends: statuses } });
   }
 
-  let pages: PageOutcome[] = merged.map(() => ({ status: "skipped", reason: "tier basic reads no pages" }) as const);
-  if (tier.readPages) {
-    await onProgress({ stage: "reading", message: `reading ${merged.length} pages`, i: 0, n: merged.length });
+  // A page a collection holds is read from the index (its passages that matched), never fetched.
+  const held = (url: string): PageOutcome | null => {
+    const doc = own.texts.get(stripTracking(url));
+    return doc ? { status: "read", text: doc.passages.join("\n\n"), title: doc.title, published_at: null } : null;
+  };
+  let pages: PageOutcome[] = merged.map((r) => held(r.url) ?? ({ status: "skipped", reason: "tier basic reads no pages" } as const));
+  const toFetch = merged.map((r, i) => ({ url: r.url, i })).filter(({ i }) => pages[i]!.status !== "read");
+  if (tier.readPages && toFetch.length) {
+    await onProgress({ stage: "reading", message: `reading ${toFetch.length} pages`, i: 0, n: toFetch.length });
     const reserve = deps.llm ? Math.min(deps.llmTimeoutMs ?? 20_000, Math.round(total * 0.4)) : 500;
     const readDeadline = Math.max(ports.clock.now() + 1_000, deadline - reserve);
-    pages = await readPages(ports, merged.map((r) => r.url), readDeadline, (done, n) => {
+    const fetched = await readPages(ports, toFetch.map((p) => p.url), readDeadline, (done, n) => {
       void onProgress({ stage: "reading", message: `reading ${done} of ${n} pages`, i: done, n });
     });
+    pages = pages.slice();
+    toFetch.forEach(({ i }, k) => (pages[i] = fetched[k]!));
   }
 
   await onProgress({ stage: "ranking", message: `ranking the ${merged.length} sources by what they say` });
@@ -256,5 +281,19 @@ export async function research(deps: ResearchDeps, req: ResearchRequest, onProgr
     },
     report,
     sources,
+  };
+}
+
+/** `web: false` and no passage of the collections matched: an empty report, not an engine's failure. */
+function nothingFound(req: ResearchRequest, subQueries: string[], statuses: Record<string, BackendRunStatus>, t0: number): ResearchResponse {
+  const summary = `The collections ${(req.collections ?? []).join(", ")} hold no passage matching this question.`;
+  return {
+    meta: {
+      query: req.query, results_count: 0, tokens_used: countTokens(summary), duration_ms: Math.round(performance.now() - t0), sub_queries: subQueries,
+      sources_count: 0, synthesis: "extractive", ranking: "lexical", notice: "nothing found in the collections", backends: statuses,
+      pages: { read: 0, failed: 0, skipped: 0, unread: [] },
+    },
+    report: { summary, findings: [] },
+    sources: [],
   };
 }

@@ -1,8 +1,9 @@
 /** POST /v1/research request and response (api.md §6). */
 import * as v from "valibot";
 import { BackendStatus, Count, Domains, freshnessField, Query, tierField, wholeNumber } from "../../schema/fields.ts";
+import { COLLECTION_NAME } from "../../collections/service.ts";
 
-export const ResearchBody = v.strictObject({
+export const ResearchBody = v.pipe(v.strictObject({
   query: Query,
   tier: tierField("summary"),
   max_sources: v.optional(wholeNumber("max_sources", 1, 20), 8),
@@ -10,7 +11,15 @@ export const ResearchBody = v.strictObject({
   exclude_domains: Domains("exclude_domains"),
   freshness: freshnessField(),
   stream: v.optional(v.boolean("stream must be true or false"), false),
-});
+  collections: v.optional(v.pipe(
+    v.array(v.pipe(v.string("each of collections must be a string"), v.regex(COLLECTION_NAME, "each of collections must be a collection's name")), "collections must be an array"),
+    v.minLength(1, "collections must name at least one collection"), v.maxLength(5, "collections takes at most 5 collections"),
+    v.description("This account's collections to research beside the web (each `collection:<name>` in `meta.backends`): their passages that match the question and its sub-queries are sources like read pages, cited by their URL; a name the account does not have is a 404"),
+  )),
+  web: v.optional(v.pipe(v.boolean("web must be a boolean"), v.description("false: ask no web engine and read no web page; the report rests on `collections` alone")), true),
+}),
+  v.forward(v.partialCheck([["web"], ["collections"]], (input) => input.web !== false || Boolean(input.collections?.length), "web: false needs collections to research"), ["web"]),
+);
 export type ResearchRequest = v.InferOutput<typeof ResearchBody>;
 
 const SourceId = v.pipe(v.string(), v.regex(/^S\d+$/));

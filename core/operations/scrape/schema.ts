@@ -5,6 +5,7 @@ import { RenderFields } from "../../schema/render-fields.ts";
 import { ProxyFields } from "../../schema/proxy-fields.ts";
 import { TargetUrl } from "../../schema/targets.ts";
 import { ChangesAnswer, ChangesOptions } from "../../schema/changes-fields.ts";
+import { COLLECTION_NAME } from "../../collections/service.ts";
 
 export const SCRAPE_FORMATS = ["markdown", "text", "html", "raw_html", "links", "screenshot", "summary", "json", "changes"] as const;
 
@@ -37,6 +38,11 @@ export const ScrapeBody = v.strictObject({
     wholeNumber("max_age_ms", 0, 30 * 24 * 3600 * 1000),
     v.description("Serve a cached read of this URL (same options) no older than this many ms; 0 reads afresh. Without it, a read up to 15 minutes old is served"),
   )),
+  collection: v.optional(v.pipe(
+    v.string("collection must be a string"),
+    v.regex(COLLECTION_NAME, "collection must be 1–64 characters of a-z, 0-9, - and _"),
+    v.description("The account's collection to index the page in, under its URL (POST /v1/collections makes one): an earlier version is replaced, unless its content is the same; the page is read afresh, never from the cache. A name the account has no collection of is a 404; past the plan's index_documents a 403 index_full, nothing added"),
+  )),
   ...RenderFields,
   ...ProxyFields,
 });
@@ -54,6 +60,10 @@ export const ScrapeResponse = v.object({
     render_note: v.optional(v.pipe(v.string(), v.description("Why a page that looked like it needed rendering was not rendered"))),
     fetch_path: v.pipe(v.array(v.string()), v.description('Each step taken to read the page and what it gave, e.g. ["static: 403 cloudflare challenge", "render: ok"] (api.md §12)')),
     location_note: v.optional(v.pipe(v.string(), v.description("Why the read did not come from location.country"))),
+    collection: v.optional(v.pipe(
+      v.object({ name: v.string(), document: v.string(), outcome: v.picklist(["added", "replaced", "unchanged", "skipped"]), reason: v.optional(v.string()) }),
+      v.description("With `collection`: the document (the page's URL) and what indexing did: added, replaced (the content changed), unchanged (not indexed again), or skipped with the reason (an error status, no text)"),
+    )),
   }),
   data: v.object({
     title: Nullable, description: Nullable, author: Nullable, published_at: Nullable, language: Nullable, site_name: Nullable,

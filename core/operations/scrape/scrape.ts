@@ -14,6 +14,7 @@ import type { ScrapeRequest } from "./schema.ts";
 import { refuseTargets } from "../../schema/targets.ts";
 import { checkFormats, modelFormats, type ScrapeModel } from "./model-formats.ts";
 import { trackChanges, type PageChanges } from "../../changes/track.ts";
+import { addDocuments, missing, unavailable } from "../../collections/service.ts";
 
 const CACHE_TTL_SECONDS = 15 * 60;
 
@@ -27,8 +28,17 @@ export interface ScrapeResult {
     url: string; final_url: string; status_code: number; content_type: string | null; duration_ms: number; tokens_used: number; cached: boolean;
     cache_age_ms: number | null; rendered: boolean; render_note?: string; summary?: "llm" | "extractive"; summary_error?: string;
     fetch_path: string[]; location_note?: string;
+    collection?: ScrapeIndexed;
   };
   data: ScrapeData;
+}
+
+/** What `collection` did with the page: indexed under its URL, or why not. */
+export interface ScrapeIndexed {
+  name: string;
+  document: string;
+  outcome: "added" | "replaced" | "unchanged" | "skipped";
+  reason?: string;
 }
 
 /** What the cache keeps: the answer and when its page was read (ms since the epoch, the app's clock). */
@@ -61,7 +71,7 @@ async function cachedRead(ports: Ports, key: string, maxAge: number | undefined)
  * and its page are the result, as a browser would show them. Only a target that cannot be
  * reached is a 502. Error pages, screenshots and pages put through actions are not cached.
  */
-export async function scrape(ports: Ports, req: ScrapeRequest, account?: string, model: ScrapeModel | null = null): Promise<ScrapeResult> {
+export async function scrape(ports: Ports, req: ScrapeRequest, account?: string, model: ScrapeModel | null = null, plan: { indexDocuments: number | null } = { indexDocuments: null }): Promise<ScrapeResult> {
   await loadLibraries();
   refuseTargets([{ field: "url", url: req.url }], { schemeOnly: true });
   const browserOnly = needsBrowser(req);
@@ -76,17 +86,23 @@ export async function scrape(ports: Ports, req: ScrapeRequest, account?: string,
   const tracking = req.formats.includes("changes");
   if (req.changes_options && !tracking) throw new ApiError("invalid_request", "changes_options needs the changes format in formats.");
   if (tracking && !ports.reads) throw new ApiError("service_unavailable", "The changes format needs a store for earlier reads, and this server has none.");
+  // The collection must be the account's before anything is read (a 404, as on every collection route).
+  if (req.collection) {
+    if (!ports.collections) throw unavailable();
+    if (!account || !(await ports.collections.get(account, req.collection))) throw missing(req.collection);
+  }
   const t0 = performance.now();
   // A changes read compares what the page says now: never a cached read, and never cached itself.
   const cacheable = !tracking && !req.actions?.length && !req.formats.includes("screenshot");
   const key = cacheKey(req);
-  const cached = cacheable ? await cachedRead(ports, key, req.max_age_ms) : null;
+  // A page indexed in a collection is what it says now: never a cached read.
+  const cached = cacheable && !req.collection ? await cachedRead(ports, key, req.max_age_ms) : null;
   if (cached) return { ...cached.result, meta: { ...cached.result.meta, cached: true, cache_age_ms: cached.age, duration_ms: Math.round(performance.now() - t0) } };
 
   const host = new URL(req.url).hostname;
   // The model's formats are made from the page's markdown, asked for the reading if not for the answer.
   const byModel = req.formats.some((f) => f === "summary" || f === "json");
-  const readFormats = (byModel || tracking) && !req.formats.includes("markdown") ? [...req.formats, "markdown" as const] : req.formats;
+  const readFormats = (byModel || tracking || req.collection) && !req.formats.includes("markdown") ? [...req.formats, "markdown" as const] : req.formats;
   let got;
   try {
     got = await readPage(ports, { ...req, formats: readFormats, ...(account ? { account } : {}) });
@@ -112,6 +128,17 @@ export async function scrape(ports: Ports, req: ScrapeRequest, account?: string,
     tokens += made.tokens;
   }
   const answered = read.status < 400;
+  let indexed: ScrapeIndexed | undefined;
+  if (req.collection) {
+    indexed = { name: req.collection, document: req.url, outcome: "skipped" };
+    if (!answered) indexed.reason = `the page answered HTTP ${read.status}`;
+    else if (!content.markdown.trim()) indexed.reason = "the page has no text";
+    else {
+      // One document, all or nothing: past the plan's index_documents this is a 403 index_full and nothing is added.
+      const out = await addDocuments(ports.collections!, account!, req.collection, [{ id: req.url, url: req.url, title: content.title, markdown: content.markdown }], plan.indexDocuments, ports.clock.now());
+      indexed.outcome = out.added.length ? "added" : out.replaced.length ? "replaced" : "unchanged";
+    }
+  }
   await ports.sources.record(new URL(read.finalUrl).hostname, { fetched: true, ok: answered }).catch(() => {});
   const result: ScrapeResult = {
     meta: {
@@ -119,9 +146,15 @@ export async function scrape(ports: Ports, req: ScrapeRequest, account?: string,
       duration_ms: Math.round(performance.now() - t0), tokens_used: tokens, cached: false, cache_age_ms: null,
       rendered: read.rendered, ...(read.note ? { render_note: read.note } : {}), ...(made?.meta ?? {}),
       fetch_path: fetchPath, ...(locationNote ? { location_note: locationNote } : {}),
+      ...(indexed ? { collection: indexed } : {}),
     },
     data,
   };
-  if (answered && cacheable) await ports.cache.set(key, { result, read_at: readAt } satisfies CachedRead, CACHE_TTL_SECONDS).catch(() => {});
+  if (answered && cacheable) await ports.cache.set(key, { result: indexed ? { ...result, meta: withoutCollection(result.meta) } : result, read_at: readAt } satisfies CachedRead, CACHE_TTL_SECONDS).catch(() => {});
   return result;
+}
+
+function withoutCollection(meta: ScrapeResult["meta"]): ScrapeResult["meta"] {
+  const { collection: _, ...rest } = meta;
+  return rest;
 }

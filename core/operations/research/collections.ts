@@ -1,0 +1,57 @@
+/**
+ * The account's collections as research sources (api.md §11): each query of the research searched in
+ * each collection, the matching documents that have a URL given as results of one more engine
+ * (`collection:<name>`), and what the collection holds of each as its read text. Nothing is fetched:
+ * a collection's passages are the page as it was indexed.
+ */
+import type { BackendRunStatus, RunOutcome } from "../../backends/runner.ts";
+import type { RawResult } from "../../backends/types.ts";
+import { missing, searchCollection, unavailable } from "../../collections/service.ts";
+import type { CollectionStore } from "../../ports/collections.ts";
+import { stripTracking } from "../../ranking/normalize-url.ts";
+
+export interface CollectionSource {
+  title: string | null;
+  /** The document's passages that matched any of the queries, each once, best first. */
+  passages: string[];
+}
+
+export interface CollectionRuns {
+  /** One run per query, in the queries' order, like the web runner's. */
+  runs: RunOutcome<RawResult>[];
+  /** By URL (as merging leaves it): what the collections hold of that page. */
+  texts: Map<string, CollectionSource>;
+}
+
+/** Refuses a name the account has no collection of, as every collection route does: a 404. */
+export async function checkCollections(store: CollectionStore | undefined, account: string, names: readonly string[]): Promise<CollectionStore> {
+  if (!store) throw unavailable();
+  for (const name of names) if (!(await store.get(account, name))) throw missing(name);
+  return store;
+}
+
+export async function searchCollections(store: CollectionStore, account: string, names: readonly string[], queries: readonly string[], maxResults: number): Promise<CollectionRuns> {
+  const texts = new Map<string, CollectionSource>();
+  const runs = await Promise.all(queries.map(async (query) => {
+    const run: RunOutcome<RawResult> = { results: {}, backends: {} };
+    await Promise.all(names.map(async (name) => {
+      const id = `collection:${name}`;
+      const t0 = Date.now();
+      try {
+        const docs = (await searchCollection(store, account, name, query, { maxResults: maxResults * 2 })).filter((d) => d.url && /^https?:/i.test(d.url)).slice(0, maxResults);
+        run.results[id] = docs.map((d, i) => ({ title: d.title ?? d.url!, url: d.url!, content: d.passages.map((p) => p.text).join(" … ").slice(0, 1000), published_at: null, rank: i + 1 }));
+        run.backends[id] = { status: "ok", results: docs.length, latency_ms: Date.now() - t0 } satisfies BackendRunStatus;
+        for (const d of docs) {
+          const key = stripTracking(d.url!);
+          const held = texts.get(key) ?? { title: d.title, passages: [] };
+          for (const p of d.passages) if (!held.passages.includes(p.text)) held.passages.push(p.text);
+          texts.set(key, held);
+        }
+      } catch (err) {
+        run.backends[id] = { status: "error", results: 0, latency_ms: Date.now() - t0, error: err instanceof Error ? err.message : String(err) };
+      }
+    }));
+    return run;
+  }));
+  return { runs, texts };
+}
