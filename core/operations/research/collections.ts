@@ -30,15 +30,27 @@ export async function checkCollections(store: CollectionStore | undefined, accou
   return store;
 }
 
+/**
+ * `queries[0]` is the question: the documents it finds are the ones a sub-query may add passages of.
+ * The planned sub-queries add facet words meant for web engines ("explained", "overview"), which in a
+ * collection would match any page that uses them.
+ */
 export async function searchCollections(store: CollectionStore, account: string, names: readonly string[], queries: readonly string[], maxResults: number): Promise<CollectionRuns> {
   const texts = new Map<string, CollectionSource>();
+  const answering = new Map<string, Set<string>>();
+  await Promise.all(names.map(async (name) => {
+    const docs = await searchCollection(store, account, name, queries[0] ?? "", { maxResults: 50, passagesPerDocument: 1 });
+    answering.set(name, new Set(docs.map((d) => d.id)));
+  }));
   const runs = await Promise.all(queries.map(async (query) => {
     const run: RunOutcome<RawResult> = { results: {}, backends: {} };
     await Promise.all(names.map(async (name) => {
       const id = `collection:${name}`;
       const t0 = Date.now();
       try {
-        const docs = (await searchCollection(store, account, name, query, { maxResults: maxResults * 2 })).filter((d) => d.url && /^https?:/i.test(d.url)).slice(0, maxResults);
+        const docs = (await searchCollection(store, account, name, query, { maxResults: maxResults * 2 }))
+          .filter((d) => d.url && /^https?:/i.test(d.url) && answering.get(name)?.has(d.id))
+          .slice(0, maxResults);
         run.results[id] = docs.map((d, i) => ({ title: d.title ?? d.url!, url: d.url!, content: d.passages.map((p) => p.text).join(" … ").slice(0, 1000), published_at: null, rank: i + 1 }));
         run.backends[id] = { status: "ok", results: docs.length, latency_ms: Date.now() - t0 } satisfies BackendRunStatus;
         for (const d of docs) {
