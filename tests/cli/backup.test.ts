@@ -1,7 +1,8 @@
 /**
  * `quarry backup FILE` copies the embedded SQLite database while the server runs, and a server
  * started on the copy has everything the first one had written: accounts and keys (a revoked one
- * still revoked), the month's usage, a finished crawl with its pages. What it refuses, it refuses
+ * still revoked), the month's usage, a finished crawl with its pages, a collection that still answers
+ * its search (api.md §11: the index lives in the same database). What it refuses, it refuses
  * before writing anything, with the CLI's exit codes.
  */
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -26,12 +27,12 @@ async function serve(env: Record<string, string>): Promise<Server> {
 }
 
 describe("quarry backup", () => {
-  it("copies the database while the server runs; a server started on the copy has the keys, the usage and the crawl", async () => {
+  it("copies the database while the server runs; a server started on the copy has the keys, the usage, the crawl and the collection", async () => {
     const site: TestSite = await startTestSite({});
     cleanup.push(() => site.close());
     const env = { ...base, QUARRY_DATA_DIR: tempDataDir() };
     const server = await serve(env);
-    const { key } = createKeyCli(env, "acme", "scrape");
+    const { key } = createKeyCli(env, "acme", "scrape,search");
     const revoked = createKeyCli(env, "acme", "scrape");
     expect(cli(["keys", "revoke", revoked.id], env).status).toBe(0);
     const scraped = await fetch(`${server.url}/v1/scrape`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ url: `${site.ipUrl}/about` }) });
@@ -40,6 +41,16 @@ describe("quarry backup", () => {
     const crawl = await waitFor(`${server.url}/v1/crawl/${started.id}`, key, (j) => j.status === "completed", 60_000);
     expect(crawl.completed).toBeGreaterThan(1);
     const pages = await allPages(crawl, server.url, key);
+    // A collection: a page scraped into it, and the account's own document.
+    expect((await json(`${server.url}/v1/collections`, key, { method: "POST", body: JSON.stringify({ name: "kept" }) })).name).toBe("kept");
+    const into = await json(`${server.url}/v1/scrape`, key, { method: "POST", body: JSON.stringify({ url: `${site.ipUrl}/about`, collection: "kept" }) });
+    expect(into.meta.collection.outcome).toBe("added");
+    const own = await json(`${server.url}/v1/collections/kept/documents`, key, { method: "POST", body: JSON.stringify({ documents: [{ id: "memo", title: "Backup memo", text: "The quarterly backup drill restores the archive onto a spare machine." }] }) });
+    expect(own.added).toEqual(["memo"]);
+    const searchKept = (url: string) => json(`${url}/v1/collections/kept/search`, key, { method: "POST", body: JSON.stringify({ query: "backup drill spare machine" }) });
+    const foundBefore = await searchKept(server.url);
+    expect(foundBefore.results.map((r: { id: string }) => r.id)).toEqual(["memo"]);
+    const keptInfo = await json(`${server.url}/v1/collections/kept`, key);
     const usage = await json(`${server.url}/v1/usage`, key);
     // The last write before the copy: still in the -wal file, not yet in quarry.db itself.
     const last = createKeyCli(env, "late", "search");
@@ -66,6 +77,11 @@ describe("quarry backup", () => {
     expect(usageAfter.used).toBe(usage.used);
     expect((await fetch(`${second.url}/v1/usage`, { headers: { authorization: `Bearer ${revoked.key}` } })).status).toBe(401);
     expect((await fetch(`${second.url}/v1/usage`, { headers: { authorization: `Bearer ${last.key}` } })).status).toBe(200);
+    // The collection came along: the same documents, passages and bytes, and the same answer.
+    expect(await json(`${second.url}/v1/collections/kept`, key)).toEqual(keptInfo);
+    const foundAfter = await searchKept(second.url);
+    expect(foundAfter.results).toEqual(foundBefore.results);
+    expect(foundAfter.results[0].passages[0].text).toMatch(/quarterly backup drill/);
   }, 120_000);
 
   it("refuses, before writing anything: an existing file (exit 2), a missing directory (exit 2), PostgreSQL data (exit 2, pointing to pg_dump); no database is exit 1", () => {
