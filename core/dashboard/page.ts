@@ -22,6 +22,7 @@ export function dashboardHtml(assets: { script: string; style: string }): string
     <ul>
       <li><a href="#/keys" data-view="keys">Keys</a></li>
       <li><a href="#/usage" data-view="usage">Usage</a></li>
+      <li><a href="#/collections" data-view="collections">Collections</a></li>
       <li><a href="#/health" data-view="health">Health</a></li>
     </ul>
   </nav>
@@ -108,6 +109,21 @@ export function dashboardHtml(assets: { script: string; style: string }): string
       </details>
       <p class="hint">Days in UTC. A request counts on the day it was admitted; refused requests and server errors count on none.</p>
     </div>
+  </section>
+
+  <section id="view-collections" data-view="collections" class="view" aria-labelledby="collections-title" hidden>
+    <div class="view-head">
+      <h1 id="collections-title" tabindex="-1">Collections</h1>
+      <button type="button" class="refresh" data-refresh="collections">Refresh</button>
+    </div>
+    <p class="hint">The account's own search indexes, filled by scrape, crawl and batch scrape with
+      <code>collection</code> or by sending documents, and searched without a web engine
+      (<a href="/docs">API reference</a>, Collections). Size is the text each holds.</p>
+    <p id="collections-count" class="muted"></p>
+    <div class="table-wrap collections"><table id="collections-table" class="plain">
+      <thead><tr><th scope="col">Collection</th><th scope="col" class="num">Documents</th><th scope="col" class="num">Passages</th><th scope="col" class="num">Size</th><th scope="col">Updated</th></tr></thead>
+      <tbody id="collections-body"></tbody>
+    </table></div>
   </section>
 
   <section id="view-health" data-view="health" class="view" aria-labelledby="health-title" hidden>

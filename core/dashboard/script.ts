@@ -16,7 +16,7 @@ const SCOPES = {
   scrape: "fetch and extract pages",
   keys: "create, list and revoke keys",
 };
-const VIEWS = { keys: "Keys", usage: "Usage", health: "Health" };
+const VIEWS = { keys: "Keys", usage: "Usage", collections: "Collections", health: "Health" };
 const MSG = {
   revoked: "Your key was revoked or is unknown \u2014 sign in again.",
   network: "Can't reach the Quarry service \u2014 check your connection and try again.",
@@ -241,7 +241,7 @@ function signedIn() {
 $("signout").addEventListener("click", () => signOut());
 
 // ---- routing ----
-const LOADERS = { keys: loadKeys, usage: loadUsage, health: loadHealth };
+const LOADERS = { keys: loadKeys, usage: loadUsage, collections: loadCollections, health: loadHealth };
 
 function show(view, focus) {
   for (const s of document.querySelectorAll("section.view")) s.hidden = s.dataset.view !== view;
@@ -465,6 +465,45 @@ async function loadUsage() {
     h("span", { class: "bar-name", text: g }),
     h("span", { class: "bar-count", text: num(n) }),
     bar(n / max))));
+}
+
+// ---- collections ----
+/** Bytes as people read them: 980 B, 12.3 kB, 4.5 MB (powers of 1000, as the API's limits are written). */
+function size(n) {
+  const b = Number(n) || 0;
+  if (b < 1000) return b + " B";
+  const units = ["kB", "MB", "GB", "TB"];
+  let v = b / 1000;
+  let i = 0;
+  while (v >= 1000 && i < units.length - 1) { v /= 1000; i++; }
+  return (v >= 100 ? Math.round(v) : v.toFixed(1)) + " " + units[i];
+}
+async function loadCollections() {
+  const count = $("collections-count");
+  const body = $("collections-body");
+  let data;
+  try {
+    data = await call("GET", "/v1/collections");
+  } catch (p) {
+    // A key without the scrape scope, or a server on memory storage: said in the view, not as an error.
+    if (p instanceof Problem && (p.code === "insufficient_scope" || p.code === "service_unavailable")) {
+      count.textContent = p.code === "insufficient_scope" ? "Listing collections needs a key with the scrape scope." : p.message;
+      body.replaceChildren();
+      return;
+    }
+    throw p;
+  }
+  const list = Array.isArray(data && data.collections) ? data.collections : [];
+  const docs = list.reduce((s, c) => s + Number(c.documents || 0), 0);
+  const bytes = list.reduce((s, c) => s + Number(c.bytes || 0), 0);
+  count.textContent = list.length === 0 ? "This account has no collection yet."
+    : num(list.length) + (list.length === 1 ? " collection, " : " collections, ") + num(docs) + (docs === 1 ? " document, " : " documents, ") + size(bytes) + " of text in all.";
+  body.replaceChildren(...list.map((c) => h("tr", {},
+    h("th", { scope: "row" }, h("code", { text: c.name }), c.description ? h("small", { class: "muted", text: " " + c.description }) : null),
+    h("td", { class: "num", text: num(c.documents) }),
+    h("td", { class: "num", text: num(c.passages) }),
+    h("td", { class: "num", title: num(c.bytes) + " bytes", text: size(c.bytes) }),
+    h("td", { text: when(c.updated_at) }))));
 }
 
 // ---- health ----

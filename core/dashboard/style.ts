@@ -139,6 +139,7 @@ svg.chart rect[class^="s"] { fill: var(--c); }
 .badge.bad { color: var(--bad); background: var(--bad-bg); }
 .badge.off { color: var(--muted); background: var(--chip); }
 table.plain th[scope=row] { font-weight: 600; }
+table.plain .num { text-align: right; font-variant-numeric: tabular-nums; }
 
 dialog { width: min(36rem, calc(100% - 2rem)); border: 1px solid var(--line); border-radius: 12px; padding: 1.25rem 1.5rem;
   background: var(--card); color: var(--fg); box-shadow: 0 20px 60px rgba(0, 0, 0, .35); }
@@ -153,7 +154,7 @@ dialog::backdrop { background: rgba(10, 14, 22, .55); }
   h1 { font-size: 1.35rem; }
   .who { margin-left: 0; }
   .table-wrap { overflow: visible; background: none; border: 0; }
-  .daily-data .table-wrap { overflow-x: auto; }
+  .daily-data .table-wrap, .table-wrap.collections { overflow-x: auto; }
   table.keys thead { display: none; }
   table.keys, table.keys tbody, table.keys tr, table.keys td { display: block; }
   table.keys tr { background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); margin-bottom: .75rem; padding: .4rem .9rem; }

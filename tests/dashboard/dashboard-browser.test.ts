@@ -284,6 +284,27 @@ describe.skipIf(!haveChromium)("dashboard in Chromium", () => {
     expect((await api(`/v1/keys/${bot.id}`, admin.key, { method: "DELETE" })).status).toBe(200);
   });
 
+  it("shows each collection with its documents, passages and size, as GET /v1/collections has them", async () => {
+    phase = "collections";
+    const post = (path: string, body: unknown) => api(path, admin.key, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    expect((await post("/v1/collections", { name: "handbook", description: "Operations handbook" })).status).toBe(201);
+    expect((await post("/v1/collections", { name: "empty-one" })).status).toBe(201);
+    const text = (i: number) => `# Part ${i}\n\n${"The operations handbook explains how the on-call rota works and who to page. ".repeat(40)}`;
+    expect((await post("/v1/collections/handbook/documents", { documents: [1, 2, 3].map((i) => ({ id: `part-${i}`, markdown: text(i) })) })).status).toBe(200);
+    const listed = (await (await api("/v1/collections", admin.key)).json()).collections as Array<{ name: string; documents: number; passages: number; bytes: number }>;
+    const handbook = listed.find((c) => c.name === "handbook")!;
+    expect(handbook.documents).toBe(3);
+    expect(handbook.bytes).toBeGreaterThan(9_000);
+    await page.getByRole("link", { name: "Collections" }).click();
+    await expect.poll(() => page.locator("#collections-body tr").count()).toBe(2);
+    const rows = await page.locator("#collections-body tr").evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => (c as HTMLElement).innerText.trim())));
+    const row = rows.find((r) => r[0]!.startsWith("handbook"))!;
+    expect(row.slice(0, 4)).toEqual([`handbook Operations handbook`, "3", String(handbook.passages), `${(handbook.bytes / 1000).toFixed(1)} kB`]);
+    expect(rows.find((r) => r[0] === "empty-one")!.slice(1, 4)).toEqual(["0", "0", "0 B"]);
+    expect(await page.locator("#collections-count").innerText()).toBe(`2 collections, 3 documents, ${(handbook.bytes / 1000).toFixed(1)} kB of text in all.`);
+    await shot("07-collections");
+  });
+
   it("shows health at a glance", async () => {
     phase = "health";
     await page.getByRole("link", { name: "Health" }).click();
@@ -305,7 +326,7 @@ describe.skipIf(!haveChromium)("dashboard in Chromium", () => {
   it("renders at phone width without horizontal scrolling", async () => {
     phase = "mobile";
     await page.setViewportSize({ width: 390, height: 844 });
-    for (const view of ["keys", "usage", "health"]) {
+    for (const view of ["keys", "usage", "collections", "health"]) {
       await page.goto(`${server.url}/dashboard#/${view}`);
       await expect.poll(() => page.locator(`#view-${view}`).getAttribute("aria-busy")).toBe(null);
       await expect.poll(() => page.locator(`#view-${view}`).isVisible()).toBe(true);
