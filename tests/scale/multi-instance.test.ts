@@ -1,6 +1,7 @@
 /**
  * Several `quarry serve` processes behind no balancer but the test's own round robin, sharing
- * a private PostgreSQL (and, in one run, a private Redis): they must behave as one service.
+ * a private PostgreSQL (and, in one run, a private Redis): they must behave as one service, their
+ * collections too (api.md §11).
  */
 import pgLib from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -173,6 +174,53 @@ describe.each(modes)("three instances on $name", ({ redis: withRedis }) => {
     expect(set.status, set.stderr).toBe(0);
     for (const i of [0, 1, 2]) expect((await (await call(i, "/v1/usage", k.key)).json()).plan).toBe("pro");
   });
+
+  it("collections act as one across the instances: made on one, filled by a crawl and by documents, searched and researched on each; another account's is a 404", async () => {
+    const page = (title: string, text: string, links: string[] = []) =>
+      `<!doctype html><html lang="en"><head><title>${title}</title></head><body><main><article><h1>${title}</h1><p>${text}</p>${links.map((l) => `<a href="${l}">${l}</a>`).join(" ")}</article></main></body></html>`;
+    site.route("/manual/", send("text/html", page("Harbour manual", "The harbour manual describes the port's daily operation for pilots and crews.", ["/manual/tides", "/manual/berths"])));
+    site.route("/manual/tides", send("text/html", page("Tides", "Ships may enter the harbour two hours either side of high tide; the pilot checks the tide gauge before every entry.")));
+    site.route("/manual/berths", send("text/html", page("Berths", "Berth four takes the largest container vessels and has its own shore power connection.")));
+    const k = createKeyCli(env, `coll-${withRedis}`, "scrape,search,research");
+    const post = (i: number, path: string, body: unknown, key = k.key) =>
+      call(i, path, key, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    expect((await post(0, "/v1/collections", { name: "harbour" })).status).toBe(201);
+    expect((await post(2, "/v1/collections", { name: "harbour" })).status).toBe(409);
+    const started = await (await post(1, "/v1/crawl", { url: `${site.url}/manual/`, collection: "harbour", max_depth: 1, limit: 10, sitemap: "skip" })).json();
+    expect(started.id, JSON.stringify(started)).toBeTruthy();
+    let job: Record<string, any> = {};
+    for (const until = Date.now() + 60_000; Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
+      job = await (await call(2, `/v1/crawl/${started.id}`, k.key)).json();
+      if (["completed", "failed", "cancelled"].includes(job.status)) break;
+    }
+    expect(job.status).toBe("completed");
+    expect(job.completed).toBe(3);
+    const added = await post(2, "/v1/collections/harbour/documents", { documents: [{ id: "memo", title: "Storm memo", text: "During a storm warning no ship leaves the harbour before the harbour master allows it." }] });
+    expect(added.status).toBe(200);
+    for (const i of [0, 1, 2]) {
+      const info = await (await call(i, "/v1/collections/harbour", k.key)).json();
+      expect(info).toMatchObject({ name: "harbour", documents: 4 });
+      const found = await (await post(i, "/v1/collections/harbour/search", { query: "when can ships enter at high tide" })).json();
+      expect(found.results[0].url, JSON.stringify(found)).toBe(`${site.url}/manual/tides`);
+      expect(found.results[0].passages[0].text).toMatch(/two hours either side of high tide/);
+      expect((await (await post(i, "/v1/collections/harbour/search", { query: "storm warning" })).json()).results[0].id).toBe("memo");
+    }
+    const searched = await (await post(1, "/v1/search", { query: "largest container vessels berth", collections: ["harbour"], web: false })).json();
+    expect(Object.keys(searched.meta.backends)).toEqual(["collection:harbour"]);
+    expect(searched.results[0].url).toBe(`${site.url}/manual/berths`);
+    const researched = await post(0, "/v1/research", { query: "When may ships enter the harbour?", collections: ["harbour"], web: false });
+    const report = await researched.json();
+    expect(researched.status, JSON.stringify(report)).toBe(200);
+    expect(report.sources.length).toBeGreaterThan(0);
+    for (const src of report.sources) expect(src.url.startsWith(`${site.url}/manual/`)).toBe(true);
+    expect(report.report.findings.map((f: { text: string }) => f.text).join(" ")).toMatch(/high tide/);
+    const other = createKeyCli(env, `coll-other-${withRedis}`, "scrape,search,research");
+    for (const i of [0, 1, 2]) expect((await call(i, "/v1/collections/harbour", other.key)).status).toBe(404);
+    expect((await post(1, "/v1/collections/harbour/search", { query: "tide" }, other.key)).status).toBe(404);
+    expect((await post(2, "/v1/research", { query: "tide", collections: ["harbour"], web: false }, other.key)).status).toBe(404);
+    expect((await call(0, "/v1/collections/harbour", k.key, { method: "DELETE" })).status).toBe(200);
+    for (const i of [1, 2]) expect((await call(i, "/v1/collections/harbour", k.key)).status).toBe(404);
+  }, 90_000);
 
   it("outages under light load: correct errors during, full service after, nothing over-admitted", async () => {
     const k = createKeyCli(env, `outage-${withRedis}`, "search", "pro"); // 30 per minute
