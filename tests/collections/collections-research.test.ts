@@ -154,6 +154,19 @@ describe("POST /v1/research with collections", () => {
   });
 });
 
+describe("POST /v1/search with collections", () => {
+  it("answers from what the collection holds now: a document added after a search is found by the same search at once (no cached answer)", async () => {
+    const ask = () => post("/v1/search", { query: "harbour crane maintenance schedule", collections: ["gateway-docs"], web: false });
+    expect((await ask()).body.results.map((r: Json) => r.url)).not.toContain(`${base}/cranes`);
+    const added = await post("/v1/collections/gateway-docs/documents", { documents: [{ url: `${base}/cranes`, title: "Crane maintenance", text: "The harbour crane maintenance schedule puts every crane in the workshop once a quarter." }] });
+    expect(added.status).toBe(200);
+    const again = await ask();
+    expect(again.body.meta.cached).toBeFalsy();
+    expect(again.body.results.map((r: Json) => r.url)).toContain(`${base}/cranes`);
+    expect((await t.request(`/v1/collections/gateway-docs/documents/${encodeURIComponent(`${base}/cranes`)}`, { method: "DELETE", key })).status).toBe(200);
+  });
+});
+
 describe("POST /v1/scrape with collection", () => {
   it("indexes the page under its URL: added, then unchanged when read again, replaced when it changed; searched once", async () => {
     expect((await post("/v1/collections", { name: "scraped" })).status).toBe(201);

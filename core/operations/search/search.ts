@@ -100,7 +100,9 @@ export async function search(ports: Ports, services: Services, req: SearchReques
   await loadLibraries();
   const t0 = performance.now();
   const key = cacheKey(req, account);
-  const cached = await ports.cache.get<SearchResponse>(key);
+  // An answer with the account's collections is what they hold now: a document just added is found at once.
+  const cacheable = !req.collections?.length;
+  const cached = cacheable ? await ports.cache.get<SearchResponse>(key) : null;
   if (cached) return { ...cached, meta: { ...cached.meta, cached: true, duration_ms: Math.round(performance.now() - t0) } };
 
   const started = ports.clock.now();
@@ -232,6 +234,6 @@ export async function search(ports: Ports, services: Services, req: SearchReques
   body.meta.tokens_used = tokens;
   body.meta.duration_ms = Math.round(performance.now() - t0);
   const partial = answered.length < tried.length || Object.values(statuses).some((st) => st.retry_at);
-  await ports.cache.set(key, body, partial ? PARTIAL_CACHE_TTL_SECONDS : CACHE_TTL_SECONDS).catch(() => {});
+  if (cacheable) await ports.cache.set(key, body, partial ? PARTIAL_CACHE_TTL_SECONDS : CACHE_TTL_SECONDS).catch(() => {});
   return body;
 }
