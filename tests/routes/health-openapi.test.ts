@@ -209,7 +209,11 @@ describe("GET /openapi.json", () => {
     const doc = await res.json();
     expect(doc.openapi).toBe("3.1.0");
     expect(Object.keys(doc.paths).sort()).toEqual(["/health", "/v1/batch/scrape", "/v1/batch/scrape/{id}", "/v1/batch/scrape/{id}/events", "/v1/collections", "/v1/collections/{name}", "/v1/collections/{name}/documents", "/v1/collections/{name}/documents/{id}", "/v1/collections/{name}/search", "/v1/crawl", "/v1/crawl/{id}", "/v1/crawl/{id}/events", "/v1/keys", "/v1/keys/{key_id}", "/v1/map", "/v1/research", "/v1/scrape", "/v1/search", "/v1/social/research", "/v1/test/echo", "/v1/usage", "/v1/usage/daily", "/v1/video/search"]);
-    expect(Object.keys(doc.paths["/v1/scrape"].post.responses).sort()).toEqual(["200", "400", "401", "403", "413", "415", "422", "429", "500", "502", "503", "504"]);
+    // 404: a `collection` the account does not have.
+    expect(Object.keys(doc.paths["/v1/scrape"].post.responses).sort()).toEqual(["200", "400", "401", "403", "404", "413", "415", "422", "429", "500", "502", "503", "504"]);
+    // Each body's cap is stated: the gateway's 64 KiB, and 8 MB for a collection's documents.
+    expect(doc.paths["/v1/scrape"].post.requestBody.description).toMatch(/at most 65,536 bytes/);
+    expect(doc.paths["/v1/collections/{name}/documents"].post.requestBody.description).toMatch(/at most 8,000,000 bytes/);
     const create = doc.paths["/v1/keys"].post;
     expect(create.requestBody.content["application/json"].schema.required).toEqual(["name", "scopes"]);
     expect(create.requestBody.content["application/json"].schema.additionalProperties).toBe(false);
