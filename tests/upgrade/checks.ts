@@ -4,7 +4,7 @@
  * sqlite.test.ts and postgres.test.ts): accounts and plans, keys (revoked ones stay revoked), this
  * month's usage and its days, the source registry, the finished batch job with its pages, and the
  * interrupted crawl, which resumes and finishes without fetching again a page the old version had
- * recorded, counting each page once.
+ * recorded, counting each page once; and collections, which older versions did not have, work on it.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { cli, startServer, type Server } from "../helpers/server.ts";
@@ -140,6 +140,18 @@ export function upgradeChecks(site: () => TestSite, commit: string, m0: Manifest
     const job = await waitFor(`${server!.url}/v1/batch/scrape/${started.id}`, bot.key, (j) => j.webhook?.delivered === 1, 30_000);
     expect(job.webhook).toEqual({ url: `${site().ipUrl}/contact`, delivered: 1, pending: 0, failed: 0, last_error: null });
   }, 60_000);
+
+  // (Filled with documents, not a scrape: the source registry's check below counts the reads.)
+  it("adds collections to the old data: an old key makes one, fills it and searches it", async () => {
+    const { main } = m.keys;
+    const call = (path: string, body: unknown) => json(`${server!.url}${path}`, main.key, { method: "POST", body: JSON.stringify(body) });
+    expect((await call("/v1/collections", { name: "upgraded" })).name).toBe("upgraded");
+    const added = await call("/v1/collections/upgraded/documents", { documents: [{ url: `${site().ipUrl}/about?indexed=1`, title: "About", text: "The lighthouse keeper's log is copied to the archive every evening." }] });
+    expect(added.added, JSON.stringify(added)).toHaveLength(1);
+    const found = await call("/v1/collections/upgraded/search", { query: "lighthouse keeper log" });
+    expect(found.results.map((r: Job) => path(r.url))).toEqual(["/about?indexed=1"]);
+    expect((await json(`${server!.url}/v1/collections/upgraded`, m.keys.pro.key)).error.code).toBe("not_found");
+  });
 
   it("adds to the old source registry rather than starting it again", async () => {
     const scraped = await fetch(`${server!.url}/v1/scrape`, { method: "POST", headers: { authorization: `Bearer ${m.keys.main.key}`, "content-type": "application/json" }, body: JSON.stringify({ url: `${site().ipUrl}/about?again=1` }) });
