@@ -225,6 +225,8 @@ describe("POST /v1/scrape with collection", () => {
     expect((await post("/v1/collections/one/search", { query: "requests per minute" }, tiny)).body.results).toEqual([]);
     // The same page read again is not a new document: it is left as it is, within the limit.
     expect((await post("/v1/scrape", { url: `${base}/install`, collection: "one" }, tiny)).body.meta.collection.outcome).toBe("unchanged");
+    // The refused scrape cost nothing: two units for the two answered.
+    expect((await get("/v1/usage", tiny)).body.endpoints.scrape).toBe(2);
   });
 });
 
