@@ -110,7 +110,7 @@ describe("dashboard files", () => {
     expect(js).toContain('credentials: "omit"');
     expect(js).not.toMatch(/document\.cookie|localStorage|innerHTML|outerHTML|insertAdjacentHTML|eval\(|new Function/);
     const paths = [...js.matchAll(/call\("(GET|POST|DELETE)", "([^"]+)"/g)].map((m) => `${m[1]} ${m[2]}`);
-    expect(new Set(paths)).toEqual(new Set(["GET /v1/keys", "POST /v1/keys", "DELETE /v1/keys/", "GET /v1/usage", "GET /v1/usage/daily", "GET /health"]));
+    expect(new Set(paths)).toEqual(new Set(["GET /v1/keys", "POST /v1/keys", "DELETE /v1/keys/", "GET /v1/usage", "GET /v1/usage/daily", "GET /v1/collections", "GET /health"]));
   });
 
   it("the script is valid JavaScript", async () => {
