@@ -83,6 +83,8 @@ const get = async (path: string, k = key) => {
 };
 const QUESTION = "How often are signing keys rotated?";
 const collectionUrls = () => ["/", "/install", "/security", "/limits"].map((p) => `${base}${p}`);
+/** What a page of the site says, as text. */
+const pageText = (path: string) => { const p = PAGES[path]!; return page(p.title, p.body).replace(/<[^>]+>/g, " ").replace(/\s+/g, " "); };
 /** The source a finding cites, by id. */
 const cited = (body: Json, id: string): Json => body.sources.find((s: Json) => s.id === id);
 
@@ -103,6 +105,12 @@ describe("POST /v1/research with collections", () => {
     // The report's sentences cite sources of the collection; the first finding is the answer, from /security.
     expect(body.report.findings.length).toBeGreaterThan(0);
     for (const f of body.report.findings) for (const id of f.citations) expect(collectionUrls()).toContain(cited(body, id)?.url);
+    // Every finding is a sentence of a page it cites (extractive: the collection's own words).
+    for (const f of body.report.findings) {
+      const words = f.text.replace(/\s*\[S\d+\]/g, "").trim();
+      const said = f.citations.map((id: string) => pageText(new URL(cited(body, id).url).pathname)).join(" ");
+      expect(said, words).toContain(words.replace(/[.!?]$/, ""));
+    }
     const [first] = body.report.findings;
     expect(first.text).toMatch(/rotated every ninety days/);
     expect(first.citations.map((id: string) => cited(body, id).url)).toContain(`${base}/security`);
