@@ -148,16 +148,19 @@ export async function research(deps: ResearchDeps, req: ResearchRequest, onProgr
   await onProgress({ stage: "searching", message: `searching ${queries.length} queries`, n: queries.length });
   const engineDeadline = Math.min(deadline, ports.clock.now() + Math.min(6_000, Math.round(total * 0.4)));
   const maxResults = Math.min(20, Math.max(10, req.max_sources * 2));
-  const own: CollectionRuns = store ? await searchCollections(store, account, names, queries, maxResults) : { runs: [], texts: new Map() };
-  const webRuns = req.web === false ? [] : await Promise.all(
-    queries.map((query) =>
-      runner.run<RawResult>({
-        query: { query, maxResults, language: "en", freshness: req.freshness ?? null },
-        kind: "web",
-        deadline: engineDeadline,
-      }),
+  // The collections are searched while the engines are asked.
+  const [own, webRuns]: [CollectionRuns, RunOutcome<RawResult>[]] = await Promise.all([
+    store ? searchCollections(store, account, names, queries, maxResults) : { runs: [], texts: new Map() },
+    req.web === false ? [] : Promise.all(
+      queries.map((query) =>
+        runner.run<RawResult>({
+          query: { query, maxResults, language: "en", freshness: req.freshness ?? null },
+          kind: "web",
+          deadline: engineDeadline,
+        }),
+      ),
     ),
-  );
+  ]);
   // Each query's run holds the engines' and the collections' lists side by side.
   const runs = queries.map((_, qi) => ({
     results: { ...webRuns[qi]?.results, ...own.runs[qi]?.results },
