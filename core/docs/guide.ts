@@ -60,6 +60,7 @@ export function apiGuide(routes: RouteDef[], plans: PlanTable, ipRate: BucketCon
       "describe the lowest plan's full allowance.",
     "",
     'Errors are `{"error": {"code", "message", "request_id"}}`; a refused field is named in `error.details`. An unknown body ' +
-      "field or query parameter is a 400, not ignored.",
+      "field or query parameter is a 400, not ignored. A JSON body may be up to 64 KiB (8 MB for " +
+      "`POST /v1/collections/{name}/documents`); a larger one is a 413 `payload_too_large`.",
   ].join("\n");
 }
