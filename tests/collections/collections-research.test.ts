@@ -136,6 +136,22 @@ describe("POST /v1/research with collections", () => {
     expect(citedUrls.has(`${base}/security`)).toBe(true);
   }, 30_000);
 
+  it("streams the same research (stream: true): progress, then a result citing only the collection", async () => {
+    seen.length = 0;
+    const res = await t.request("/v1/research", { method: "POST", key, json: { query: QUESTION, collections: ["gateway-docs"], web: false, stream: true } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/text\/event-stream/);
+    const events = (await res.text()).split(/\n\n+/).filter((b) => b.trim()).map((b) => ({
+      event: /^event: ?(.*)$/m.exec(b)?.[1],
+      data: JSON.parse(b.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trim()).join("\n")),
+    }));
+    expect(events.filter((e) => e.event === "progress").map((e) => e.data.stage)).toEqual(expect.arrayContaining(["searching", "ranking", "writing"]));
+    const result = events.find((e) => e.event === "result")!.data;
+    expect(result.sources[0].url).toBe(`${base}/security`);
+    for (const s of result.sources) expect(collectionUrls()).toContain(s.url);
+    expect(seen).toEqual([]);
+  });
+
   it("a collection with no matching passage and web: false is an empty report, not an engine failure", async () => {
     const res = await post("/v1/research", { query: "photosynthesis in tropical ferns", collections: ["gateway-docs"], web: false });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
