@@ -5,7 +5,7 @@ import type { AppDeps, AppEnv } from "../../gateway/context.ts";
 import { skipParam } from "../../gateway/query.ts";
 import type { RouteDef } from "../../gateway/route.ts";
 import type { CollectionStore } from "../../ports/collections.ts";
-import { addDocuments, missing, searchCollection, unavailable } from "../../collections/service.ts";
+import { addDocuments, missing, searchCollectionRanked, unavailable } from "../../collections/service.ts";
 import {
   CollectionList, CollectionResponse, CreateBody, DocumentList, DocumentRemoved, DocumentsAdded, DocumentsBody, Removed, SearchBody, SearchResponse,
   type CreateRequest, type DocumentsRequest, type SearchRequest,
@@ -14,7 +14,8 @@ import {
 const PAGE = 100;
 const NAME = { name: "The collection's name: 1–64 characters of a-z, 0-9, - and _" };
 
-export function collectionRoutes({ ports, config }: AppDeps): RouteDef[] {
+export function collectionRoutes({ ports, config, services }: AppDeps): RouteDef[] {
+  const rerank = services.collectionRerank;
   const store = (): CollectionStore => {
     if (!ports.collections) throw unavailable();
     return ports.collections;
@@ -108,10 +109,11 @@ export function collectionRoutes({ ports, config }: AppDeps): RouteDef[] {
         const t0 = performance.now();
         const info = await named(c);
         const body = c.get("body") as SearchRequest;
-        const results = await searchCollection(store(), account(c), info.name, body.query, {
-          maxResults: body.max_results, includeDomains: body.include_domains, excludeDomains: body.exclude_domains, maxTokens: body.max_tokens,
+        const { results, ranking, embeddingsError } = await searchCollectionRanked(store(), account(c), info.name, body.query, {
+          maxResults: body.max_results, includeDomains: body.include_domains, excludeDomains: body.exclude_domains, maxTokens: body.max_tokens, rerank,
         });
-        return c.json({ meta: { collection: info.name, query: body.query, results_count: results.length, duration_ms: Math.round(performance.now() - t0) }, results });
+        const meta = { collection: info.name, query: body.query, results_count: results.length, ranking, ...(embeddingsError ? { embeddings_error: embeddingsError } : {}), duration_ms: Math.round(performance.now() - t0) };
+        return c.json({ meta, results });
       },
     },
   ];
