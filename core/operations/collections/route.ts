@@ -102,7 +102,7 @@ export function collectionRoutes({ ports, config, services }: AppDeps): RouteDef
     {
       ...common, method: "POST", path: "/v1/collections/:name/search", operationId: "collectionSearch", scope: "search", group: "search", params: NAME,
       summary: "Search a collection: documents ranked by their best passages, each passage with its heading",
-      description: "Full-text search of the account's own index (BM25 on SQLite's FTS5, PostgreSQL's ranked full-text search on PostgreSQL; stemmed, English stop words left out; titles and headings weigh more than the text). Each result is a document with up to 3 passages of a few hundred tokens, each with the heading it stands under, to cite; `max_tokens` bounds the passages' tokens in all. One unit of the `search` group.",
+      description: "Full-text search of the account's own index (BM25 on SQLite's FTS5, PostgreSQL's ranked full-text search on PostgreSQL; stemmed, English stop words left out; titles and headings weigh more than the text; with an embeddings model configured, QUARRY_EMBEDDINGS_URL, the best passages are re-ranked by meaning as well, `meta.ranking` `hybrid`). Each result is a document with up to 3 passages of a few hundred tokens, each with the heading it stands under, to cite; `max_tokens` bounds the passages' tokens in all. One unit of the `search` group.",
       example: { query: "how are refunds paid", max_results: 5 },
       body: SearchBody, status: 200, response: SearchResponse, errors: ["not_found", "service_unavailable"],
       handler: async (c) => {
