@@ -5,6 +5,7 @@
  * share. Each operation's route builds what it needs from these once, so circuit breakers and
  * success rates see all traffic, and /health reports every backend. Services know no operation.
  */
+import { collectionReranker, type Reranker } from "./collections/hybrid.ts";
 import type { Config } from "./config.ts";
 import { CATALOGUE, VIDEO_BACKENDS, WEB_BACKENDS } from "./backends/catalogue.ts";
 import { createRegistry, resolveBackend, type BackendRegistry } from "./backends/registry.ts";
@@ -58,6 +59,8 @@ export interface Services {
   jobs: JobEngine | null;
   /** Each account's plan; an account on a plan QUARRY_PLANS no longer defines is logged once per plan id. */
   accountPlans: AccountPlans;
+  /** Collection searches' embeddings hybrid (QUARRY_EMBEDDINGS_URL); absent = BM25 alone. */
+  collectionRerank: Reranker | undefined;
 }
 
 export function createServices(ports: Ports, config: Config, options: ServiceOptions = {}): Services {
@@ -77,6 +80,7 @@ export function createServices(ports: Ports, config: Config, options: ServiceOpt
     runner,
     social,
     llm: config.llm,
+    collectionRerank: collectionReranker(config.embeddings, fetch, ports.cache),
     llmTimeoutMs: options.llmTimeoutMs,
     deadlines,
     // The engine is handed its page reader (scrape's way of reading a page); it imports no operation.

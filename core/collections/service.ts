@@ -9,6 +9,7 @@ import { matchesDomain } from "../ranking/merge.ts";
 import type { BackendRunStatus } from "../backends/runner.ts";
 import type { RawResult } from "../backends/types.ts";
 import type { CollectionStore, IndexedDocument, PassageHit, PutOutcome } from "../ports/collections.ts";
+import type { Reranker } from "./hybrid.ts";
 import { splitPassages } from "./passages.ts";
 import { queryTerms } from "./query.ts";
 
@@ -85,11 +86,25 @@ export interface SearchOptions {
   /** The passages' tokens in all; the lowest-ranked passages are left out past it (a document keeps its best one). */
   maxTokens?: number | undefined;
   passagesPerDocument?: number;
+  /** Re-orders the store's best passages (the embeddings hybrid, hybrid.ts); absent = BM25 alone. */
+  rerank?: Reranker | undefined;
+}
+
+export interface RankedSearch {
+  results: SearchHitDocument[];
+  ranking: "lexical" | "hybrid";
+  /** Why an embeddings model configured for the hybrid could not be used for this search. */
+  embeddingsError?: string;
 }
 
 export async function searchCollection(store: CollectionStore, account: string, name: string, query: string, opts: SearchOptions): Promise<SearchHitDocument[]> {
+  return (await searchCollectionRanked(store, account, name, query, opts)).results;
+}
+
+/** The search, and which ranking answered it. */
+export async function searchCollectionRanked(store: CollectionStore, account: string, name: string, query: string, opts: SearchOptions): Promise<RankedSearch> {
   const terms = queryTerms(query);
-  if (!terms.length) return [];
+  if (!terms.length) return { results: [], ranking: "lexical" };
   const filtered = Boolean(opts.includeDomains?.length || opts.excludeDomains?.length);
   let hits = await store.search(account, name, terms, opts.maxResults * (filtered ? 32 : 8));
   if (filtered) {
@@ -106,8 +121,16 @@ export async function searchCollection(store: CollectionStore, account: string, 
       return !(opts.excludeDomains?.length && host && matchesDomain(host, opts.excludeDomains));
     });
   }
+  let ranking: RankedSearch["ranking"] = "lexical";
+  let embeddingsError: string | undefined;
+  if (opts.rerank && hits.length) {
+    const r = await opts.rerank(query, hits);
+    ({ hits, ranking } = r);
+    embeddingsError = r.error;
+  }
   const docs = groupHits(hits, opts.maxResults, opts.passagesPerDocument ?? 3);
-  return opts.maxTokens ? withinTokens(docs, opts.maxTokens) : docs;
+  const results = opts.maxTokens ? withinTokens(docs, opts.maxTokens) : docs;
+  return { results, ranking, ...(embeddingsError ? { embeddingsError } : {}) };
 }
 
 /** Keeps every document's best passage, then the others by score while the tokens last. */
@@ -158,7 +181,7 @@ export interface CollectionRun {
  * `collection:<name>`, its documents with an http(s) URL are its results (their best passages as the
  * snippet), and a collection the account does not have is that engine's error.
  */
-export async function collectionsAsEngines(store: CollectionStore | undefined, account: string, names: readonly string[], query: string, maxResults: number): Promise<CollectionRun> {
+export async function collectionsAsEngines(store: CollectionStore | undefined, account: string, names: readonly string[], query: string, maxResults: number, rerank?: Reranker): Promise<CollectionRun> {
   const run: CollectionRun = { results: {}, backends: {} };
   await Promise.all(names.map(async (name) => {
     const id = `collection:${name}`;
@@ -166,7 +189,7 @@ export async function collectionsAsEngines(store: CollectionStore | undefined, a
     try {
       if (!store) throw unavailable();
       if (!(await store.get(account, name))) throw missing(name);
-      const docs = (await searchCollection(store, account, name, query, { maxResults: maxResults * 2 })).filter((d) => d.url && /^https?:/i.test(d.url)).slice(0, maxResults);
+      const docs = (await searchCollection(store, account, name, query, { maxResults: maxResults * 2, rerank })).filter((d) => d.url && /^https?:/i.test(d.url)).slice(0, maxResults);
       run.results[id] = docs.map((d, i) => ({ title: d.title ?? d.url!, url: d.url!, content: d.passages.map((p) => p.text).join(" … ").slice(0, 1000), published_at: null, rank: i + 1 }));
       run.backends[id] = { status: "ok", results: docs.length, latency_ms: Date.now() - t0 };
     } catch (err) {

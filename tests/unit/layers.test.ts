@@ -103,6 +103,7 @@ const LAYERS: Array<{ layer: string; why: string; modules: Record<string, string
     why: "talk to the outside or decide what may be reached, on the ports and limits alone",
     modules: {
       backends: "the upstream engines and platforms, the catalogue, registry, runner and circuit breaker",
+      embeddings: "the optional embeddings model's client (QUARRY_EMBEDDINGS_URL), for research and collections",
       keys: "secrets, hashing, scopes, authentication",
       net: "address and URL policy, egress, trusted proxies, fetch errors",
     },

@@ -5,7 +5,7 @@ import type { AppDeps, AppEnv } from "../../gateway/context.ts";
 import { skipParam } from "../../gateway/query.ts";
 import type { RouteDef } from "../../gateway/route.ts";
 import type { CollectionStore } from "../../ports/collections.ts";
-import { addDocuments, missing, searchCollection, unavailable } from "../../collections/service.ts";
+import { addDocuments, missing, searchCollectionRanked, unavailable } from "../../collections/service.ts";
 import {
   CollectionList, CollectionResponse, CreateBody, DocumentList, DocumentRemoved, DocumentsAdded, DocumentsBody, Removed, SearchBody, SearchResponse,
   type CreateRequest, type DocumentsRequest, type SearchRequest,
@@ -16,7 +16,8 @@ const PAGE = 100;
 export const DOCUMENTS_BODY_BYTES = 8_000_000;
 const NAME = { name: "The collection's name: 1–64 characters of a-z, 0-9, - and _" };
 
-export function collectionRoutes({ ports, config }: AppDeps): RouteDef[] {
+export function collectionRoutes({ ports, config, services }: AppDeps): RouteDef[] {
+  const rerank = services.collectionRerank;
   const store = (): CollectionStore => {
     if (!ports.collections) throw unavailable();
     return ports.collections;
@@ -103,17 +104,18 @@ export function collectionRoutes({ ports, config }: AppDeps): RouteDef[] {
     {
       ...common, method: "POST", path: "/v1/collections/:name/search", operationId: "collectionSearch", scope: "search", group: "search", params: NAME,
       summary: "Search a collection: documents ranked by their best passages, each passage with its heading",
-      description: "Full-text search of the account's own index (BM25 on SQLite's FTS5, PostgreSQL's ranked full-text search on PostgreSQL; stemmed, English stop words left out; titles and headings weigh more than the text). Each result is a document with up to 3 passages of a few hundred tokens, each with the heading it stands under, to cite; `max_tokens` bounds the passages' tokens in all. One unit of the `search` group.",
+      description: "Full-text search of the account's own index (BM25 on SQLite's FTS5, PostgreSQL's ranked full-text search on PostgreSQL; stemmed, English stop words left out; titles and headings weigh more than the text; with an embeddings model configured, QUARRY_EMBEDDINGS_URL, the best passages are re-ranked by meaning as well, `meta.ranking` `hybrid`). Each result is a document with up to 3 passages of a few hundred tokens, each with the heading it stands under, to cite; `max_tokens` bounds the passages' tokens in all. One unit of the `search` group.",
       example: { query: "how are refunds paid", max_results: 5 },
       body: SearchBody, status: 200, response: SearchResponse, errors: ["not_found", "service_unavailable"],
       handler: async (c) => {
         const t0 = performance.now();
         const info = await named(c);
         const body = c.get("body") as SearchRequest;
-        const results = await searchCollection(store(), account(c), info.name, body.query, {
-          maxResults: body.max_results, includeDomains: body.include_domains, excludeDomains: body.exclude_domains, maxTokens: body.max_tokens,
+        const { results, ranking, embeddingsError } = await searchCollectionRanked(store(), account(c), info.name, body.query, {
+          maxResults: body.max_results, includeDomains: body.include_domains, excludeDomains: body.exclude_domains, maxTokens: body.max_tokens, rerank,
         });
-        return c.json({ meta: { collection: info.name, query: body.query, results_count: results.length, duration_ms: Math.round(performance.now() - t0) }, results });
+        const meta = { collection: info.name, query: body.query, results_count: results.length, ranking, ...(embeddingsError ? { embeddings_error: embeddingsError } : {}), duration_ms: Math.round(performance.now() - t0) };
+        return c.json({ meta, results });
       },
     },
   ];

@@ -72,7 +72,12 @@ export const Removed = v.object({ name: v.string(), deleted: v.literal(true) });
 export const DocumentRemoved = v.object({ id: v.string(), deleted: v.literal(true) });
 
 export const SearchResponse = v.object({
-  meta: v.object({ collection: v.string(), query: v.string(), results_count: Count, duration_ms: Count }),
+  meta: v.object({
+    collection: v.string(), query: v.string(), results_count: Count,
+    ranking: v.pipe(v.picklist(["lexical", "hybrid"]), v.description("`hybrid` when the embeddings model (QUARRY_EMBEDDINGS_URL) re-ranked the best passages with BM25, `lexical` for BM25 alone")),
+    embeddings_error: v.optional(v.pipe(v.string(), v.description("Why the configured embeddings model could not be used for this search (BM25 answered alone)"))),
+    duration_ms: Count,
+  }),
   results: v.array(v.object({
     id: v.string(),
     url: v.nullable(v.string()),

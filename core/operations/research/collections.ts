@@ -31,6 +31,7 @@ export async function checkCollections(store: CollectionStore | undefined, accou
 }
 
 /**
+ * BM25 alone (no embeddings hybrid): research ranks the sentences with the embeddings model itself.
  * `queries[0]` is the question: the documents it finds are the ones a sub-query may add passages of.
  * The planned sub-queries add facet words meant for web engines ("explained", "overview"), which in a
  * collection would match any page that uses them.

@@ -121,7 +121,7 @@ export async function search(ports: Ports, services: Services, req: SearchReques
     deadline: engineDeadline,
     skip: plan.skip,
   });
-  const own = req.collections?.length ? await collectionsAsEngines(ports.collections, account ?? "", req.collections, req.query, Math.min(20, req.max_results * 2)) : { results: {}, backends: {} };
+  const own = req.collections?.length ? await collectionsAsEngines(ports.collections, account ?? "", req.collections, req.query, Math.min(20, req.max_results * 2), services.collectionRerank) : { results: {}, backends: {} };
   if (req.web === false && Object.values(own.backends).every((b) => b.status === "error")) throw missing(req.collections![0]!);
   const outcome = { results: { ...web.results, ...own.results }, backends: { ...web.backends, ...own.backends } };
   const statuses = outcome.backends;
