@@ -82,8 +82,20 @@ const examples = (): Record<string, Record<string, unknown>> => ({
   "/v1/collections/{name}/documents": { documents: [{ id: "fuzzed", text: "Some words about fuzzing." }] },
 });
 
+const baseBody = (path: string, fields: string[]) => examples()[path] ?? (fields.includes("query") ? { query: "blue tack" } : {});
+
+/**
+ * Each route's first run: its valid body, the full key, JSON, and a real id of the path's kind. The
+ * random runs alone left a route with a path parameter unreached about once in 60 runs of the file
+ * (and more often when a loaded machine cut the runs short at their time limit).
+ */
+function validCall(path: string, fields: string[]): [string, () => string, string, string] {
+  const param = !path.includes("{") ? "none" : path.includes("{name}") ? "@collection" : path.startsWith("/v1/keys") ? "@fresh" : "@job";
+  return [JSON.stringify(baseBody(path, fields)), () => `Bearer ${full}`, "application/json", param];
+}
+
 function bodyFor(path: string, fields: string[]) {
-  const base = examples()[path] ?? (fields.includes("query") ? { query: "blue tack" } : {});
+  const base = baseBody(path, fields);
   const named = fields.length
     ? fc.dictionary(fc.constantFrom(...fields), fieldValue, { maxKeys: 2 })
     : fc.constant({});
@@ -180,7 +192,7 @@ describe("every route under random input", () => {
           }
         }),
         // FUZZ_SEED (and FUZZ_PATH) replay a reported failure exactly.
-        { numRuns: RUNS, interruptAfterTimeLimit: 60_000, ...(process.env.FUZZ_SEED ? { seed: Number(process.env.FUZZ_SEED), path: process.env.FUZZ_PATH } : {}) },
+        { numRuns: RUNS, interruptAfterTimeLimit: 60_000, examples: [validCall(route.path, route.fields)], ...(process.env.FUZZ_SEED ? { seed: Number(process.env.FUZZ_SEED), path: process.env.FUZZ_PATH } : {}) },
       );
     }
     // The fuzzer got past validation into every operation, not just into the gateway's refusals.
