@@ -89,7 +89,7 @@ const baseBody = (path: string, fields: string[]) => examples()[path] ?? (fields
  * random runs alone left a route with a path parameter unreached about once in 60 runs of the file
  * (and more often when a loaded machine cut the runs short at their time limit).
  */
-function validCall(path: string, fields: string[]): [string, () => string, string, string] {
+function validCall(path: string, fields: string[]): [string, () => string, "application/json", string] {
   const param = !path.includes("{") ? "none" : path.includes("{name}") ? "@collection" : path.startsWith("/v1/keys") ? "@fresh" : "@job";
   return [JSON.stringify(baseBody(path, fields)), () => `Bearer ${full}`, "application/json", param];
 }

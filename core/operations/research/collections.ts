@@ -9,6 +9,8 @@ import type { RawResult } from "../../backends/types.ts";
 import { missing, searchCollection, unavailable } from "../../collections/service.ts";
 import type { CollectionStore } from "../../ports/collections.ts";
 import { stripTracking } from "../../ranking/normalize-url.ts";
+import { countTokens } from "../../budget/mod.ts";
+import type { ResearchRequest, ResearchResponse } from "./schema.ts";
 
 export interface CollectionSource {
   title: string | null;
@@ -67,4 +69,18 @@ export async function searchCollections(store: CollectionStore, account: string,
     return run;
   }));
   return { runs, texts };
+}
+
+/** `web: false` and no passage of the collections matched: an empty report, not an engine's failure. */
+export function nothingFound(req: ResearchRequest, subQueries: string[], statuses: Record<string, BackendRunStatus>, t0: number): ResearchResponse {
+  const summary = `The collections ${(req.collections ?? []).join(", ")} hold no passage matching this question.`;
+  return {
+    meta: {
+      query: req.query, results_count: 0, tokens_used: countTokens(summary), duration_ms: Math.round(performance.now() - t0), sub_queries: subQueries,
+      sources_count: 0, synthesis: "extractive", ranking: "lexical", notice: "nothing found in the collections", backends: statuses,
+      pages: { read: 0, failed: 0, skipped: 0, unread: [] },
+    },
+    report: { summary, findings: [] },
+    sources: [],
+  };
 }

@@ -21,7 +21,7 @@ import { readPages, type PageOutcome } from "./read.ts";
 import type { Progress, ResearchRequest, ResearchResponse } from "./schema.ts";
 import { citeSentence, extractiveReport, type Report } from "../../answers/synthesis.ts";
 import { TIER_PLAN, type TierPlan } from "./tiers.ts";
-import { checkCollections, searchCollections, type CollectionRuns } from "./collections.ts";
+import { checkCollections, nothingFound, searchCollections, type CollectionRuns } from "./collections.ts";
 import { stripTracking } from "../../ranking/normalize-url.ts";
 
 export interface ResearchDeps {
@@ -287,16 +287,3 @@ export async function research(deps: ResearchDeps, req: ResearchRequest, onProgr
   };
 }
 
-/** `web: false` and no passage of the collections matched: an empty report, not an engine's failure. */
-function nothingFound(req: ResearchRequest, subQueries: string[], statuses: Record<string, BackendRunStatus>, t0: number): ResearchResponse {
-  const summary = `The collections ${(req.collections ?? []).join(", ")} hold no passage matching this question.`;
-  return {
-    meta: {
-      query: req.query, results_count: 0, tokens_used: countTokens(summary), duration_ms: Math.round(performance.now() - t0), sub_queries: subQueries,
-      sources_count: 0, synthesis: "extractive", ranking: "lexical", notice: "nothing found in the collections", backends: statuses,
-      pages: { read: 0, failed: 0, skipped: 0, unread: [] },
-    },
-    report: { summary, findings: [] },
-    sources: [],
-  };
-}
