@@ -60,7 +60,7 @@ async function startSite(pages: number, answer: (res: ServerResponse, n: number)
 }
 
 async function crawl(url: string): Promise<{ job: Job; errors: string[] }> {
-  const started = await (await t.request("/v1/crawl", { method: "POST", key, json: { url, limit: 100, max_depth: 1, timeout_ms: 3000, sitemap: "skip" } })).json();
+  const started = await (await t.request("/v1/crawl", { method: "POST", key, json: { url, limit: 100, max_depth: 1, timeout_ms: 10_000, sitemap: "skip" } })).json();
   expect(started.id, JSON.stringify(started)).toBeTruthy();
   for (let i = 0; i < 600; i++) {
     const job = await (await t.request(`/v1/crawl/${started.id}`, { key })).json();
