@@ -85,10 +85,10 @@ export class Webhooks {
    * after a crash: the receiver can drop repeats). Resolves once the delivery is stored (its
    * attempts run on, retried like every delivery); a delivery of that id already stored is left as it is.
    */
-  async send(job: JobRecord, type: string, id: string, data: Record<string, unknown>, now: number): Promise<void> {
+  async send(job: JobRecord, type: string, id: string, data: Record<string, unknown>, now: number, subject = job.id): Promise<void> {
     const hook = job.spec.webhook;
     if (!hook || this.stopped) return;
-    const body = JSON.stringify({ type, id: job.id, timestamp: new Date(now).toISOString(), data });
+    const body = JSON.stringify({ type, id: subject, timestamp: new Date(now).toISOString(), data });
     const d: Delivery = { id, jobId: job.id, event: type, body, attempt: 0, nextAt: now };
     try {
       await this.store.addDelivery(d, this.now() + this.leaseMs);

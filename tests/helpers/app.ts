@@ -1,6 +1,6 @@
 /** In-process Quarry for route tests: real storage (memory or SQLite in a temp dir), a controllable clock. */
 import { rmSync } from "node:fs";
-import { createQuarry, type AppOptions } from "../../core/app.ts";
+import { createQuarry, type AppOptions, type Quarry } from "../../core/app.ts";
 import { parseConfig, type Env } from "../../core/config.ts";
 import { createKey, ensureAccount } from "../../core/keys/service.ts";
 import type { ExtractPort, FetchPort, Logger, Metrics, PagePort, Ports, ProxiesPort, RenderPort } from "../../core/ports.ts";
@@ -37,6 +37,8 @@ export interface TestApp {
   key(account: string, scopes: string[], plan?: string): Promise<{ secret: string; id: string }>;
   drain(): Promise<void>;
   close(): Promise<void>;
+  /** The app's monitor scheduler (tick() runs one round). */
+  monitors: Quarry["monitors"];
 }
 
 export async function makeApp(opts: { storage?: StorageKind; env?: Env; clock?: FakeClock; options?: AppOptions; pages?: PagePort; fetch?: FetchPort; metrics?: Metrics; render?: RenderPort; extract?: ExtractPort; proxies?: ProxiesPort } = {}): Promise<TestApp> {
@@ -62,6 +64,7 @@ export async function makeApp(opts: { storage?: StorageKind; env?: Env; clock?: 
     ports,
     clock,
     logger,
+    monitors: quarry.monitors,
     async request(path, init = {}) {
       const { key, json, ip, ...rest } = init;
       const headers = new Headers(rest.headers);
