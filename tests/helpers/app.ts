@@ -41,7 +41,7 @@ export interface TestApp {
   monitors: Quarry["monitors"];
 }
 
-export async function makeApp(opts: { storage?: StorageKind; env?: Env; clock?: FakeClock; options?: AppOptions; pages?: PagePort; fetch?: FetchPort; metrics?: Metrics; render?: RenderPort; extract?: ExtractPort; proxies?: ProxiesPort } = {}): Promise<TestApp> {
+export async function makeApp(opts: { storage?: StorageKind; /** SQLite: this data directory (kept at close), e.g. to restart on the same file. */ dataDir?: string; env?: Env; clock?: FakeClock; options?: AppOptions; pages?: PagePort; fetch?: FetchPort; metrics?: Metrics; render?: RenderPort; extract?: ExtractPort; proxies?: ProxiesPort } = {}): Promise<TestApp> {
   const clock = opts.clock ?? new FakeClock();
   const logger = new MemoryLogger();
   const config = parseConfig({ QUARRY_IP_RATE: "off", ...opts.env }, "test");
@@ -50,12 +50,12 @@ export async function makeApp(opts: { storage?: StorageKind; env?: Env; clock?: 
   if ((opts.storage ?? "memory") === "memory") {
     ports = memoryPorts(logger, clock, undefined, nodeRuntime.sqlite);
   } else {
-    const dir = tempDir("quarry-test-");
+    const dir = opts.dataDir ?? tempDir("quarry-test-");
     const built = await buildPorts({ ...config, dataDir: dir }, nodeRuntime, logger, clock);
     ports = built.ports;
     closeStorage = async () => {
       await built.close();
-      rmSync(dir, { recursive: true, force: true });
+      if (!opts.dataDir) rmSync(dir, { recursive: true, force: true });
     };
   }
   ports = { ...ports, ...(opts.pages ? { pages: opts.pages } : {}), ...(opts.fetch ? { fetch: opts.fetch } : {}), ...(opts.metrics ? { metrics: opts.metrics } : {}), ...(opts.render ? { render: opts.render } : {}), ...(opts.extract ? { extract: opts.extract } : {}), ...(opts.proxies ? { proxies: opts.proxies } : {}), remoteAddress: (req) => req.headers.get("x-test-ip") ?? "127.0.0.1" };

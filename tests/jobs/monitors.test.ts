@@ -18,6 +18,7 @@ import { openPostgres } from "../../adapters/storage/postgres.ts";
 import { nodeRuntime } from "../../adapters/node/server.ts";
 import { tempDir } from "../helpers/temp.ts";
 import { makeApp, MemoryLogger, type TestApp } from "../helpers/app.ts";
+import { monitorRunId } from "../../core/ids.ts";
 import { tempDatabase } from "../helpers/pg.ts";
 import { startReceiver, type Receiver } from "../helpers/webhook-receiver.ts";
 
@@ -50,9 +51,12 @@ afterAll(async () => {
   server?.close();
 });
 
-type Store = { env: Record<string, string>; close(): Promise<void> };
+type Store = { env: Record<string, string>; dataDir?: string; close(): Promise<void> };
 const STORES: Array<[string, () => Promise<Store>]> = [
-  ["SQLite", async () => ({ env: {}, close: async () => {} })],
+  ["SQLite", async () => {
+    const dataDir = tempDir("quarry-monitors-");
+    return { env: {}, dataDir, close: async () => rmSync(dataDir, { recursive: true, force: true }) };
+  }],
   ["PostgreSQL", async () => {
     const db = await tempDatabase("monitors");
     return { env: { QUARRY_DATABASE_URL: db.url }, close: db.drop };
@@ -61,9 +65,10 @@ const STORES: Array<[string, () => Promise<Store>]> = [
 
 const PLANS = JSON.stringify({ free: { quota: 10_000, per_minute: 100_000, monitors: 3, jobs_concurrent: 5 }, broke: { quota: 0, per_minute: 100_000 } });
 
-async function open(env: Record<string, string>): Promise<TestApp> {
+async function open(env: Record<string, string>, dataDir?: string): Promise<TestApp> {
   return makeApp({
     storage: "sqlite",
+    ...(dataDir ? { dataDir } : {}),
     pages: createSafeFetch({ allow: parseAllowList(["127.0.0.1/32"]) }),
     env: { QUARRY_EGRESS_ALLOW: "127.0.0.1/32", QUARRY_PLANS: PLANS, ...env },
     options: { services: { monitorTickMs: 0, jobs: { webhooks: { backoffMs: 50 }, watchdogMs: 100 } } },
@@ -86,9 +91,8 @@ describe.each(STORES)("monitors (%s)", (name, openStore) => {
   const runs = async (id: string, key = acme.secret): Promise<Json[]> => (await (await req(`/v1/monitors/${id}/runs`, key)).json()).data;
   const deliveries = (monitorId: string) => hook.got.filter((g) => g.json.id === monitorId);
 
-  /** One scheduler round, then each run it started is awaited to its job's end, then a round settles them. */
-  async function round(): Promise<void> {
-    await t.monitors!.tick();
+  /** Waits until the jobs of the runs under way have ended (without settling the runs). */
+  async function jobsEnded(): Promise<void> {
     for (const m of (await (await req("/v1/monitors", acme.secret)).json()).data as Json[]) {
       for (const r of await runs(m.id)) {
         if (r.status !== "running") continue;
@@ -101,6 +105,12 @@ describe.each(STORES)("monitors (%s)", (name, openStore) => {
         }
       }
     }
+  }
+
+  /** One scheduler round, then each run it started is awaited to its job's end, then a round settles them. */
+  async function round(): Promise<void> {
+    await t.monitors!.tick();
+    await jobsEnded();
     await t.monitors!.tick();
   }
 
@@ -112,7 +122,7 @@ describe.each(STORES)("monitors (%s)", (name, openStore) => {
 
   beforeAll(async () => {
     store = await openStore();
-    t = await open(store.env);
+    t = await open(store.env, store.dataDir);
     acme = await t.key("acme", ["scrape"]);
     other = (await t.key("other", ["scrape"])).secret;
     searchOnly = (await t.key("searcher", ["search"])).secret;
@@ -198,11 +208,13 @@ describe.each(STORES)("monitors (%s)", (name, openStore) => {
     expect((await (await req("/v1/monitors", other)).json()).data).toEqual([]);
     expect(((await (await req("/v1/monitors", acme.secret)).json()).data as Json[]).map((x) => x.id)).toContain(m.id);
 
-    // Deleted: gone, and it never runs again.
+    // Deleted: gone with the reads it compared against, and it never runs again.
+    expect(await t.ports.reads!.last("acme", `monitor:${m.id}`, `${base}${path}/pricing`)).not.toBeNull();
     const del = await req(`/v1/monitors/${m.id}`, acme.secret, { method: "DELETE" });
     expect(await del.json()).toEqual({ id: m.id, deleted: true });
     expect((await req(`/v1/monitors/${m.id}`, acme.secret)).status).toBe(404);
     expect((await req(`/v1/monitors/${m.id}/runs`, acme.secret)).status).toBe(404);
+    expect(await t.ports.reads!.last("acme", `monitor:${m.id}`, `${base}${path}/pricing`)).toBeNull();
     await t.clock.advance(2 * HOUR);
     await t.monitors!.tick();
     expect(deliveries(m.id)).toHaveLength(1);
@@ -303,6 +315,43 @@ describe.each(STORES)("monitors (%s)", (name, openStore) => {
       await second.close();
     }
   }, 30_000);
+
+  it("a run an instance claimed and died holding is started once after its lease; one whose job ended while the server was down is settled once after the restart", async () => {
+    site.set(`${path}/restart`, [200, page("Restart", "A page read across a restart.")]);
+    const { body: m } = await create({ scrape: { url: `${base}${path}/restart` }, webhook: { url: `${hook.base}/restart${path}` } });
+    const now = t.clock.now();
+    // Another instance claims the due run, then dies before making its job.
+    const [claimed] = await t.ports.monitors!.claimDue(now, now + 60_000, 10, () => monitorRunId(now));
+    expect(claimed).toMatchObject({ monitorId: m.id, state: "starting" });
+    await t.monitors!.tick();
+    expect(await runs(m.id)).toMatchObject([{ id: claimed!.id, status: "starting", job_id: null }]);
+    // Its lease runs out: this instance starts it, once.
+    await t.clock.advance(60_000);
+    await Promise.all([t.monitors!.tick(), t.monitors!.tick()]);
+    let r = await runs(m.id);
+    expect(r).toHaveLength(1);
+    expect(r[0]).toMatchObject({ id: claimed!.id, status: "running" });
+    expect(r[0]!.job_id).toMatch(/^batch_/);
+    await jobsEnded();
+    // The server stops before settling the run; the next one on the same store settles it, once.
+    await t.close();
+    t = await open(store.env, store.dataDir);
+    await Promise.all([t.monitors!.tick(), t.monitors!.tick()]);
+    r = await runs(m.id);
+    expect(r).toHaveLength(1);
+    expect(r[0]).toMatchObject({ id: claimed!.id, status: "done", outcome: "baseline", pages: 1 });
+    expect(deliveries(m.id)).toHaveLength(0);
+    await req(`/v1/monitors/${m.id}`, acme.secret, { method: "DELETE" });
+  }, 30_000);
+
+  it("a monitor whose key was revoked records its runs as key_revoked and reads nothing", async () => {
+    const k = await t.key("acme", ["scrape", "keys"]);
+    const { body: m } = await create({ scrape: { url: `${base}${path}/pricing` }, webhook: { url: `${hook.base}/x` } }, k.secret);
+    await t.ports.keys.revokeKey(k.id, new Date(t.clock.now()).toISOString());
+    await t.monitors!.tick();
+    expect(await runs(m.id)).toMatchObject([{ status: "done", outcome: "key_revoked", job_id: null }]);
+    await req(`/v1/monitors/${m.id}`, acme.secret, { method: "DELETE" });
+  });
 });
 
 /**

@@ -50,7 +50,7 @@ export function monitorRoutes({ services, ports }: AppDeps): RouteDef[] {
     },
     {
       method: "DELETE", path: "/v1/monitors/:id", operationId: "monitorDelete",
-      summary: "Delete a monitor", description: `Deletes the monitor and its run history; no run starts after this. A run's job already started finishes, without notifying. ${FREE}`,
+      summary: "Delete a monitor", description: `Deletes the monitor, its run history and the reads its runs compared against; no run starts after this. A run's job already started finishes, without notifying. ${FREE}`,
       ...common, params: ID, status: 200, response: MonitorDeleted, errors: ["not_found"],
       handler: async (c) => c.json(await deleteMonitor(services, store, caller(c), id(c))),
     },

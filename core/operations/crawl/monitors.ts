@@ -123,9 +123,11 @@ export async function patchMonitor(services: Services, monitors: MonitorStore | 
 }
 
 export async function deleteMonitor(services: Services, monitors: MonitorStore | undefined, caller: Caller, id: string) {
-  const { store } = storeOf(services, monitors);
+  const { engine, store } = storeOf(services, monitors);
   const m = await own(store, caller, id);
   if (!(await store.delete(m.id))) throw NOT_FOUND(id);
+  // Its reads were its own (its tag): nothing else compares against them.
+  await engine.ports.reads?.forgetTag?.(m.account, tagOf(m.id));
   return { id: m.id, deleted: true as const };
 }
 
