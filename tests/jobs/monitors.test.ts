@@ -184,6 +184,7 @@ describe.each(STORES)("monitors (%s)", (name, openStore) => {
     // Metered like the reads it made: one crawl-group unit per page read, on the key that created it.
     const usage = await (await req("/v1/usage", acme.secret)).json();
     expect(usage.endpoints.crawl).toBe(3);
+    expect(usage.used).toBe(3);
 
     // Paused: due again, but no run starts. Resumed: the run that fell due starts at once.
     const paused = await req(`/v1/monitors/${m.id}`, acme.secret, { method: "PATCH", json: { paused: true } });
@@ -198,6 +199,15 @@ describe.each(STORES)("monitors (%s)", (name, openStore) => {
     expect(r).toHaveLength(4);
     expect(r[0]).toMatchObject({ outcome: "unchanged" });
     expect(deliveries(m.id)).toHaveLength(1);
+
+    // The page is gone (404): that is news too.
+    site.set(`${path}/pricing`, [404, "<h1>Gone</h1>"]);
+    await t.clock.advance(HOUR);
+    await round();
+    expect((await runs(m.id))[0]).toMatchObject({ outcome: "changed", pages: 1, changed: 1 });
+    const gone = (await delivered(m.id, 2))[1]!;
+    expect(gone.json.data.changed).toMatchObject([{ url: `${base}${path}/pricing`, change_status: "removed", visibility: "hidden", status_code: 404 }]);
+    site.set(`${path}/pricing`, [200, page("Pricing", "The plan costs twelve euros a month.")]);
 
     // Another account: a 404 everywhere, and not listed.
     for (const [method, p, json] of [["GET", `/v1/monitors/${m.id}`], ["GET", `/v1/monitors/${m.id}/runs`], ["PATCH", `/v1/monitors/${m.id}`, { paused: true }], ["DELETE", `/v1/monitors/${m.id}`]] as const) {
@@ -217,7 +227,7 @@ describe.each(STORES)("monitors (%s)", (name, openStore) => {
     expect(await t.ports.reads!.last("acme", `monitor:${m.id}`, `${base}${path}/pricing`)).toBeNull();
     await t.clock.advance(2 * HOUR);
     await t.monitors!.tick();
-    expect(deliveries(m.id)).toHaveLength(1);
+    expect(deliveries(m.id)).toHaveLength(2);
   }, 60_000);
 
   it("a crawl monitor sends the pages changed, removed and newly found, and not the ones that stayed the same", async () => {

@@ -236,11 +236,13 @@ export class MonitorScheduler {
     if (!m) return this.finish(run, "settling", "failed", { detail: "the monitor was deleted" });
     const changed: Array<Record<string, unknown>> = [];
     let pages = 0;
+    let compared = 0; // pages with a `changes` answer: read, or gone (404/410)
     for (let offset = 0; ; offset += 100) {
       const slice = await this.engine.store.pages(job.id, offset, 100);
       pages += slice.length;
       for (const p of slice) {
         const c = (p.data as { changes?: { change_status: string; previous_read_at: string | null; visibility: string; diff?: string | null } | null }).changes;
+        if (c) compared++;
         if (c && FOUND.has(c.change_status)) {
           changed.push({ url: p.url, status_code: p.statusCode, title: p.title, change_status: c.change_status, previous_read_at: c.previous_read_at, visibility: c.visibility, ...(c.diff !== undefined ? { diff: c.diff } : {}) });
         }
@@ -248,7 +250,8 @@ export class MonitorScheduler {
       if (slice.length < 100) break;
     }
     const detail = job.stoppedReason;
-    if (job.completed === 0) {
+    // Nothing compared: no page answered (a 404 page did: it is `removed`, which is news).
+    if (compared === 0) {
       return this.finish(run, "settling", job.stoppedReason === "quota_exceeded" ? "quota_exceeded" : "failed", { pages, detail: detail ?? "no page could be read" });
     }
     const earlier = (await this.store.runs(m.id, 100)).some((r) => r.id !== run.id && (r.outcome === "baseline" || r.outcome === "unchanged" || r.outcome === "changed"));
