@@ -320,6 +320,7 @@ describe.each(STORES)("monitors (%s)", (name, openStore) => {
       const r = await runs(m.id);
       expect(r).toHaveLength(1);
       expect(r[0]!.status).toMatch(/running|done/);
+      await jobsEnded(); // its page counted before the next test measures usage
       await req(`/v1/monitors/${m.id}`, acme.secret, { method: "DELETE" });
     } finally {
       await second.close();
@@ -328,6 +329,7 @@ describe.each(STORES)("monitors (%s)", (name, openStore) => {
 
   it("a run an instance claimed and died holding is started once after its lease; one whose job ended while the server was down is settled once after the restart", async () => {
     site.set(`${path}/restart`, [200, page("Restart", "A page read across a restart.")]);
+    const usedBefore = (await (await req("/v1/usage", acme.secret)).json()).used;
     const { body: m } = await create({ scrape: { url: `${base}${path}/restart` }, webhook: { url: `${hook.base}/restart${path}` } });
     const now = t.clock.now();
     // Another instance claims the due run, then dies before making its job.
@@ -342,6 +344,11 @@ describe.each(STORES)("monitors (%s)", (name, openStore) => {
     expect(r).toHaveLength(1);
     expect(r[0]).toMatchObject({ id: claimed!.id, status: "running" });
     expect(r[0]!.job_id).toMatch(/^batch_/);
+    // As if that instance died after making the job but before recording it: the run is taken over again, and finds its job rather than making another.
+    const job = r[0]!.job_id;
+    expect(await t.ports.monitors!.advance(claimed!.id, "running", { state: "starting", leaseUntil: 0 })).toBe(true);
+    await t.monitors!.tick();
+    expect(await runs(m.id)).toMatchObject([{ id: claimed!.id, status: "running", job_id: job }]);
     await jobsEnded();
     // The server stops before settling the run; the next one on the same store settles it, once.
     await t.close();
@@ -349,7 +356,9 @@ describe.each(STORES)("monitors (%s)", (name, openStore) => {
     await Promise.all([t.monitors!.tick(), t.monitors!.tick()]);
     r = await runs(m.id);
     expect(r).toHaveLength(1);
-    expect(r[0]).toMatchObject({ id: claimed!.id, status: "done", outcome: "baseline", pages: 1 });
+    expect(r[0]).toMatchObject({ id: claimed!.id, status: "done", outcome: "baseline", pages: 1, job_id: job });
+    // One page read, counted once.
+    expect((await (await req("/v1/usage", acme.secret)).json()).used).toBe(usedBefore + 1);
     expect(deliveries(m.id)).toHaveLength(0);
     await req(`/v1/monitors/${m.id}`, acme.secret, { method: "DELETE" });
   }, 30_000);

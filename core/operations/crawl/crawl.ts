@@ -152,9 +152,9 @@ export async function batchSpec(engine: JobEngine, caller: JobCaller, body: Batc
 }
 
 /** Starts a job of `spec` within the caller's quota and job limits (the refusals are ApiErrors). */
-export async function startJob(engine: JobEngine, caller: JobCaller, kind: JobKind, spec: JobSpec, urls: string[]): Promise<JobRecord> {
+export async function startJob(engine: JobEngine, caller: JobCaller, kind: JobKind, spec: JobSpec, urls: string[], id?: string): Promise<JobRecord> {
   await checkQuota(engine, caller);
-  return started(engine, caller, engine.create(caller, kind, spec, urls, limitsOf(engine, caller.plan)));
+  return started(engine, caller, engine.create(caller, kind, spec, urls, limitsOf(engine, caller.plan), id));
 }
 
 export { engineOf };

@@ -12,7 +12,8 @@
  * Schedules live in the store. A tick (every few seconds, and callable by tests) claims due
  * monitors with a conditional update of their next run time (one instance wins), starts each
  * claimed run's job, and settles runs whose job ended. A run's steps are held under a lease: a
- * run whose instance died before its job was created is started by another after the lease.
+ * run whose instance died before recording its job is taken over by another after the lease, and
+ * its job, named after the run, is made once (or found, if the dead instance had made it).
  */
 import { ApiError, echoed } from "../../errors.ts";
 import { monitorRunId, monitorId } from "../../ids.ts";
@@ -212,12 +213,19 @@ export class MonitorScheduler {
     if (!m) return this.finish(run, "starting", "failed", { detail: "the monitor was deleted" });
     const key = await this.engine.ports.keys.getKey(m.keyId);
     if (!key || key.revoked_at) return this.finish(run, "starting", "key_revoked", { detail: "the key that created the monitor was revoked: its runs are metered on it; create the monitor again with a live key" });
+    // The job is named after the run: one its last holder made before dying is taken, not made again.
+    const jobId = `${m.kind}_${run.id.slice("run_".length)}`;
+    const made = await this.engine.store.get(jobId);
+    if (made) {
+      await this.store.advance(run.id, "starting", { state: "running", jobId, leaseUntil: 0 });
+      return;
+    }
     const plan = this.planOf(m.account, (await this.engine.ports.keys.getAccount(m.account))?.plan);
     const caller: JobCaller = { account: m.account, keyId: m.keyId, plan };
     let job: JobRecord;
     try {
       const { spec, urls } = await specOf(this.engine, caller, m.kind, m.request, m.id, { url: m.webhook.url, secret: m.webhook.secret, events: [] });
-      job = await startJob(this.engine, caller, m.kind, spec, urls);
+      job = await startJob(this.engine, caller, m.kind, spec, urls, jobId);
     } catch (err) {
       if (err instanceof ApiError && REFUSED.has(err.code)) return this.finish(run, "starting", err.code as RunOutcome, { detail: err.message });
       if (err instanceof ApiError) return this.finish(run, "starting", "failed", { detail: err.message });
