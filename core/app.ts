@@ -27,6 +27,8 @@ import { scrapeRoutes } from "./operations/scrape/route.ts";
 import { mapRoutes } from "./operations/map/route.ts";
 import { collectionRoutes } from "./operations/collections/route.ts";
 import { jobRoutes } from "./operations/crawl/route.ts";
+import { monitorRoutes } from "./operations/crawl/monitor-route.ts";
+import { MonitorScheduler } from "./operations/crawl/monitors.ts";
 import { searchRoutes } from "./operations/search/route.ts";
 import { socialRoutes } from "./operations/social/route.ts";
 import { videoRoutes } from "./operations/video/route.ts";
@@ -58,6 +60,8 @@ export interface Quarry {
   stop(): Promise<void>;
   /** The server is stopping: ends the job event streams, which would hold it open, and starts no new job page (call before waiting for requests). */
   closing(): void;
+  /** Monitors' scheduler (null without job, read or monitor storage): tick() runs one round now. */
+  monitors: MonitorScheduler | null;
   /** The requests being answered now (their response not yet begun), oldest first. */
   inFlight(): Array<{ req_id: string; method: string; path: string; running_ms: number }>;
 }
@@ -92,6 +96,7 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
     ...scrapeRoutes(deps),
     ...mapRoutes(deps),
     ...jobRoutes(deps),
+    ...monitorRoutes(deps),
     ...collectionRoutes(deps),
     ...videoRoutes(deps),
     ...socialRoutes(deps),
@@ -161,10 +166,20 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
   // Not when start-up is abandoned (a port in use) and stop() ends them before they started.
   let stopped = false;
   services.jobs?.start().catch((err) => stopped || logger.error({ err: err instanceof Error ? err.message : String(err) }, "job workers could not start"));
+  // Monitors run through the job engine: their schedules are in the store, ticked by every instance.
+  const monitors = services.jobs && ports.monitors && ports.reads
+    ? new MonitorScheduler(services, ports.monitors, services.accountPlans, logger, options.services?.monitorTickMs)
+    : null;
+  monitors?.start();
   return {
-    app, routes, drain: () => lastUsed.drain(),
-    stop: async () => void ((stopped = true), await services.jobs?.stop()),
+    app, routes, monitors, drain: () => lastUsed.drain(),
+    stop: async () => {
+      stopped = true;
+      await monitors?.stop();
+      await services.jobs?.stop();
+    },
     closing: () => {
+      void monitors?.stop();
       services.jobs?.changes.close();
       services.jobs?.pause();
     },

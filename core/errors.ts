@@ -9,6 +9,7 @@ export const ERROR_STATUS = {
   invalid_key: 401,
   insufficient_scope: 403,
   index_full: 403,
+  too_many_monitors: 403,
   not_found: 404,
   collection_exists: 409,
   method_not_allowed: 405,
@@ -41,7 +42,7 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
  * page failing for those reasons costs nothing; and a page that stayed behind a bot wall
  * (`blocked`, api.md §12): nothing was read.
  */
-export const REFUSALS: ReadonlySet<ErrorCode> = new Set(["invalid_request", "url_not_allowed", "not_found", "unsupported_content", "action_failed", "model_unavailable", "collection_exists", "index_full", "blocked"]);
+export const REFUSALS: ReadonlySet<ErrorCode> = new Set(["invalid_request", "url_not_allowed", "not_found", "unsupported_content", "action_failed", "model_unavailable", "collection_exists", "index_full", "too_many_monitors", "blocked"]);
 
 export interface FieldIssue {
   field: string;

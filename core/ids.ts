@@ -36,3 +36,13 @@ export function keyId(now: number): string {
 export function jobId(kind: "crawl" | "batch", now: number): string {
   return `${kind}_${ulid(now)}`;
 }
+
+/** `mon_` + 26 ULID characters: a monitor (issue #31). */
+export function monitorId(now: number): string {
+  return `mon_${ulid(now)}`;
+}
+
+/** `run_` + 26 ULID characters: one run of a monitor. */
+export function monitorRunId(now: number): string {
+  return `run_${ulid(now)}`;
+}

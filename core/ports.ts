@@ -253,6 +253,8 @@ import type { JobQueue, JobStore } from "./ports/jobs.ts";
 import type { CollectionStore } from "./ports/collections.ts";
 export type { PageRead, ReadHistory } from "./ports/reads.ts";
 import type { ReadHistory } from "./ports/reads.ts";
+export type { MonitorRecord, MonitorRun, MonitorStore } from "./ports/monitors.ts";
+import type { MonitorStore } from "./ports/monitors.ts";
 
 /** Swagger UI's files, as the adapter found them: `swagger-ui-bundle.js`, `swagger-ui.css` (GET /docs). */
 export type DocsAssets = (name: "swagger-ui-bundle.js" | "swagger-ui.css") => Promise<Uint8Array | null>;
@@ -273,6 +275,8 @@ export interface Ports {
   /** The accounts' own indexes, and their last read of each URL (the `changes` format); absent = those answer 503. */
   collections?: CollectionStore;
   reads?: ReadHistory;
+  /** Monitors and their runs (issue #31); absent = /v1/monitors answers 503. They need `jobs` and `reads` too. */
+  monitors?: MonitorStore;
   /** Where HTML pages are extracted; absent = in process. */
   extract?: ExtractPort;
   /** A browser for pages that need JavaScript; absent when the process has none. */

@@ -25,6 +25,8 @@ export interface ServiceOptions {
   llmTimeoutMs?: number;
   /** Webhook backoff, leases and the watchdog's period of the job engine (tests shorten them). */
   jobs?: EngineOptions;
+  /** How often monitors are ticked, ms (default 5 s; 0: only when tick() is called, for tests). */
+  monitorTickMs?: number;
 }
 
 /**

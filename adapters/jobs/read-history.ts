@@ -28,6 +28,14 @@ export class MemoryReadHistory implements ReadHistory {
     this.rows.set(k, { ...read });
     return before;
   }
+  async forgetTag(account: string, tag: string): Promise<number> {
+    let n = 0;
+    for (const k of [...this.rows.keys()]) {
+      const [a, t] = JSON.parse(k) as [string, string];
+      if (a === account && t === tag) (this.rows.delete(k), n++);
+    }
+    return n;
+  }
 }
 
 function toRead(r: Row): PageRead {
@@ -61,5 +69,9 @@ export class SqlReadHistory implements ReadHistory {
       );
       return r ? toRead(r) : null;
     });
+  }
+
+  async forgetTag(account: string, tag: string): Promise<number> {
+    return (await this.db.query("DELETE FROM quarry_reads WHERE account = ? AND tag = ? RETURNING url", [account, tag])).length;
   }
 }

@@ -10,7 +10,7 @@ import { ConfigError, type Config } from "../../core/config.ts";
 import type { CollectionStore } from "../../core/ports/collections.ts";
 import type { SyncSqlite } from "../storage/sqlite-counters.ts";
 import { createDatabase } from "db0";
-import type { CachePort, Clock, Counters, FetchPort, HostMemory, KeyStore, Logger, PagePort, Ports, ReadHistory, SourceRegistry } from "../../core/ports.ts";
+import type { CachePort, Clock, Counters, FetchPort, HostMemory, KeyStore, Logger, MonitorStore, PagePort, Ports, ReadHistory, SourceRegistry } from "../../core/ports.ts";
 import { KvKeyStore } from "../storage/kv-key-store.ts";
 import { coalesced } from "../storage/coalesce.ts";
 import { KvSources } from "../storage/kv-sources.ts";
@@ -36,6 +36,7 @@ import { MemoryJobStore } from "../jobs/memory-store.ts";
 import { SqlJobStore } from "../jobs/sql-store.ts";
 import { inMemoryCollections, SqlCollectionStore } from "../collections/sql-store.ts";
 import { MemoryReadHistory, SqlReadHistory } from "../jobs/read-history.ts";
+import { MemoryMonitorStore, SqlMonitorStore } from "../jobs/monitor-store.ts";
 import { sqliteDriver } from "../jobs/sql-drivers.ts";
 import { ExtractPool, type WorkerLike } from "../extract/pool.ts";
 import { descriptorProbe } from "./descriptors.ts";
@@ -64,6 +65,7 @@ interface Stores {
   jobs: NonNullable<Ports["jobs"]>;
   collections?: CollectionStore;
   reads: ReadHistory;
+  monitors: MonitorStore;
   describe: string;
   close(): Promise<void>;
 }
@@ -115,6 +117,7 @@ function memoryStores(clock: Clock, limits: CacheLimits = {}, ttlMs?: number, sq
     jobs: { store: new MemoryJobStore() },
     ...(sqlite ? { collections: inMemoryCollections(async () => sqliteDriver((await createDatabase(sqlite({ path: ":memory:", name: ":memory:" })).getInstance()) as unknown as SyncSqlite)) } : {}),
     reads: new MemoryReadHistory(),
+    monitors: new MemoryMonitorStore(),
     describe: "memory (nothing is kept)",
     close: async () => {},
   };
@@ -160,6 +163,7 @@ async function postgresStores(config: Config, logger: Logger, clock: Clock): Pro
   await jobStore.init(false);
   const collections = new SqlCollectionStore(pgDriver(pgh.pool));
   const reads = new SqlReadHistory(pgDriver(pgh.pool));
+  const monitors = new SqlMonitorStore(pgDriver(pgh.pool));
   return {
     // One version read (and one ping) per turn of the event loop, shared by that turn's requests (coalesce.ts).
     keys: new KvKeyStore(kv, coalesced(() => pgh.keysVersion()), coalesced(async () => void (await kv.hasItem("ping")))),
@@ -170,6 +174,7 @@ async function postgresStores(config: Config, logger: Logger, clock: Clock): Pro
     jobs: { store: jobStore, queue },
     collections,
     reads,
+    monitors,
     describe: `PostgreSQL at ${redactUrl(config.databaseUrl!)}${redis ? ` with Redis at ${redactUrl(config.redisUrl!)}` : ""}`,
     close: async () => {
       await queue.stop();
@@ -202,6 +207,8 @@ async function sqliteStores(config: Config, runtime: RuntimeParts, clock: Clock,
   await collections.init();
   const reads = new SqlReadHistory(sql);
   await reads.init();
+  const monitors = new SqlMonitorStore(sql);
+  await monitors.init();
   // Changes whenever another connection (the CLI, another process) commits to the file.
   const dataVersion = sqlite.sync.prepare("PRAGMA data_version");
   const counters = new SqliteCounters(sqlite.sync);
@@ -216,6 +223,7 @@ async function sqliteStores(config: Config, runtime: RuntimeParts, clock: Clock,
     jobs: { store: jobStore },
     collections,
     reads,
+    monitors,
     describe: `SQLite at ${sqlite.path}`,
     close: () => {
       try {

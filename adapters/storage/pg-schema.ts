@@ -6,6 +6,7 @@
 import { JOBS_PG_SCHEMA, JOBS_SCHEMA } from "../jobs/sql-store.ts";
 import { COLLECTIONS_PG_SCHEMA } from "../collections/sql-store.ts";
 import { READS_SCHEMA } from "../jobs/read-history.ts";
+import { MONITORS_SCHEMA } from "../jobs/monitor-store.ts";
 
 export const PG_MIGRATION_LOCK = 727_001; // any constant shared by all Quarry instances
 
@@ -112,4 +113,6 @@ ${JOBS_PG_SCHEMA}
 ${COLLECTIONS_PG_SCHEMA}
 -- Each account's last read of each URL, for change tracking (adapters/jobs/read-history.ts).
 ${READS_SCHEMA}
+-- Monitors and their runs (adapters/jobs/monitor-store.ts).
+${MONITORS_SCHEMA}
 `;

@@ -9,7 +9,7 @@ import type { AppEnv } from "../gateway/context.ts";
 import { internalEnv } from "../gateway/internal.ts";
 
 export interface NativeCall {
-  method: "GET" | "POST" | "DELETE";
+  method: "GET" | "POST" | "PATCH" | "DELETE";
   /** Path and query of the native endpoint, e.g. `/v1/search`. */
   path: string;
   body?: unknown;

@@ -15,7 +15,7 @@ export const EXPOSED_HEADERS = ["X-Request-Id", "X-RateLimit-Limit", "X-RateLimi
 export function corsGate(origins: readonly string[]): MiddlewareHandler<AppEnv> {
   return cors({
     origin: origins.includes("*") ? "*" : [...origins],
-    allowMethods: ["GET", "POST", "DELETE"],
+    allowMethods: ["GET", "POST", "PATCH", "DELETE"],
     allowHeaders: ["Authorization", "Content-Type"],
     exposeHeaders: EXPOSED_HEADERS,
     maxAge: 600,

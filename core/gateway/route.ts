@@ -8,7 +8,7 @@ import type * as v from "valibot";
 import type { ErrorCode } from "../errors.ts";
 import type { AppEnv } from "./context.ts";
 
-export type Method = "GET" | "POST" | "DELETE";
+export type Method = "GET" | "POST" | "PATCH" | "DELETE";
 
 export interface RouteDef {
   method: Method;

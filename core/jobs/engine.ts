@@ -188,9 +188,10 @@ export class JobEngine implements WorkContext {
   }
 
   /** Creates a job: its seeds are the start URL (crawl) or the URLs (batch); private ones are skipped and reported. Throws JobRefused past the account's `limits`. */
-  async create(caller: Caller, kind: JobKind, spec: JobSpec, urls: string[], limits?: AccountLimits): Promise<JobRecord> {
+  async create(caller: Caller, kind: JobKind, spec: JobSpec, urls: string[], limits?: AccountLimits, givenId?: string): Promise<JobRecord> {
     const now = this.ports.clock.now();
-    const id = newJobId(kind, now);
+    // A monitor's run names its job after itself, so a run taken over after its holder died finds the job that holder made.
+    const id = givenId ?? newJobId(kind, now);
     const [seeds, skipped]: [JobTask[], SkippedUrl[]] = [[], []];
     const seen = new Set<string>();
     for (const raw of urls) {

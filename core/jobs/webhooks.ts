@@ -79,6 +79,29 @@ export class Webhooks {
     );
   }
 
+  /**
+   * Sends one event of `type` to the job's webhook whatever its `events` (a monitor's run, issue
+   * #31), under the delivery id `id` (the same on every attempt, and on a repeat of this call
+   * after a crash: the receiver can drop repeats). Resolves once the delivery is stored (its
+   * attempts run on, retried like every delivery); a delivery of that id already stored is left as it is.
+   */
+  async send(job: JobRecord, type: string, id: string, data: Record<string, unknown>, now: number, subject = job.id): Promise<void> {
+    const hook = job.spec.webhook;
+    if (!hook || this.stopped) return;
+    const body = JSON.stringify({ type, id: subject, timestamp: new Date(now).toISOString(), data });
+    const d: Delivery = { id, jobId: job.id, event: type, body, attempt: 0, nextAt: now };
+    try {
+      await this.store.addDelivery(d, this.now() + this.leaseMs);
+    } catch (err) {
+      // Stored already (a holder that died after storing it): its lease brings it back to poll(). Any other failure is the caller's to retry.
+      const text = `${err instanceof Error ? err.message : String(err)} ${err instanceof Error && err.cause ? String((err.cause as Error).message ?? err.cause) : ""}`;
+      if (!/unique|duplicate/i.test(text)) throw err;
+      this.logger.debug({ job_id: job.id, event: type, err: err instanceof Error ? err.message : String(err) }, "webhook delivery not stored again");
+      return;
+    }
+    this.track(this.attempt(d, hook).catch((err) => this.logger.warn({ job_id: job.id, event: type, err: err instanceof Error ? err.message : String(err) }, "webhook delivery failed")));
+  }
+
   private track(p: Promise<void>): void {
     const q = p.finally(() => this.inFlight.delete(q));
     this.inFlight.add(q);

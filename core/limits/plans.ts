@@ -15,6 +15,8 @@ export interface Plan {
   jobsStorageBytes: number | null;
   /** Documents an account's collections may hold in all (`index_documents`); null = no cap. Past it, adding is a 403 `index_full`. */
   indexDocuments: number | null;
+  /** Monitors an account may keep (`monitors`, issue #31); null = no cap. Past it, creating one is a 403 `too_many_monitors`. */
+  monitors: number | null;
 }
 
 export type PlanTable = Record<string, Plan>;
@@ -22,10 +24,10 @@ export type PlanTable = Record<string, Plan>;
 const MiB = 2 ** 20;
 
 export const DEFAULT_PLANS: PlanTable = {
-  free: { id: "free", quota: 1_000, perMinute: 60, jobsConcurrent: 2, jobsStorageBytes: 100 * MiB, indexDocuments: 1_000 },
-  starter: { id: "starter", quota: 10_000, perMinute: 200, jobsConcurrent: 5, jobsStorageBytes: 1024 * MiB, indexDocuments: 10_000 },
-  pro: { id: "pro", quota: 100_000, perMinute: 500, jobsConcurrent: 10, jobsStorageBytes: 5 * 1024 * MiB, indexDocuments: 100_000 },
-  enterprise: { id: "enterprise", quota: null, perMinute: 2_000, jobsConcurrent: 50, jobsStorageBytes: 20 * 1024 * MiB, indexDocuments: 1_000_000 },
+  free: { id: "free", quota: 1_000, perMinute: 60, jobsConcurrent: 2, jobsStorageBytes: 100 * MiB, indexDocuments: 1_000, monitors: 5 },
+  starter: { id: "starter", quota: 10_000, perMinute: 200, jobsConcurrent: 5, jobsStorageBytes: 1024 * MiB, indexDocuments: 10_000, monitors: 25 },
+  pro: { id: "pro", quota: 100_000, perMinute: 500, jobsConcurrent: 10, jobsStorageBytes: 5 * 1024 * MiB, indexDocuments: 100_000, monitors: 100 },
+  enterprise: { id: "enterprise", quota: null, perMinute: 2_000, jobsConcurrent: 50, jobsStorageBytes: 20 * 1024 * MiB, indexDocuments: 1_000_000, monitors: 1_000 },
 };
 
 /** The lowest plan: new accounts start on it and anonymous responses describe it. */
@@ -86,6 +88,7 @@ export interface PlanOverride {
   jobs_concurrent?: number;
   jobs_storage_bytes?: number | null;
   index_documents?: number | null;
+  monitors?: number | null;
 }
 
 /**
@@ -107,7 +110,8 @@ export function applyPlanOverrides(base: PlanTable, overrides: Record<string, Pl
     const jobsConcurrent = o.jobs_concurrent ?? prev?.jobsConcurrent ?? lowest!.jobsConcurrent;
     const jobsStorageBytes = o.jobs_storage_bytes !== undefined ? o.jobs_storage_bytes : (prev ?? lowest!).jobsStorageBytes;
     const indexDocuments = o.index_documents !== undefined ? o.index_documents : (prev ?? lowest!).indexDocuments;
-    out[id] = { id, quota, perMinute, jobsConcurrent, jobsStorageBytes, indexDocuments };
+    const monitors = o.monitors !== undefined ? o.monitors : (prev ?? lowest!).monitors;
+    out[id] = { id, quota, perMinute, jobsConcurrent, jobsStorageBytes, indexDocuments, monitors };
   }
   return out;
 }

@@ -30,4 +30,6 @@ export interface ReadHistory {
    * both against the same one.
    */
   exchange(account: string, tag: string, url: string, read: PageRead): Promise<PageRead | null>;
+  /** Forgets every read of the account under `tag` (a deleted monitor's); returns how many. Optional: a store without it keeps them. */
+  forgetTag?(account: string, tag: string): Promise<number>;
 }

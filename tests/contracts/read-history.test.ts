@@ -37,6 +37,19 @@ function contract(open: () => Promise<ReadHistory>, reopen?: () => Promise<ReadH
     expect(await h.last("acme", "daily", "http://x.test/b")).toEqual(read(3, "tagged"));
   });
 
+  it("forgetTag forgets one account's reads under one tag (a deleted monitor's), and nothing else", async () => {
+    const h = await open();
+    await h.exchange("acme", "monitor:m1", "http://x.test/f1", read(1, "one"));
+    await h.exchange("acme", "monitor:m1", "http://x.test/f2", read(1, "two"));
+    await h.exchange("acme", "monitor:m2", "http://x.test/f1", read(1, "kept"));
+    await h.exchange("other", "monitor:m1", "http://x.test/f1", read(1, "other's"));
+    expect(await h.forgetTag!("acme", "monitor:m1")).toBe(2);
+    expect(await h.last("acme", "monitor:m1", "http://x.test/f1")).toBeNull();
+    expect(await h.last("acme", "monitor:m1", "http://x.test/f2")).toBeNull();
+    expect(await h.last("acme", "monitor:m2", "http://x.test/f1")).toEqual(read(1, "kept"));
+    expect(await h.last("other", "monitor:m1", "http://x.test/f1")).toEqual(read(1, "other's"));
+  });
+
   it("two reads at once each replace a different one: never both the same previous read", async () => {
     const h = await open();
     await h.exchange("acme", "", "http://x.test/c", read(1, "zero"));

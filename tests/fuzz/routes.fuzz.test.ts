@@ -79,6 +79,9 @@ const examples = (): Record<string, Record<string, unknown>> => ({
   "/v1/crawl": { url: `${site.url}/gone`, max_depth: 0 },
   "/v1/batch/scrape": { urls: [`${site.url}/gone`] },
   "/v1/collections": { name: "fuzz-made" },
+  // Paused: the fuzzer's monitors never run.
+  "/v1/monitors": { scrape: { url: `${site.url}/gone` }, webhook: { url: `${site.url}/hook` }, paused: true },
+  "/v1/monitors/{id}": { paused: true },
   "/v1/collections/{name}/documents": { documents: [{ id: "fuzzed", text: "Some words about fuzzing." }] },
 });
 
@@ -138,8 +141,13 @@ const pathParam = fc.oneof(
   { weight: 1, arbitrary: fc.constant("%00") },
 );
 
-/** `@job` stands for a real job of the calling account, of the route's kind (crawl or batch). */
+/** `@job` stands for a real job of the calling account, of the route's kind (crawl or batch), or on a monitor's route one of its monitors (made if it has none). */
 async function jobOf(path: string): Promise<string> {
+  if (path.startsWith("/v1/monitors/")) {
+    const [first] = (await (await t.request("/v1/monitors", { key: full })).json()).data;
+    if (first) return first.id;
+    return (await (await t.request("/v1/monitors", { method: "POST", key: full, json: examples()["/v1/monitors"] })).json()).id;
+  }
   const batch = path.startsWith("/v1/batch/");
   const res = await t.request(batch ? "/v1/batch/scrape" : "/v1/crawl", { method: "POST", key: full, json: examples()[batch ? "/v1/batch/scrape" : "/v1/crawl"] });
   return (await res.json()).id;

@@ -1,6 +1,6 @@
 /** In-process Quarry for route tests: real storage (memory or SQLite in a temp dir), a controllable clock. */
 import { rmSync } from "node:fs";
-import { createQuarry, type AppOptions } from "../../core/app.ts";
+import { createQuarry, type AppOptions, type Quarry } from "../../core/app.ts";
 import { parseConfig, type Env } from "../../core/config.ts";
 import { createKey, ensureAccount } from "../../core/keys/service.ts";
 import type { ExtractPort, FetchPort, Logger, Metrics, PagePort, Ports, ProxiesPort, RenderPort } from "../../core/ports.ts";
@@ -37,9 +37,11 @@ export interface TestApp {
   key(account: string, scopes: string[], plan?: string): Promise<{ secret: string; id: string }>;
   drain(): Promise<void>;
   close(): Promise<void>;
+  /** The app's monitor scheduler (tick() runs one round). */
+  monitors: Quarry["monitors"];
 }
 
-export async function makeApp(opts: { storage?: StorageKind; env?: Env; clock?: FakeClock; options?: AppOptions; pages?: PagePort; fetch?: FetchPort; metrics?: Metrics; render?: RenderPort; extract?: ExtractPort; proxies?: ProxiesPort } = {}): Promise<TestApp> {
+export async function makeApp(opts: { storage?: StorageKind; /** SQLite: this data directory (kept at close), e.g. to restart on the same file. */ dataDir?: string; env?: Env; clock?: FakeClock; options?: AppOptions; pages?: PagePort; fetch?: FetchPort; metrics?: Metrics; render?: RenderPort; extract?: ExtractPort; proxies?: ProxiesPort } = {}): Promise<TestApp> {
   const clock = opts.clock ?? new FakeClock();
   const logger = new MemoryLogger();
   const config = parseConfig({ QUARRY_IP_RATE: "off", ...opts.env }, "test");
@@ -48,12 +50,12 @@ export async function makeApp(opts: { storage?: StorageKind; env?: Env; clock?: 
   if ((opts.storage ?? "memory") === "memory") {
     ports = memoryPorts(logger, clock, undefined, nodeRuntime.sqlite);
   } else {
-    const dir = tempDir("quarry-test-");
+    const dir = opts.dataDir ?? tempDir("quarry-test-");
     const built = await buildPorts({ ...config, dataDir: dir }, nodeRuntime, logger, clock);
     ports = built.ports;
     closeStorage = async () => {
       await built.close();
-      rmSync(dir, { recursive: true, force: true });
+      if (!opts.dataDir) rmSync(dir, { recursive: true, force: true });
     };
   }
   ports = { ...ports, ...(opts.pages ? { pages: opts.pages } : {}), ...(opts.fetch ? { fetch: opts.fetch } : {}), ...(opts.metrics ? { metrics: opts.metrics } : {}), ...(opts.render ? { render: opts.render } : {}), ...(opts.extract ? { extract: opts.extract } : {}), ...(opts.proxies ? { proxies: opts.proxies } : {}), remoteAddress: (req) => req.headers.get("x-test-ip") ?? "127.0.0.1" };
@@ -62,6 +64,7 @@ export async function makeApp(opts: { storage?: StorageKind; env?: Env; clock?: 
     ports,
     clock,
     logger,
+    monitors: quarry.monitors,
     async request(path, init = {}) {
       const { key, json, ip, ...rest } = init;
       const headers = new Headers(rest.headers);

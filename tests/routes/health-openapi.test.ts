@@ -208,7 +208,7 @@ describe("GET /openapi.json", () => {
     expect(res.status).toBe(200);
     const doc = await res.json();
     expect(doc.openapi).toBe("3.1.0");
-    expect(Object.keys(doc.paths).sort()).toEqual(["/health", "/v1/batch/scrape", "/v1/batch/scrape/{id}", "/v1/batch/scrape/{id}/events", "/v1/collections", "/v1/collections/{name}", "/v1/collections/{name}/documents", "/v1/collections/{name}/documents/{id}", "/v1/collections/{name}/search", "/v1/crawl", "/v1/crawl/{id}", "/v1/crawl/{id}/events", "/v1/keys", "/v1/keys/{key_id}", "/v1/map", "/v1/research", "/v1/scrape", "/v1/search", "/v1/social/research", "/v1/test/echo", "/v1/usage", "/v1/usage/daily", "/v1/video/search"]);
+    expect(Object.keys(doc.paths).sort()).toEqual(["/health", "/v1/batch/scrape", "/v1/batch/scrape/{id}", "/v1/batch/scrape/{id}/events", "/v1/collections", "/v1/collections/{name}", "/v1/collections/{name}/documents", "/v1/collections/{name}/documents/{id}", "/v1/collections/{name}/search", "/v1/crawl", "/v1/crawl/{id}", "/v1/crawl/{id}/events", "/v1/keys", "/v1/keys/{key_id}", "/v1/map", "/v1/monitors", "/v1/monitors/{id}", "/v1/monitors/{id}/runs", "/v1/research", "/v1/scrape", "/v1/search", "/v1/social/research", "/v1/test/echo", "/v1/usage", "/v1/usage/daily", "/v1/video/search"]);
     // 404: a `collection` the account does not have.
     expect(Object.keys(doc.paths["/v1/scrape"].post.responses).sort()).toEqual(["200", "400", "401", "403", "404", "413", "415", "422", "429", "500", "502", "503", "504"]);
     // Each body's cap is stated: the gateway's 64 KiB, and 8 MB for a collection's documents.
@@ -222,6 +222,9 @@ describe("GET /openapi.json", () => {
     expect(doc.paths["/v1/test/echo"].post.responses["429"].description).toContain("quota_exceeded");
     expect(doc.paths["/health"].get.responses["503"]).toBeDefined();
     expect(doc.paths["/health"].get.security).toEqual([]);
+    // Monitors: PATCH pauses and resumes; the cap of the plan is a documented 403.
+    expect(Object.keys(doc.paths["/v1/monitors/{id}"]).sort()).toEqual(["delete", "get", "patch"]);
+    expect(doc.paths["/v1/monitors"].post.responses["403"].description).toContain("too_many_monitors");
     const all = JSON.stringify(doc);
     for (const code of ["missing_auth", "invalid_auth", "invalid_key", "insufficient_scope", "rate_limited", "quota_exceeded", "invalid_request", "payload_too_large", "unsupported_media_type", "service_unavailable", "internal_error", "not_found", "url_not_allowed", "unsupported_content", "upstream_error", "timeout"]) {
       expect(all, code).toContain(code);

@@ -18,7 +18,7 @@ describe("configuration", () => {
     expect(c.dataDir).toBe("./data");
     expect(c.ipRate).toEqual({ ratePerSecond: 100, burst: 200 });
     expect(c.trustProxy).toBe(false);
-    expect(c.plans.free).toEqual({ id: "free", quota: 1000, perMinute: 60, jobsConcurrent: 2, jobsStorageBytes: 100 * 2 ** 20, indexDocuments: 1000 });
+    expect(c.plans.free).toEqual({ id: "free", quota: 1000, perMinute: 60, jobsConcurrent: 2, jobsStorageBytes: 100 * 2 ** 20, indexDocuments: 1000, monitors: 5 });
     expect(c.plans.enterprise.quota).toBeNull();
     expect(c.backends.searxng.url).toBeUndefined();
   });
@@ -36,10 +36,10 @@ describe("configuration", () => {
 
   it("applies QUARRY_PLANS overrides field by field, null meaning unlimited", () => {
     const c = parseConfig({ QUARRY_PLANS: '{"free":{"quota":5,"per_minute":3},"pro":{"quota":null},"team":{"quota":50,"per_minute":9}}' });
-    expect(c.plans.free).toEqual({ id: "free", quota: 5, perMinute: 3, jobsConcurrent: 2, jobsStorageBytes: 100 * 2 ** 20, indexDocuments: 1000 });
-    expect(c.plans.pro).toEqual({ id: "pro", quota: null, perMinute: 500, jobsConcurrent: 10, jobsStorageBytes: 5 * 2 ** 30, indexDocuments: 100_000 });
+    expect(c.plans.free).toEqual({ id: "free", quota: 5, perMinute: 3, jobsConcurrent: 2, jobsStorageBytes: 100 * 2 ** 20, indexDocuments: 1000, monitors: 5 });
+    expect(c.plans.pro).toEqual({ id: "pro", quota: null, perMinute: 500, jobsConcurrent: 10, jobsStorageBytes: 5 * 2 ** 30, indexDocuments: 100_000, monitors: 100 });
     // A new plan takes the job limits it does not name from the lowest plan (as QUARRY_PLANS set it).
-    expect(c.plans.team).toEqual({ id: "team", quota: 50, perMinute: 9, jobsConcurrent: 2, jobsStorageBytes: 100 * 2 ** 20, indexDocuments: 1000 });
+    expect(c.plans.team).toEqual({ id: "team", quota: 50, perMinute: 9, jobsConcurrent: 2, jobsStorageBytes: 100 * 2 ** 20, indexDocuments: 1000, monitors: 5 });
   });
 
   it("reads each plan's job limits from QUARRY_PLANS: jobs_concurrent, and jobs_storage_bytes (null = no cap)", () => {

@@ -127,33 +127,47 @@ function changesOf(engine: ReturnType<typeof engineOf>, body: CrawlRequest | Bat
   return { changes: { tag: body.changes_options?.tag ?? "", diff: body.changes_options?.diff ?? false } };
 }
 
-export async function startCrawl(services: Services, caller: JobCaller, body: CrawlRequest, base: string) {
-  const engine = engineOf(services);
+/** A crawl's job spec from its request (refusals first: a URL Quarry will not reach, a collection that does not exist). */
+export async function crawlSpec(engine: JobEngine, caller: JobCaller, body: CrawlRequest): Promise<JobSpec> {
   refuseUnreachable(engine, [{ field: "url", url: body.url }], body.webhook, false);
-  const spec: JobSpec = {
+  return {
     url: body.url, limit: body.limit, maxDepth: body.max_depth, includePaths: body.include_paths, excludePaths: body.exclude_paths,
     allowSubdomains: body.allow_subdomains, allowExternal: body.allow_external, respectRobots: body.respect_robots, sitemap: body.sitemap,
     formats: body.formats, onlyMainContent: body.only_main_content, timeoutMs: body.timeout_ms, ...rendering(body, engine), webhook: hook(body.webhook),
     ...changesOf(engine, body),
     ...(await collectionOf(engine, caller, body)),
   };
-  await checkQuota(engine, caller);
-  const job = await started(engine, caller, engine.create(caller, "crawl", spec, [body.url], limitsOf(engine, caller.plan)));
-  return { id: job.id, status: job.status, status_url: `${base}${jobPath("crawl", job.id)}` };
 }
 
-export async function startBatch(services: Services, caller: JobCaller, body: BatchRequest, base: string) {
-  const engine = engineOf(services);
+/** A batch's job spec from its request. */
+export async function batchSpec(engine: JobEngine, caller: JobCaller, body: BatchRequest): Promise<JobSpec> {
   refuseUnreachable(engine, body.urls.map((url, i) => ({ field: `urls.${i}`, url })), body.webhook, true);
-  const spec: JobSpec = {
+  return {
     url: null, limit: body.urls.length, maxDepth: 0, includePaths: [], excludePaths: [], allowSubdomains: false, allowExternal: true,
     respectRobots: false, formats: body.formats, onlyMainContent: body.only_main_content, timeoutMs: body.timeout_ms, ...rendering(body, engine),
     webhook: hook(body.webhook),
     ...changesOf(engine, body),
     ...(await collectionOf(engine, caller, body)),
   };
+}
+
+/** Starts a job of `spec` within the caller's quota and job limits (the refusals are ApiErrors). */
+export async function startJob(engine: JobEngine, caller: JobCaller, kind: JobKind, spec: JobSpec, urls: string[], id?: string): Promise<JobRecord> {
   await checkQuota(engine, caller);
-  const job = await started(engine, caller, engine.create(caller, "batch", spec, body.urls, limitsOf(engine, caller.plan)));
+  return started(engine, caller, engine.create(caller, kind, spec, urls, limitsOf(engine, caller.plan), id));
+}
+
+export { engineOf };
+
+export async function startCrawl(services: Services, caller: JobCaller, body: CrawlRequest, base: string) {
+  const engine = engineOf(services);
+  const job = await startJob(engine, caller, "crawl", await crawlSpec(engine, caller, body), [body.url]);
+  return { id: job.id, status: job.status, status_url: `${base}${jobPath("crawl", job.id)}` };
+}
+
+export async function startBatch(services: Services, caller: JobCaller, body: BatchRequest, base: string) {
+  const engine = engineOf(services);
+  const job = await startJob(engine, caller, "batch", await batchSpec(engine, caller, body), body.urls);
   return { id: job.id, status: job.status, status_url: `${base}${jobPath("batch", job.id)}` };
 }
 
