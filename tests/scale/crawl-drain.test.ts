@@ -15,7 +15,7 @@ import { tempDatabase } from "../helpers/pg.ts";
 import { PrivateRedis } from "../helpers/private-services.ts";
 import { createKeyCli, startServer, type Server } from "../helpers/server.ts";
 import { connectionOwner } from "../helpers/socket-owner.ts";
-import { sitePagePaths, startTestSite, type TestSite } from "../helpers/test-site.ts";
+import { PAGE_TIMEOUT_MS, sitePagePaths, startTestSite, type TestSite } from "../helpers/test-site.ts";
 
 const modes = [
   { name: "PostgreSQL alone", redis: false },
@@ -109,7 +109,7 @@ describe.each(modes)("SIGTERM to one of two instances in the middle of a shared 
     const key = newKey();
 
     // Links only (no sitemap): pages are found as the crawl goes, so it is still under way when the signal comes.
-    const started = await json(`${other.url}/v1/crawl`, key, { method: "POST", body: JSON.stringify({ url: `${site.ipUrl}/`, max_depth: 10, limit: 300, timeout_ms: 2000, sitemap: "skip" }) });
+    const started = await json(`${other.url}/v1/crawl`, key, { method: "POST", body: JSON.stringify({ url: `${site.ipUrl}/`, max_depth: 10, limit: 300, timeout_ms: PAGE_TIMEOUT_MS, sitemap: "skip" }) });
     expect(started.id).toMatch(/^crawl_/);
     const statusUrl = `${other.url}/v1/crawl/${started.id}`;
     const recordedBy = (s: Server) => (s.output().match(new RegExp(`"job_id":"${started.id}"[^\\n]*job page recorded`, "g")) ?? []).length;
