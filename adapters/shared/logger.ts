@@ -1,5 +1,5 @@
 /** pino, one JSON line per event, with secrets redacted even if a caller passes one by mistake. */
-import { write as fsWrite, writeSync } from "node:fs";
+import { fstatSync, write as fsWrite, writeSync } from "node:fs";
 import pino from "pino";
 import type { Logger } from "../../core/ports.ts";
 
@@ -23,7 +23,23 @@ export class FdDestination {
   private idle: Array<() => void> = [];
   dropped = 0;
 
-  constructor(private readonly fd: number) {}
+  /**
+   * A regular file takes a write at once (the page cache), never EAGAIN: its batches are written
+   * synchronously, one system call per batch, not through the thread pool (on Bun an async
+   * fs.write cost more CPU than the lines it wrote, issue #33). A pipe or a terminal, whose reader
+   * may stall, is written asynchronously.
+   */
+  private readonly file: boolean;
+
+  constructor(private readonly fd: number) {
+    let file = false;
+    try {
+      file = fstatSync(fd).isFile();
+    } catch {
+      // not one we can look at: treated as a pipe
+    }
+    this.file = file;
+  }
 
   write(line: string): boolean {
     if (this.broken) return true;
@@ -70,11 +86,22 @@ export class FdDestination {
       for (const done of this.idle.splice(0)) done();
       return;
     }
-    this.writing = true;
     const chunk = this.queue.join("");
     this.queue = [];
     this.queuedBytes = 0;
+    if (this.file) return this.writeFile(Buffer.from(chunk));
+    this.writing = true;
     this.send(Buffer.from(chunk));
+  }
+
+  private writeFile(buf: Buffer): void {
+    try {
+      for (let at = 0; at < buf.length; ) at += writeSync(this.fd, buf, at, buf.length - at);
+    } catch {
+      // ENOSPC, EBADF, EIO: logging ends, as for a broken pipe.
+      this.broken = true;
+    }
+    for (const done of this.idle.splice(0)) done();
   }
 
   private send(buf: Buffer): void {
