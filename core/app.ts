@@ -33,7 +33,7 @@ import { searchRoutes } from "./operations/search/route.ts";
 import { socialRoutes } from "./operations/social/route.ts";
 import { videoRoutes } from "./operations/video/route.ts";
 import { createServices, type ServiceOptions } from "./services.ts";
-import { loadLibraries } from "./lazy.ts";
+import { librariesLoaded, loadLibraries } from "./lazy.ts";
 import { mountDashboard } from "./dashboard/mod.ts";
 import { mountDocs } from "./docs/mod.ts";
 import { apiGuide } from "./docs/guide.ts";
@@ -115,7 +115,8 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
     if (r.body) steps.push(jsonBody(r.body, r.maxBodyBytes));
     if (r.auth) steps.push(admit(ports.counters, clock, r.group, lastUsed, logger));
     // Operations parse HTML and count tokens: those libraries load on the first one, not at start-up.
-    if (r.group) steps.push(async (_c, next) => (await loadLibraries(), next()));
+    // Not async once they are loaded: no promise of this step's own per request.
+    if (r.group) steps.push((_c, next) => (librariesLoaded() ? next() : loadLibraries().then(next)));
     app.on([r.method], [r.path], ...(steps as [MiddlewareHandler<AppEnv>]), r.handler);
   }
 

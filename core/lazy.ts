@@ -52,6 +52,11 @@ export function loadExtractLibraries(): Promise<void> {
   return loadingDom;
 }
 
+/** Whether `loadLibraries()` has resolved: the gateway then passes on without awaiting it. */
+export function librariesLoaded(): boolean {
+  return ready;
+}
+
 export function loadLibraries(): Promise<void> {
   if (ready) return Promise.resolve();
   loading ??= Promise.all([loadExtractLibraries(), loadTokenizer()]).then(() => void (ready = true));

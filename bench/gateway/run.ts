@@ -181,7 +181,7 @@ function wrkScript(t: Target): string {
 function wrk(t: Target, secs: number, conns: number): Promise<Load> {
   const script = wrkScript(t);
   return new Promise((resolve, reject) => {
-    const p = spawn("wrk", ["-t1", `-c${conns}`, `-d${secs}s`, "--latency", "-s", script, t.url], { stdio: ["ignore", "pipe", "pipe"] });
+    const p = spawn("wrk", ["-t1", `-c${conns}`, `-d${secs}s`, "--timeout", "10s", "--latency", "-s", script, t.url], { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     p.stdout.on("data", (d) => (out += d));
     p.stderr.on("data", (d) => (out += d));

@@ -35,11 +35,21 @@ export function guard(auth: Authenticator, planOf: AccountPlans, scope: string |
 /** Reads, size-checks (`maxBytes`, the route's own cap or 64 KiB), parses and validates a JSON body; the result is in `c.var.body`. */
 export function jsonBody<S extends v.GenericSchema>(schema: S, maxBytes = MAX_BODY_BYTES): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const declared = Number(c.req.header("content-length") ?? "0");
+    const length = c.req.header("content-length");
+    const declared = Number(length ?? "0");
     if (declared > maxBytes) throw tooLarge(maxBytes);
     refuseEncoded(c.req.header("content-encoding"));
-    const stream = c.req.raw.body;
-    const raw = stream ? await readCapped(stream, maxBytes) : "";
+    // A body framed by its Content-Length (and no Transfer-Encoding) is that many bytes, under the
+    // cap just checked: read whole, which Deno and Bun answer from the bytes they already hold
+    // (a stream over them was a fifth of a cached scrape's CPU on Deno). Any other is read through
+    // the cap.
+    const framed = length !== undefined && /^\d+$/.test(length) && c.req.header("transfer-encoding") === undefined;
+    let raw: string;
+    if (framed) raw = await c.req.raw.text();
+    else {
+      const stream = c.req.raw.body;
+      raw = stream ? await readCapped(stream, maxBytes) : "";
+    }
     const type = c.req.header("content-type");
     if (raw.trim() === "") throw new ApiError("invalid_request", "A JSON request body is required.");
     if (!type || !/^application\/json\s*(;|$)/i.test(type)) {
@@ -69,8 +79,10 @@ export function objectBody(data: unknown): object {
   return data;
 }
 
+const utf8 = new TextDecoder();
+
 export async function readCapped(stream: ReadableStream<Uint8Array>, maxBytes = MAX_BODY_BYTES): Promise<string> {
-  return new TextDecoder().decode(await readAllCapped(stream, maxBytes, () => tooLarge(maxBytes)));
+  return utf8.decode(await readAllCapped(stream, maxBytes, () => tooLarge(maxBytes)));
 }
 
 export function tooLarge(maxBytes = MAX_BODY_BYTES): ApiError {

@@ -79,6 +79,23 @@ function recent<T>(read: () => Promise<T>): () => Promise<T> {
   };
 }
 
+/**
+ * One run of `make` shared by every caller that asked before it began: the first caller of a turn
+ * schedules it for the end of the turn (after the I/O callbacks that delivered this turn's
+ * requests), later callers of the turn join it, and one asking once it has begun waits for the next.
+ */
+function perTurn<T>(make: () => Promise<T>): () => Promise<T> {
+  const later: (f: () => void) => void = globalThis.setImmediate ?? ((f) => setTimeout(f, 0));
+  let next: Promise<T> | null = null;
+  return () =>
+    (next ??= new Promise<T>((resolve, reject) =>
+      later(() => {
+        next = null;
+        make().then(resolve, reject);
+      })
+    ));
+}
+
 /** Share of the descriptor limit from which /health is degraded: past it, accepting a connection or opening a socket soon fails. */
 const DESCRIPTORS_NEAR_LIMIT = 0.9;
 
@@ -141,7 +158,18 @@ export function healthRoutes({ ports, config }: AppDeps, probes: HealthProbes, s
     return { status: near ? "near_limit" : "ok", open: use.open, limit: use.limit };
   }
 
+  // The answer is made once per turn of the event loop for every /health request that arrived
+  // in it (load balancers poll it, several at once): made after each of them asked, so as fresh as
+  // an answer of its own. Its probes, the descriptor count, the backends' report and the body cost
+  // tens of µs, which a request per poller each made again (issue #33).
+  const answer = perTurn(compute);
   async function handler(c: Context<AppEnv>) {
+    const { text, code } = await answer();
+    c.header("Cache-Control", "no-store");
+    return c.body(text, code, { "Content-Type": "application/json" });
+  }
+
+  async function compute(): Promise<{ text: string; code: 200 | 503 }> {
     const now = ports.clock.now();
     const counters = ports.counters;
     const [db, limits, cache, sources, metasearch] = await Promise.all([
@@ -199,8 +227,7 @@ export function healthRoutes({ ports, config }: AppDeps, probes: HealthProbes, s
     });
     const backendsJson = JSON.stringify(backends);
     const text = body.replaceAll(`"${BACKENDS}"`, () => backendsJson);
-    c.header("Cache-Control", "no-store");
-    return c.body(text, status === "unavailable" ? 503 : 200, { "Content-Type": "application/json" });
+    return { text, code: status === "unavailable" ? 503 : 200 };
   }
 
   return [

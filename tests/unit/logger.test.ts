@@ -52,3 +52,40 @@ describe("createLogger over an FdDestination", () => {
     expect(lines.every((l) => l.key === REDACTED && l.msg === "line")).toBe(true);
   });
 });
+
+describe("createLogger's own writing of flat lines", () => {
+  it("writes the same JSON pino writes, and leaves errors, nested objects and secrets to pino", async () => {
+    const pino = (await import("pino")).default;
+    const capture = () => {
+      const lines: string[] = [];
+      return { lines, write: (l: string) => (lines.push(l), true) };
+    };
+    const ours = capture();
+    const theirs = capture();
+    const logger = createLogger("info", ours as never);
+    // pino as createLogger configures it, but every line written by pino itself.
+    const reference = pino({ level: "info", base: undefined, timestamp: () => "", formatters: { log: redactSecrets } }, theirs as never);
+    const objects: object[] = [
+      { req_id: "req_1", method: "GET", path: "/v1/usage", status: 200, duration_ms: 0.4, key_id: "key_1", account: "acme" },
+      { path: '/a"b\\c\n', n: NaN, inf: -Infinity, yes: true, no: false, gone: undefined, lone: "\ud800x", unicode: "é✓" },
+      { msg: "inside" },
+      {},
+      { err: new Error("boom") },
+      { nested: { a: 1 } },
+      { key: SECRET, other: "x" },
+      { list: [1, 2] },
+    ];
+    for (const o of objects) {
+      logger.info(o, "line %s");
+      reference.info(o, "line %s");
+      logger.info(o);
+      reference.info(o);
+      logger.debug(o, "not written");
+    }
+    const strip = (l: string) => JSON.parse(l.replace(/,"time":"[^"]*"/, ""));
+    expect(ours.lines.length).toBe(theirs.lines.length);
+    expect(ours.lines.map(strip)).toEqual(theirs.lines.map(strip));
+    expect(ours.lines.every((l) => /^\{"level":30,"time":"\d{4}-\d\d-\d\dT[\d:.]+Z"[,}]/.test(l) && l.endsWith("}\n"))).toBe(true);
+    expect(ours.lines.join("")).not.toContain(SECRET);
+  });
+});
