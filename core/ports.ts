@@ -223,4 +223,10 @@ export interface Ports {
    * absent where the runtime cannot tell (the adapters read Linux's /proc).
    */
   descriptors?: () => { open: number; limit: number | null };
+  /**
+   * Runs `run` once the I/O callbacks of this turn of the event loop have run (the adapters give
+   * setImmediate where the runtime has it): work shared by the requests that arrived in one turn
+   * (/health). Absent = a zero timer.
+   */
+  nextTurn?: (run: () => void) => void;
 }

@@ -281,6 +281,7 @@ function assemble(stores: Stores, config: Config, runtime: RuntimeParts, logger:
       render,
       ...(extract ? { extract } : {}),
       ...(descriptors ? { descriptors } : {}),
+      ...nextTurn,
     },
     describe,
     close: async () => {
@@ -291,9 +292,12 @@ function assemble(stores: Stores, config: Config, runtime: RuntimeParts, logger:
   };
 }
 
+/** After this turn's I/O callbacks: setImmediate where the runtime has it (Node, Bun, Deno's Node globals). */
+const nextTurn: Pick<Ports, "nextTurn"> = typeof globalThis.setImmediate === "function" ? { nextTurn: (run) => void setImmediate(run) } : {};
+
 export function memoryPorts(logger: Logger, clock: Clock = systemClock, pages: PagePort = noPages, sqlite?: SqliteConnectorFactory): Ports {
   const { describe: _d, close: _c, ...storage } = memoryStores(clock, {}, undefined, sqlite);
-  return { ...storage, clock, logger, fetch: upstreamTransport(), pages, docsAssets: docsAssets() };
+  return { ...storage, clock, logger, fetch: upstreamTransport(), pages, docsAssets: docsAssets(), ...nextTurn };
 }
 
 /**

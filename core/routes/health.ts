@@ -81,11 +81,10 @@ function recent<T>(read: () => Promise<T>): () => Promise<T> {
 
 /**
  * One run of `make` shared by every caller that asked before it began: the first caller of a turn
- * schedules it for the end of the turn (after the I/O callbacks that delivered this turn's
+ * schedules it for the end of the turn (`later`: after the I/O callbacks that delivered this turn's
  * requests), later callers of the turn join it, and one asking once it has begun waits for the next.
  */
-function perTurn<T>(make: () => Promise<T>): () => Promise<T> {
-  const later: (f: () => void) => void = globalThis.setImmediate ?? ((f) => setTimeout(f, 0));
+function perTurn<T>(make: () => Promise<T>, later: (run: () => void) => void): () => Promise<T> {
   let next: Promise<T> | null = null;
   return () =>
     (next ??= new Promise<T>((resolve, reject) =>
@@ -162,7 +161,7 @@ export function healthRoutes({ ports, config }: AppDeps, probes: HealthProbes, s
   // in it (load balancers poll it, several at once): made after each of them asked, so as fresh as
   // an answer of its own. Its probes, the descriptor count, the backends' report and the body cost
   // tens of µs, which a request per poller each made again (issue #33).
-  const answer = perTurn(compute);
+  const answer = perTurn(compute, ports.nextTurn ?? ((run) => setTimeout(run, 0)));
   async function handler(c: Context<AppEnv>) {
     const { text, code } = await answer();
     c.header("Cache-Control", "no-store");
