@@ -83,9 +83,42 @@ const bytesOf = (d: IndexedDocument) => {
 export class SqlCollectionStore implements CollectionStore {
   constructor(private readonly db: SqlDriver) {}
 
-  /** SQLite makes its tables here; PostgreSQL's come with the other migrations, under their lock. */
+  /** SQLite makes its tables here; PostgreSQL's come with the other migrations, under their lock. Both carry older collections over. */
   async init(): Promise<void> {
     if (this.db.dialect === "sqlite") await this.db.exec(COLLECTIONS_SQLITE_SCHEMA);
+    await this.upgrade();
+  }
+
+  /**
+   * Collections made before the stores ranked alike kept their passages in `quarry_collection_passages`
+   * (and, on SQLite, FTS5's `quarry_collection_fts` with the porter tokenizer): their passages are read
+   * again into the tables of this version, with their statistics, and the old tables dropped, once.
+   */
+  private async upgrade(): Promise<void> {
+    const sqlite = this.db.dialect === "sqlite";
+    await this.db.tx(async (q) => {
+      if (!sqlite) await q("SELECT pg_advisory_xact_lock(730130)");
+      const old = sqlite
+        ? await q("SELECT name FROM sqlite_master WHERE name = 'quarry_collection_fts'")
+        : await q("SELECT 1 AS name WHERE to_regclass('quarry_collection_passages') IS NOT NULL");
+      if (!old.length) return;
+      const rows = sqlite
+        ? await q("SELECT p.account, p.collection, p.doc_id, f.title, f.heading, f.body FROM quarry_collection_passages p JOIN quarry_collection_fts f ON f.rowid = p.rowid ORDER BY p.rowid")
+        : await q("SELECT account, collection, doc_id, title, heading, body FROM quarry_collection_passages ORDER BY id");
+      const stats = new Map<string, { account: string; name: string; stats: Stats }>();
+      const text = (v: unknown) => (v === null || v === "" ? null : String(v));
+      for (const r of rows) {
+        const key = JSON.stringify([r.account, r.collection]);
+        let c = stats.get(key);
+        if (!c) stats.set(key, (c = { account: String(r.account), name: String(r.collection), stats: new Stats() }));
+        const a = analyzePassage(text(r.title), text(r.heading), String(r.body));
+        c.stats.count(a, 1);
+        await this.insertPassage(q, c.account, c.name, String(r.doc_id), text(r.heading), String(r.body), a);
+      }
+      for (const c of stats.values()) await this.saveStats(q, c.account, c.name, c.stats);
+      if (sqlite) await q("DROP TABLE quarry_collection_fts");
+      await q("DROP TABLE quarry_collection_passages");
+    });
   }
 
   async create(account: string, name: string, description: string | null, now: number): Promise<CollectionInfo | null> {
