@@ -25,17 +25,20 @@ CREATE TABLE IF NOT EXISTS quarry_collection_docs (
   PRIMARY KEY (account, collection, id)
 );
 CREATE INDEX IF NOT EXISTS quarry_collection_docs_account ON quarry_collection_docs (account);
-CREATE TABLE IF NOT EXISTS quarry_collection_df (
-  account TEXT NOT NULL, collection TEXT NOT NULL, term TEXT NOT NULL, df INTEGER NOT NULL,
-  PRIMARY KEY (account, collection, term)
-);
 CREATE TABLE IF NOT EXISTS quarry_collection_stats (
   account TEXT NOT NULL, collection TEXT NOT NULL, passages BIGINT NOT NULL, length DOUBLE PRECISION NOT NULL,
   PRIMARY KEY (account, collection)
 );
 `;
 
+/** How many passages of a collection hold each term (SQLite keeps it in its primary key's b-tree alone). */
+const DF_TABLE = `CREATE TABLE IF NOT EXISTS quarry_collection_df (
+  account TEXT NOT NULL, collection TEXT NOT NULL, term TEXT NOT NULL, df INTEGER NOT NULL,
+  PRIMARY KEY (account, collection, term)
+)`;
+
 export const COLLECTIONS_SQLITE_SCHEMA = `${COMMON_SCHEMA}
+${DF_TABLE} WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS quarry_collection_chunks (
   rowid INTEGER PRIMARY KEY, account TEXT NOT NULL, collection TEXT NOT NULL, doc_id TEXT NOT NULL,
   heading TEXT, body TEXT NOT NULL, length REAL NOT NULL
@@ -46,6 +49,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS quarry_collection_postings USING fts5vocab(qu
 `;
 
 export const COLLECTIONS_PG_SCHEMA = `${COMMON_SCHEMA}
+${DF_TABLE};
 CREATE TABLE IF NOT EXISTS quarry_collection_chunks (
   id BIGSERIAL PRIMARY KEY, account TEXT NOT NULL, collection TEXT NOT NULL, doc_id TEXT NOT NULL,
   heading TEXT, body TEXT NOT NULL, length DOUBLE PRECISION NOT NULL, tsv tsvector NOT NULL
@@ -300,38 +304,54 @@ export class SqlCollectionStore implements CollectionStore {
     if (!n) return [];
     const avg = Number(st!.length) / n || 1;
     const dfs = await this.db.query(`SELECT term, df FROM quarry_collection_df WHERE account = ? AND collection = ? AND term IN (${stems.map(() => "?").join(", ")})`, [account, name, ...stems]);
-    const q = dfs.map((r) => ({ term: String(r.term), idf: idf(n, Number(r.df)) })).filter((t) => t.idf > 0);
+    const q = dfs.map((r) => ({ term: String(r.term), df: Number(r.df), idf: idf(n, Number(r.df)) })).filter((t) => t.idf > 0).sort((x, y) => y.idf - x.idf);
     if (!q.length) return [];
     const { k1, b } = BM25;
     // Σ over the query's terms of idf × tf·(k1+1) / (tf + k1·(1 − b + b·length/avg)), tf and length weighted by field.
     const bm25 = (tf: string, length: string) => `${tf} * ${k1 + 1} / (${tf} + ${k1} * (${1 - b} + ${b} * ${length} / ?))`;
     // Passages first, their documents' URL and title after: one join across both tables let
     // PostgreSQL's planner, before statistics exist, loop over every document for every passage.
-    const rows =
-      this.db.dialect === "sqlite"
-        ? await this.db.query(
-            `SELECT c.rowid AS id, c.doc_id, c.heading, c.body, sum(tf.idf * ${bm25("tf.f", "c.length")}) AS score
-             FROM (SELECT doc, term, max(idf) AS idf, sum(CASE col WHEN 'title' THEN ${W.title} WHEN 'heading' THEN ${W.heading} ELSE ${W.body} END) AS f
-                   FROM (${q.map(() => "SELECT doc, term, col, ? AS idf FROM quarry_collection_postings WHERE term = ?").join(" UNION ALL ")})
-                   GROUP BY doc, term) tf
-             CROSS JOIN quarry_collection_chunks c ON c.rowid = tf.doc
-             WHERE c.account = ? AND c.collection = ?
-             GROUP BY c.rowid ORDER BY score DESC, c.rowid LIMIT ?`,
-            [avg, ...q.flatMap((t) => [t.idf, t.term]), account, name, limit],
-          )
-        : await this.db.query(
-            `WITH q AS (SELECT * FROM unnest(?::text[], ?::float8[]) AS q(term, idf))
-             SELECT c.id, c.doc_id, c.heading, c.body, sum(q.idf * ${bm25("tf.f", "c.length")}) AS score
-             FROM quarry_collection_chunks c
-             CROSS JOIN LATERAL (
-               SELECT u.lexeme AS term, (SELECT sum(CASE w WHEN 'A' THEN ${W.title} WHEN 'B' THEN ${W.heading} ELSE ${W.body} END) FROM unnest(u.weights) w) AS f
-               FROM unnest(c.tsv) u WHERE u.lexeme = ANY(?::text[])
-             ) tf
-             JOIN q ON q.term = tf.term
-             WHERE c.account = ? AND c.collection = ? AND c.tsv @@ ?::tsquery
-             GROUP BY c.id ORDER BY score DESC, c.id LIMIT ?`,
-            [q.map((t) => t.term), q.map((t) => t.idf), avg, q.map((t) => t.term), account, name, q.map((t) => `'${t.term}'`).join(" | "), limit],
-          );
+    let rows: Row[];
+    if (this.db.dialect === "sqlite") {
+      // FTS5 reads each term's postings in order, which costs little even for common terms.
+      rows = await this.db.query(
+        `SELECT c.rowid AS id, c.doc_id, c.heading, c.body, sum(tf.idf * ${bm25("tf.f", "c.length")}) AS score
+         FROM (SELECT doc, term, max(idf) AS idf, sum(CASE col WHEN 'title' THEN ${W.title} WHEN 'heading' THEN ${W.heading} ELSE ${W.body} END) AS f
+               FROM (${q.map(() => "SELECT doc, term, col, ? AS idf FROM quarry_collection_postings WHERE term = ?").join(" UNION ALL ")})
+               GROUP BY doc, term) tf
+         CROSS JOIN quarry_collection_chunks c ON c.rowid = tf.doc
+         WHERE c.account = ? AND c.collection = ?
+         GROUP BY c.rowid ORDER BY score DESC, c.rowid LIMIT ?`,
+        [avg, ...q.flatMap((t) => [t.idf, t.term]), account, name, limit],
+      );
+    } else {
+      // PostgreSQL reads the terms of every passage it scores, so it scores as few as the answer allows
+      // (MaxScore): first the passages holding one of the rarest terms; a term adds at most idf × (k1+1),
+      // so once the limit-th score is known, passages holding only terms whose bounds sum below it cannot
+      // reach the answer, and the others are scored only if such terms are left. The answer is exact.
+      const pgRows = (match: typeof q) =>
+        this.db.query(
+          `WITH q AS (SELECT * FROM unnest(?::text[], ?::float8[]) AS q(term, idf))
+           SELECT c.id, c.doc_id, c.heading, c.body, sum(q.idf * ${bm25("tf.f", "c.length")}) AS score
+           FROM quarry_collection_chunks c
+           CROSS JOIN LATERAL (
+             SELECT u.lexeme AS term, (SELECT sum(CASE w WHEN 'A' THEN ${W.title} WHEN 'B' THEN ${W.heading} ELSE ${W.body} END) FROM unnest(u.weights) w) AS f
+             FROM unnest(c.tsv) u WHERE u.lexeme = ANY(?::text[])
+           ) tf
+           JOIN q ON q.term = tf.term
+           WHERE c.account = ? AND c.collection = ? AND c.tsv @@ ?::tsquery
+           GROUP BY c.id ORDER BY score DESC, c.id LIMIT ?`,
+          [q.map((t) => t.term), q.map((t) => t.idf), avg, q.map((t) => t.term), account, name, match.map((t) => `'${t.term}'`).join(" | "), limit],
+        );
+      const bound = (t: (typeof q)[number]) => t.idf * (k1 + 1);
+      let first = 1;
+      for (let seen = q[0]!.df; first < q.length && seen + q[first]!.df <= Math.max(2000, limit * 10); first++) seen += q[first]!.df;
+      rows = await pgRows(q.slice(0, first));
+      const threshold = rows.length >= limit ? Number(rows[limit - 1]!.score) : 0;
+      let needed = q.length, below = 0;
+      while (needed > 0 && below + bound(q[needed - 1]!) < threshold) below += bound(q[--needed]!);
+      if (needed > first) rows = await pgRows(q.slice(0, needed));
+    }
     const docs = new Map<string, Row>();
     const ids = [...new Set(rows.map((r) => String(r.doc_id)))];
     for (let i = 0; i < ids.length; i += 500) {
