@@ -117,7 +117,7 @@ export class SqlCollectionStore implements CollectionStore {
         if (!c) stats.set(key, (c = { account: String(r.account), name: String(r.collection), stats: new Stats() }));
         const a = analyzePassage(text(r.title), text(r.heading), String(r.body));
         c.stats.count(a, 1);
-        await this.insertPassage(q, c.account, c.name, String(r.doc_id), text(r.heading), String(r.body), a);
+        await this.insertPassages(q, c.account, c.name, [{ docId: String(r.doc_id), heading: text(r.heading), text: String(r.body), a }]);
       }
       for (const c of stats.values()) await this.saveStats(q, c.account, c.name, c.stats);
       if (sqlite) await q("DROP TABLE quarry_collection_fts");
@@ -210,6 +210,7 @@ export class SqlCollectionStore implements CollectionStore {
       }
       const outcome = { added: [] as string[], replaced: [] as string[], unchanged: [] as string[] };
       const stats = new Stats();
+      const passages: NewPassage[] = [];
       for (const d of docs) {
         const was = existing.get(d.id);
         if (was?.hash === d.hash) {
@@ -231,9 +232,10 @@ export class SqlCollectionStore implements CollectionStore {
         for (const p of d.passages) {
           const a = analyzePassage(d.title, p.heading, p.text);
           stats.count(a, 1);
-          await this.insertPassage(q, account, name, d.id, p.heading, p.text, a);
+          passages.push({ docId: d.id, heading: p.heading, text: p.text, a });
         }
       }
+      await this.insertPassages(q, account, name, passages);
       await this.saveStats(q, account, name, stats);
       if (outcome.added.length || outcome.replaced.length) await q("UPDATE quarry_collections SET updated_at = ? WHERE account = ? AND name = ?", [opts.now, account, name]);
       return { ok: true, outcome };
@@ -259,13 +261,22 @@ export class SqlCollectionStore implements CollectionStore {
     if (changes.some(([, n]) => n < 0)) await q("DELETE FROM quarry_collection_df WHERE account = ? AND collection = ? AND df <= 0", [account, name]);
   }
 
-  private async insertPassage(q: Query, account: string, name: string, docId: string, heading: string | null, text: string, a: AnalyzedPassage): Promise<void> {
+  /** SQLite: a statement per passage (no round trips to save); PostgreSQL: 100 passages a statement. */
+  private async insertPassages(q: Query, account: string, name: string, passages: NewPassage[]): Promise<void> {
     if (this.db.dialect === "sqlite") {
-      const [row] = await q("INSERT INTO quarry_collection_chunks (account, collection, doc_id, heading, body, length) VALUES (?, ?, ?, ?, ?, ?) RETURNING rowid", [account, name, docId, heading, text, a.length]);
-      await q("INSERT INTO quarry_collection_terms (rowid, title, heading, body) VALUES (?, ?, ?, ?)", [row!.rowid, a.title.join(" "), a.heading.join(" "), a.body.join(" ")]);
+      for (const p of passages) {
+        const [row] = await q("INSERT INTO quarry_collection_chunks (account, collection, doc_id, heading, body, length) VALUES (?, ?, ?, ?, ?, ?) RETURNING rowid", [account, name, p.docId, p.heading, p.text, p.a.length]);
+        await q("INSERT INTO quarry_collection_terms (rowid, title, heading, body) VALUES (?, ?, ?, ?)", [row!.rowid, p.a.title.join(" "), p.a.heading.join(" "), p.a.body.join(" ")]);
+      }
       return;
     }
-    await q("INSERT INTO quarry_collection_chunks (account, collection, doc_id, heading, body, length, tsv) VALUES (?, ?, ?, ?, ?, ?, ?::tsvector)", [account, name, docId, heading, text, a.length, tsvectorOf(a)]);
+    for (let i = 0; i < passages.length; i += 100) {
+      const part = passages.slice(i, i + 100);
+      await q(
+        `INSERT INTO quarry_collection_chunks (account, collection, doc_id, heading, body, length, tsv) VALUES ${part.map(() => "(?, ?, ?, ?, ?, ?, ?::tsvector)").join(", ")}`,
+        part.flatMap((p) => [account, name, p.docId, p.heading, p.text, p.a.length, tsvectorOf(p.a)]),
+      );
+    }
   }
 
   async documents(account: string, name: string, skip: number, limit: number): Promise<DocumentInfo[]> {
@@ -372,6 +383,13 @@ export class SqlCollectionStore implements CollectionStore {
       }];
     });
   }
+}
+
+interface NewPassage {
+  docId: string;
+  heading: string | null;
+  text: string;
+  a: AnalyzedPassage;
 }
 
 /** What one change does to a collection's statistics: passages and weighted length added (or taken), and each term's passage count. */

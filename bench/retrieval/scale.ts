@@ -15,7 +15,7 @@
  * typed), searched as `POST /v1/collections/{name}/search` does (10 documents, 3 passages each).
  *
  *   npx tsx bench/retrieval/scale.ts                          # SQLite, 100,000 passages
- *   npx tsx bench/retrieval/scale.ts --store pg --passages 1000000
+ *   npx tsx bench/retrieval/scale.ts --store pg --passages 1000000 --queries 100
  */
 import { mkdtempSync, readFileSync, rmSync, statSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -64,7 +64,7 @@ function copyOf(k: number) {
 }
 
 const qr = rng(424242);
-const queries = Array.from({ length: 300 }, () => {
+const queries = Array.from({ length: Number(arg("queries", "300")) }, () => {
   const words = articles[Math.floor(qr() * articles.length)]!.text.split(/\s+/).filter(Boolean);
   const n = 2 + Math.floor(qr() * 5);
   const at = Math.floor(qr() * Math.max(1, words.length - n));
