@@ -322,47 +322,53 @@ export class SqlCollectionStore implements CollectionStore {
     const bm25 = (tf: string, length: string) => `${tf} * ${k1 + 1} / (${tf} + ${k1} * (${1 - b} + ${b} * ${length} / ?))`;
     // Passages first, their documents' URL and title after: one join across both tables let
     // PostgreSQL's planner, before statistics exist, loop over every document for every passage.
-    let rows: Row[];
-    if (this.db.dialect === "sqlite") {
-      // FTS5 reads each term's postings in order, which costs little even for common terms.
-      rows = await this.db.query(
-        `SELECT c.rowid AS id, c.doc_id, c.heading, c.body, sum(tf.idf * ${bm25("tf.f", "c.length")}) AS score
-         FROM (SELECT doc, term, max(idf) AS idf, sum(CASE col WHEN 'title' THEN ${W.title} WHEN 'heading' THEN ${W.heading} ELSE ${W.body} END) AS f
-               FROM (${q.map(() => "SELECT doc, term, col, ? AS idf FROM quarry_collection_postings WHERE term = ?").join(" UNION ALL ")})
-               GROUP BY doc, term) tf
-         CROSS JOIN quarry_collection_chunks c ON c.rowid = tf.doc
-         WHERE c.account = ? AND c.collection = ?
-         GROUP BY c.rowid ORDER BY score DESC, c.rowid LIMIT ?`,
-        [avg, ...q.flatMap((t) => [t.idf, t.term]), account, name, limit],
-      );
-    } else {
-      // PostgreSQL reads the terms of every passage it scores, so it scores as few as the answer allows
-      // (MaxScore): first the passages holding one of the rarest terms; a term adds at most idf × (k1+1),
-      // so once the limit-th score is known, passages holding only terms whose bounds sum below it cannot
-      // reach the answer, and the others are scored only if such terms are left. The answer is exact.
-      const pgRows = (match: typeof q) =>
-        this.db.query(
-          `WITH q AS (SELECT * FROM unnest(?::text[], ?::float8[]) AS q(term, idf))
-           SELECT c.id, c.doc_id, c.heading, c.body, sum(q.idf * ${bm25("tf.f", "c.length")}) AS score
-           FROM quarry_collection_chunks c
-           CROSS JOIN LATERAL (
-             SELECT u.lexeme AS term, (SELECT sum(CASE w WHEN 'A' THEN ${W.title} WHEN 'B' THEN ${W.heading} ELSE ${W.body} END) FROM unnest(u.weights) w) AS f
-             FROM unnest(c.tsv) u WHERE u.lexeme = ANY(?::text[])
-           ) tf
-           JOIN q ON q.term = tf.term
-           WHERE c.account = ? AND c.collection = ? AND c.tsv @@ ?::tsquery
-           GROUP BY c.id ORDER BY score DESC, c.id LIMIT ?`,
-          [q.map((t) => t.term), q.map((t) => t.idf), avg, q.map((t) => t.term), account, name, match.map((t) => `'${t.term}'`).join(" | "), limit],
+    // Every passage that holds a term is scored with all the query's terms, and the passages to score are
+    // as few as the answer allows (MaxScore): first those holding one of the rarest terms; a term adds at
+    // most idf × (k1+1), so once the limit-th score is known, passages holding only terms whose bounds sum
+    // below it cannot reach the answer, and the others are scored only if such terms are left. The answer
+    // is the same as scoring every passage that holds any term.
+    const scored = (match: typeof q): Promise<Row[]> => {
+      if (this.db.dialect === "sqlite") {
+        // FTS5's postings of each term (fts5vocab); a term that does not choose passages is read only for those chosen.
+        const chosen = new Set(match.map((t) => t.term));
+        const all = match.length === q.length;
+        return this.db.query(
+          `WITH cand(doc) AS (${all ? "SELECT 0" : match.map(() => "SELECT doc FROM quarry_collection_postings WHERE term = ?").join(" UNION ")})
+           SELECT c.rowid AS id, c.doc_id, c.heading, c.body, sum(tf.idf * ${bm25("tf.f", "c.length")}) AS score
+           FROM (SELECT doc, term, max(idf) AS idf, sum(CASE col WHEN 'title' THEN ${W.title} WHEN 'heading' THEN ${W.heading} ELSE ${W.body} END) AS f
+                 FROM (${q.map((t) => `SELECT doc, term, col, ? AS idf FROM quarry_collection_postings WHERE term = ?${chosen.has(t.term) ? "" : " AND doc IN cand"}`).join(" UNION ALL ")})
+                 GROUP BY doc, term) tf
+           CROSS JOIN quarry_collection_chunks c ON c.rowid = tf.doc
+           WHERE c.account = ? AND c.collection = ?
+           GROUP BY c.rowid ORDER BY score DESC, c.rowid LIMIT ?`,
+          [...(all ? [] : match.map((t) => t.term)), avg, ...q.flatMap((t) => [t.idf, t.term]), account, name, limit],
         );
-      const bound = (t: (typeof q)[number]) => t.idf * (k1 + 1);
-      let first = 1;
-      for (let seen = q[0]!.df; first < q.length && seen + q[first]!.df <= Math.max(2000, limit * 10); first++) seen += q[first]!.df;
-      rows = await pgRows(q.slice(0, first));
-      const threshold = rows.length >= limit ? Number(rows[limit - 1]!.score) : 0;
-      let needed = q.length, below = 0;
-      while (needed > 0 && below + bound(q[needed - 1]!) < threshold) below += bound(q[--needed]!);
-      if (needed > first) rows = await pgRows(q.slice(0, needed));
-    }
+      }
+      // PostgreSQL reads the terms of each passage it scores from the passage's tsvector.
+      return this.db.query(
+        `WITH q AS (SELECT * FROM unnest(?::text[], ?::float8[]) AS q(term, idf))
+         SELECT c.id, c.doc_id, c.heading, c.body, sum(q.idf * ${bm25("tf.f", "c.length")}) AS score
+         FROM quarry_collection_chunks c
+         CROSS JOIN LATERAL (
+           SELECT u.lexeme AS term, (SELECT sum(CASE w WHEN 'A' THEN ${W.title} WHEN 'B' THEN ${W.heading} ELSE ${W.body} END) FROM unnest(u.weights) w) AS f
+           FROM unnest(c.tsv) u WHERE u.lexeme = ANY(?::text[])
+         ) tf
+         JOIN q ON q.term = tf.term
+         WHERE c.account = ? AND c.collection = ? AND c.tsv @@ ?::tsquery
+         GROUP BY c.id ORDER BY score DESC, c.id LIMIT ?`,
+        [q.map((t) => t.term), q.map((t) => t.idf), avg, q.map((t) => t.term), account, name, match.map((t) => `'${t.term}'`).join(" | "), limit],
+      );
+    };
+    const bound = (t: (typeof q)[number]) => t.idf * (k1 + 1);
+    // Two passes pay only when the terms' passages are many: below 20,000 postings all are scored at once.
+    const budget = Math.max(2000, limit * 10);
+    let first = q.reduce((a, t) => a + t.df, 0) <= 20_000 ? q.length : 1;
+    for (let seen = q[0]!.df; first < q.length && seen + q[first]!.df <= budget; first++) seen += q[first]!.df;
+    let rows = await scored(q.slice(0, first));
+    const threshold = rows.length >= limit ? Number(rows[limit - 1]!.score) : 0;
+    let needed = q.length, below = 0;
+    while (needed > 0 && below + bound(q[needed - 1]!) < threshold) below += bound(q[--needed]!);
+    if (needed > first) rows = await scored(q.slice(0, needed));
     const docs = new Map<string, Row>();
     const ids = [...new Set(rows.map((r) => String(r.doc_id)))];
     for (let i = 0; i < ids.length; i += 500) {
