@@ -84,8 +84,20 @@ const bytesOf = (d: IndexedDocument) => {
   return enc.encode(d.title ?? "").length + d.passages.reduce((n, p) => n + enc.encode(p.heading ?? "").length + enc.encode(p.text).length, 0);
 };
 
+/**
+ * When a search scores in two passes (MaxScore): when its terms' postings number more than `postings`, the
+ * first pass taking the rarest terms up to `firstPass` postings (always the rarest one).
+ */
+export interface PassPlan {
+  postings: number;
+  firstPass: number;
+}
+
 export class SqlCollectionStore implements CollectionStore {
-  constructor(private readonly db: SqlDriver) {}
+  constructor(
+    private readonly db: SqlDriver,
+    private readonly passes: PassPlan = { postings: 20_000, firstPass: 2_000 },
+  ) {}
 
   /** SQLite makes its tables here; PostgreSQL's come with the other migrations, under their lock. Both carry older collections over. */
   async init(): Promise<void> {
@@ -360,9 +372,9 @@ export class SqlCollectionStore implements CollectionStore {
       );
     };
     const bound = (t: (typeof q)[number]) => t.idf * (k1 + 1);
-    // Two passes pay only when the terms' passages are many: below 20,000 postings all are scored at once.
-    const budget = Math.max(2000, limit * 10);
-    let first = q.reduce((a, t) => a + t.df, 0) <= 20_000 ? q.length : 1;
+    // Two passes pay only when the terms' passages are many: up to 20,000 postings (PassPlan) all are scored at once.
+    const budget = this.passes.firstPass;
+    let first = q.reduce((a, t) => a + t.df, 0) <= this.passes.postings ? q.length : 1;
     for (let seen = q[0]!.df; first < q.length && seen + q[first]!.df <= budget; first++) seen += q[first]!.df;
     let rows = await scored(q.slice(0, first));
     const threshold = rows.length >= limit ? Number(rows[limit - 1]!.score) : 0;
