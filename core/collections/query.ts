@@ -7,8 +7,7 @@ import { STOP_WORDS, words as wordsOf } from "./analyze.ts";
 const MAX_TERMS = 32;
 
 export function queryTerms(query: string): string[] {
-  const words = wordsOf(query);
-  const kept = words.filter((w) => !STOP_WORDS.has(w));
-  // A query made only of stop words ("the who") is searched with them rather than with nothing.
-  return [...new Set(kept.length ? kept : words)].slice(0, MAX_TERMS);
+  const kept = wordsOf(query).filter((w) => !STOP_WORDS.has(w));
+  // Stop words are not indexed (analyze.ts), so a query made only of them ("the who") finds nothing.
+  return [...new Set(kept)].slice(0, MAX_TERMS);
 }
