@@ -162,6 +162,7 @@ async function postgresStores(config: Config, logger: Logger, clock: Clock): Pro
   const jobStore = new PgJobStore(pgDriver(pgh.pool), (raw, tasks) => queue.enqueueWith(raw, tasks));
   await jobStore.init(false);
   const collections = new SqlCollectionStore(pgDriver(pgh.pool));
+  await collections.init();
   const reads = new SqlReadHistory(pgDriver(pgh.pool));
   const monitors = new SqlMonitorStore(pgDriver(pgh.pool));
   return {

@@ -3,7 +3,7 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { COLLECTIONS_PG_SCHEMA, SqlCollectionStore } from "../../adapters/collections/sql-store.ts";
+import { COLLECTIONS_PG_SCHEMA, COLLECTIONS_SQLITE_SCHEMA, SqlCollectionStore } from "../../adapters/collections/sql-store.ts";
 import { pgDriver, sqliteDriver } from "../../adapters/jobs/sql-drivers.ts";
 import type { SyncSqlite } from "../../adapters/storage/sqlite-counters.ts";
 import { addDocuments, searchCollection, toIndexed } from "../../core/collections/service.ts";
@@ -16,6 +16,30 @@ const DOCS = [
   { id: "shipping", url: "https://help.example.org/orders/shipping", title: "Shipping", markdown: "# Shipping\n\nOrders ship from our warehouse in Leeds within two working days.\n\n## Tracking\n\nA tracking link is emailed when the parcel leaves." },
   { id: "accounts", url: "https://docs.example.com/accounts", title: "Accounts", markdown: "# Accounts\n\nYou can close your account from the settings page. Closing it deletes your order history." },
 ];
+
+/**
+ * A small set to rank (written for these tests): pages that share words, so the order depends on how often a
+ * term occurs, how rare it is in the collection, how long the passage is and whether the title holds it.
+ */
+const RANKED = [
+  { id: "wing-flutter", title: "Flutter of swept wings", markdown: "Flutter of a swept wing at high subsonic speed was measured in a wind tunnel. The flutter speed fell as the sweep grew." },
+  { id: "wing-lift", title: "Lift of a wing in a slipstream", markdown: "The lift of a wing behind a propeller rises with the slipstream velocity. Wind tunnel tests at several angles of attack." },
+  { id: "heat-slab", title: "Heat conduction in composite slabs", markdown: "Transient heat conduction through a composite slab of two materials, solved in closed form. The interface temperature is given." },
+  { id: "heat-nose", title: "Heating of a blunt nose", markdown: "Aerodynamic heating of a blunt nose at hypersonic speed. Heat transfer at the stagnation point was measured in a shock tunnel." },
+  { id: "boundary", title: "Boundary layer on a flat plate", markdown: "A laminar boundary layer on a flat plate with heat transfer: the skin friction and the heat transfer rate at several Mach numbers. The plate was long, the flow steady, the pressure gradient nil, and the measurements were made far behind the leading edge where the layer had grown thick." },
+  { id: "tunnel", title: "A new wind tunnel", markdown: "The wind tunnel of the laboratory runs at speeds up to Mach 3. Its test section, its nozzle and its balance are described." },
+];
+const RANK_QUERIES = ["transient wind tunnel", "wind tunnel flutter", "flutter of swept wings at high speed", "heat transfer measured in a tunnel", "wind tunnel", "heat conduction in slabs", "boundary layer heat transfer on a plate", "lift of wings"];
+
+/** Each query's documents and their scores (to 9 digits), as searchCollection answers. */
+async function rankings(s: CollectionStore, account: string, name: string, limit = 20) {
+  const out: [string, string[]][] = [];
+  for (const q of RANK_QUERIES) {
+    const hits = await s.search(account, name, q.split(" ").filter((w) => !["of", "at", "in", "a", "on"].includes(w)), limit);
+    out.push([q, hits.map((h) => `${h.docId} ${h.score.toFixed(9)}`)]);
+  }
+  return out;
+}
 
 function contract(make: () => Promise<CollectionStore>) {
   let s: CollectionStore;
@@ -94,6 +118,33 @@ function contract(make: () => Promise<CollectionStore>) {
     expect(bounded.map((d) => d.passages.length)).toEqual(bounded.map(() => 1));
   });
 
+  it("ranks by BM25 over its own statistics: rarer terms, more of them, the title, shorter passages", async () => {
+    await s.create("acme", "ranked", null, 1);
+    await addDocuments(s, "acme", "ranked", RANKED, null, 2);
+    const ids = async (q: string) => (await searchCollection(s, "acme", "ranked", q, { maxResults: 10 })).map((d) => d.id);
+    // The page with both words first, then the one with "wind" in its title, then the one with "wind" in its text.
+    expect(await ids("flutter in the wind")).toEqual(["wing-flutter", "tunnel", "wing-lift"]);
+    // The title says it: the page titled "Heat conduction" before the one that only says "heat" often in a long text.
+    expect((await ids("heat conduction"))[0]).toBe("heat-slab");
+    // Stop words are not searched: a query of them alone finds nothing rather than everything.
+    expect(await ids("of the and")).toEqual([]);
+    // Another collection's words do not change this one's ranking (statistics are per collection).
+    const before = await rankings(s, "acme", "ranked");
+    await s.create("acme", "noise", null, 3);
+    await addDocuments(s, "acme", "noise", [{ id: "n", title: "Flutter flutter", markdown: "Flutter, flutter, heat, heat, wind, tunnel, wing, wing." }], null, 4);
+    expect(await rankings(s, "acme", "ranked")).toEqual(before);
+  });
+
+  it("keeps its statistics right through replacements and removals: it ranks as one filled with what is left", async () => {
+    await s.create("acme", "churn", null, 1);
+    await addDocuments(s, "acme", "churn", RANKED.map((d) => ({ ...d, markdown: `${d.markdown} Wind tunnel flutter.` })), null, 2);
+    await addDocuments(s, "acme", "churn", RANKED, null, 3);
+    expect(await s.removeDocument("acme", "churn", "tunnel")).toBe(true);
+    await s.create("acme", "fresh", null, 4);
+    await addDocuments(s, "acme", "fresh", RANKED.filter((d) => d.id !== "tunnel"), null, 5);
+    expect(await rankings(s, "acme", "churn")).toEqual(await rankings(s, "acme", "fresh"));
+  });
+
   it("deletes a collection with everything in it", async () => {
     expect(await s.remove("acme", "help")).toBe(true);
     expect(await s.get("acme", "help")).toBeNull();
@@ -127,5 +178,66 @@ describe("SqlCollectionStore on PostgreSQL (full-text search)", () => {
     pool = new pg.Pool({ connectionString: db.url, max: 4 });
     await pool.query(COLLECTIONS_PG_SCHEMA);
     return new SqlCollectionStore(pgDriver(pool));
+  });
+});
+
+describe("SQLite and PostgreSQL rank a collection alike", () => {
+  let drop = async () => {};
+  let pool: pg.Pool;
+  const db0 = new Database(":memory:");
+  afterAll(async () => {
+    db0.close();
+    await pool?.end();
+    await drop();
+  });
+
+  it("gives the same documents in the same order with the same scores", async () => {
+    const lite = new SqlCollectionStore(sqliteDriver(db0 as unknown as SyncSqlite));
+    await lite.init();
+    const made = await tempDatabase("collrank");
+    drop = made.drop;
+    pool = new pg.Pool({ connectionString: made.url, max: 2 });
+    await pool.query(COLLECTIONS_PG_SCHEMA);
+    const pgs = new SqlCollectionStore(pgDriver(pool));
+    for (const s of [lite, pgs]) {
+      await s.create("acme", "ranked", null, 1);
+      await addDocuments(s, "acme", "ranked", RANKED, null, 2);
+    }
+    const a = await rankings(lite, "acme", "ranked");
+    expect(a.every(([, hits]) => hits.length >= 2)).toBe(true);
+    expect(await rankings(pgs, "acme", "ranked")).toEqual(a);
+    // Scoring in two passes (MaxScore, which large collections take) changes nothing, asked for any number of passages.
+    for (const limit of [1, 2, 3, 20]) {
+      for (const db of [sqliteDriver(db0 as unknown as SyncSqlite), pgDriver(pool)]) {
+        const twoPass = new SqlCollectionStore(db, { postings: 0, firstPass: 0 });
+        expect(await rankings(twoPass, "acme", "ranked", limit)).toEqual(a.map(([q, hits]) => [q, hits.slice(0, limit)]));
+      }
+    }
+  });
+});
+
+describe("collections made before the stores ranked alike", () => {
+  it("SQLite: are carried over from the porter FTS5 table, searchable and ranked as new ones", async () => {
+    const db = new Database(":memory:");
+    // The tables as the previous version made them, with one collection in them.
+    db.exec(`CREATE TABLE quarry_collection_passages (rowid INTEGER PRIMARY KEY, account TEXT NOT NULL, collection TEXT NOT NULL, doc_id TEXT NOT NULL);
+      CREATE VIRTUAL TABLE quarry_collection_fts USING fts5(title, heading, body, tokenize = 'porter unicode61 remove_diacritics 2');`);
+    db.exec(COLLECTIONS_SQLITE_SCHEMA.replace(/CREATE (VIRTUAL TABLE|TABLE|INDEX) IF NOT EXISTS quarry_collection_(chunks|terms|postings)[^;]*;/g, ""));
+    db.prepare("INSERT INTO quarry_collections (account, name, description, created_at, updated_at) VALUES ('acme', 'old', NULL, 1, 1)").run();
+    const docs = await Promise.all(RANKED.map((d) => toIndexed(d)));
+    for (const d of docs) {
+      db.prepare("INSERT INTO quarry_collection_docs (account, collection, id, url, title, hash, passages, bytes, metadata, updated_at) VALUES ('acme', 'old', ?, NULL, ?, ?, ?, 0, NULL, 1)").run(d.id, d.title, d.hash, d.passages.length);
+      for (const p of d.passages) {
+        const { lastInsertRowid } = db.prepare("INSERT INTO quarry_collection_passages (account, collection, doc_id) VALUES ('acme', 'old', ?)").run(d.id);
+        db.prepare("INSERT INTO quarry_collection_fts (rowid, title, heading, body) VALUES (?, ?, ?, ?)").run(lastInsertRowid, d.title ?? "", p.heading ?? "", p.text);
+      }
+    }
+    const again = new SqlCollectionStore(sqliteDriver(db as unknown as SyncSqlite));
+    await again.init();
+    await again.create("acme", "fresh", null, 1);
+    await addDocuments(again, "acme", "fresh", RANKED, null, 2);
+    expect(db.prepare("SELECT name FROM sqlite_master WHERE name IN ('quarry_collection_fts', 'quarry_collection_passages')").all()).toEqual([]);
+    expect(await rankings(again, "acme", "old")).toEqual(await rankings(again, "acme", "fresh"));
+    db.close();
   });
 });
