@@ -10,6 +10,12 @@
  *
  *   npx tsx bench/retrieval/run.ts            # SQLite, PostgreSQL (QUARRY_BENCH_PG_URL or the local test server), lunr, minisearch
  *   npx tsx bench/retrieval/run.ts --no-pg
+ *   npx tsx bench/retrieval/run.ts --no-pg --embeddings   # adds the embeddings hybrid (core/collections/hybrid.ts)
+ *
+ * `--embeddings` re-ranks the SQLite store's candidates with a real sentence-embedding model
+ * (Universal Sentence Encoder lite, bench/research/embeddings-server.ts, over HTTP as Quarry calls any
+ * model) at the shares 0.3, 0.5 (Quarry's) and 0.7 of the model. The model's vectors are kept in
+ * bench/research/.cache, so only the first run computes them (some 20 ms a passage here).
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -21,6 +27,9 @@ import { COLLECTIONS_PG_SCHEMA, SqlCollectionStore } from "../../adapters/collec
 import { pgDriver, sqliteDriver, type SqlDriver } from "../../adapters/jobs/sql-drivers.ts";
 import type { SyncSqlite } from "../../adapters/storage/sqlite-counters.ts";
 import { addDocuments, searchCollection } from "../../core/collections/service.ts";
+import { embeddingsReranker, type Reranker } from "../../core/collections/hybrid.ts";
+import type { CachePort } from "../../core/ports.ts";
+import { MODEL_NAME, startEmbeddingsServer } from "../research/embeddings-server.ts";
 import { benchSet } from "../data.ts";
 
 const dir = benchSet("retrieval/cranfield");
@@ -57,7 +66,19 @@ function metrics(ranked: Map<string, string[]>) {
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 
-async function quarry(label: string, db: SqlDriver) {
+/** The hybrid's rerankers by the model's share, when --embeddings is given. */
+const hybrids: Array<{ weight: number; rerank: Reranker }> = [];
+const embeddingsServer = process.argv.includes("--embeddings") ? await startEmbeddingsServer({}) : null;
+if (embeddingsServer) {
+  // Quarry's own vector cache (the response cache in a server), here a map for the run.
+  const kept = new Map<string, unknown>();
+  const cache: CachePort = { get: async <T>(k: string) => (kept.get(k) as T) ?? null, set: async (k, v) => void kept.set(k, v), stats: async () => ({ entries: kept.size, bytes: 0 }) };
+  for (const weight of [0.3, 0.5, 0.7]) {
+    hybrids.push({ weight, rerank: embeddingsReranker({ fetch, config: { url: embeddingsServer.url, model: MODEL_NAME, key: null }, cache, timeoutMs: 600_000, weight }) });
+  }
+}
+
+async function quarry(label: string, db: SqlDriver, withHybrids = false) {
   const store = new SqlCollectionStore(db);
   await store.init();
   await store.remove("bench", "cranfield");
@@ -77,7 +98,21 @@ async function quarry(label: string, db: SqlDriver) {
     times.push(performance.now() - s);
     ranked.set(q._id, results.map((r) => r.id));
   }
-  return { label, ...metrics(ranked), docsPerSecond: corpus.length / (indexMs / 1000), p50: pct(times, 50), p95: pct(times, 95) };
+  const lexical = { label, ...metrics(ranked), docsPerSecond: corpus.length / (indexMs / 1000), p50: pct(times, 50), p95: pct(times, 95) };
+  if (!withHybrids) return [lexical];
+  const out = [lexical];
+  for (const { weight, rerank } of hybrids) {
+    const hybrid = new Map<string, string[]>();
+    const took: number[] = [];
+    for (const q of judged) {
+      const s = performance.now();
+      const results = await searchCollection(store, "bench", "cranfield", q.text, { maxResults: 100, passagesPerDocument: 1, rerank });
+      took.push(performance.now() - s);
+      hybrid.set(q._id, results.map((r) => r.id));
+    }
+    out.push({ label: `${label} + embeddings hybrid (model share ${weight}${weight === 0.5 ? ", Quarry's" : ""})`, ...metrics(hybrid), docsPerSecond: NaN, p50: pct(took, 50), p95: pct(took, 95) });
+  }
+  return out;
 }
 
 function lunrRun() {
@@ -118,7 +153,7 @@ function miniRun() {
 
 const rows = [];
 const sqlite = new Database(":memory:");
-rows.push(await quarry("Quarry collections, SQLite FTS5", sqliteDriver(sqlite as unknown as SyncSqlite)));
+rows.push(...(await quarry("Quarry collections, SQLite FTS5", sqliteDriver(sqlite as unknown as SyncSqlite), true)));
 sqlite.close();
 if (!process.argv.includes("--no-pg")) {
   const url = process.env.QUARRY_BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -129,7 +164,7 @@ if (!process.argv.includes("--no-pg")) {
   const pool = new pg.Pool({ connectionString: url.replace(/\/[^/]*$/, `/${name}`), max: 4 });
   try {
     await pool.query(COLLECTIONS_PG_SCHEMA);
-    rows.push(await quarry("Quarry collections, PostgreSQL", pgDriver(pool)));
+    rows.push(...(await quarry("Quarry collections, PostgreSQL", pgDriver(pool))));
   } finally {
     await pool.end();
     await admin.query(`DROP DATABASE ${name}`);
@@ -141,4 +176,8 @@ rows.push(lunrRun(), miniRun());
 console.log(`Cranfield: ${corpus.length} documents, ${judged.length} judged queries\n`);
 console.log("| system | nDCG@10 | Recall@100 | MAP@100 | indexing docs/s | query p50 ms | query p95 ms |");
 console.log("|---|---:|---:|---:|---:|---:|---:|");
-for (const r of rows) console.log(`| ${r.label} | ${r.ndcg.toFixed(3)} | ${r.recall.toFixed(3)} | ${r.map.toFixed(3)} | ${Math.round(r.docsPerSecond)} | ${r.p50.toFixed(2)} | ${r.p95.toFixed(2)} |`);
+for (const r of rows) console.log(`| ${r.label} | ${r.ndcg.toFixed(3)} | ${r.recall.toFixed(3)} | ${r.map.toFixed(3)} | ${Number.isNaN(r.docsPerSecond) ? "–" : Math.round(r.docsPerSecond)} | ${r.p50.toFixed(2)} | ${r.p95.toFixed(2)} |`);
+if (embeddingsServer) {
+  console.log(`\nembeddings model: ${JSON.stringify(embeddingsServer.stats)} (texts answered from its cache / computed, requests)`);
+  await embeddingsServer.close();
+}
