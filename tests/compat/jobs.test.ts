@@ -148,14 +148,16 @@ describe("a URL with another scheme than http(s), through each service's client"
   it("Firecrawl (v2 and v1) answers 400 naming the field, as Firecrawl does for an unsupported protocol, and counts nothing", async () => {
     const before = await h.usage(h.keys.solo);
     const client = v2(h.keys.solo);
+    // Each call made when its turn comes: made all at once, a refusal that arrived before the loop
+    // reached its promise was an unhandled rejection.
     for (const [call, field] of [
-      [client.scrape("ftp://example.org/file"), "url"],
-      [client.map("file:///etc/passwd"), "url"],
-      [client.startCrawl("javascript:alert(1)", { limit: 2 }), "url"],
-      [client.startBatchScrape([root, "data:text/html,hi"], { ignoreInvalidURLs: false }), "urls.1"],
-      [client.startCrawl(root, { limit: 2, webhook: "ftp://hooks.example/x" }), "webhook.url"],
+      [() => client.scrape("ftp://example.org/file"), "url"],
+      [() => client.map("file:///etc/passwd"), "url"],
+      [() => client.startCrawl("javascript:alert(1)", { limit: 2 }), "url"],
+      [() => client.startBatchScrape([root, "data:text/html,hi"], { ignoreInvalidURLs: false }), "urls.1"],
+      [() => client.startCrawl(root, { limit: 2, webhook: "ftp://hooks.example/x" }), "webhook.url"],
     ] as const) {
-      const err = await errorOf(call);
+      const err = await errorOf(call());
       expect({ status: (err as SdkError).status, message: err.message }, field).toEqual({ status: 400, message: expect.stringMatching(new RegExp(`^${field.replace(".", "\\.")}: Quarry fetches only http and https URLs; "[a-z]+:" is not allowed\\.$`)) });
     }
     const v1 = new FirecrawlAppV1({ apiKey: h.keys.solo, apiUrl: `${h.url}/compat/firecrawl` });

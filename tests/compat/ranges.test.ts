@@ -47,21 +47,22 @@ describe("Firecrawl: a value Firecrawl's own validation refuses", () => {
     const client = v2(h.keys.solo);
     const page = `${h.site.url}/article`;
     const wait51 = Array.from({ length: 51 }, () => ({ type: "scroll" as const, direction: "down" as const }));
+    // Each call made when its turn comes (made all at once, an early refusal was an unhandled rejection).
     for (const [call, message] of [
-      [client.map(root, { limit: 0 }), "limit: limit must be at least 1"],
-      [client.map(root, { limit: 100_001 }), "limit: limit must be at most 100000"],
-      [client.scrape(page, { timeout: 999 }), "timeout: timeout must be at least 1000 milliseconds"],
-      [client.scrape(page, { timeout: 1500.5 }), "timeout: timeout must be a whole number of milliseconds"],
-      [client.scrape(page, { waitFor: 60_001 }), "waitFor: waitFor must be at most 60000 milliseconds"],
-      [client.scrape(page, { waitFor: 6000, timeout: 10_000 }), "waitFor: waitFor (6000 ms) must not exceed half of timeout (10000 ms), which also covers loading the page"],
-      [client.scrape(page, { actions: [{ type: "wait", milliseconds: 40_000 }, { type: "wait", milliseconds: 30_000 }] }), "actions: waitFor and the wait actions add up to 70000 ms; Firecrawl takes at most 60000 ms of waiting in all"],
-      [client.startCrawl(root, { scrapeOptions: { timeout: 2.5 } }), "scrapeOptions.timeout: timeout must be a whole number of milliseconds"],
-      [client.startCrawl(root, { scrapeOptions: { waitFor: 3000, timeout: 5000 } }), "scrapeOptions.waitFor: waitFor (3000 ms) must not exceed half of timeout (5000 ms), which also covers loading the page"],
-      [client.startCrawl(root, { maxConcurrency: 0 }), "maxConcurrency: maxConcurrency must be at least 1"],
-      [client.startCrawl(root, { delay: 61 }), "delay: delay is in seconds and must be at most 60"],
-      [client.startBatchScrape([page], { options: { actions: wait51 } }), "actions: actions takes at most 50 steps"],
+      [() => client.map(root, { limit: 0 }), "limit: limit must be at least 1"],
+      [() => client.map(root, { limit: 100_001 }), "limit: limit must be at most 100000"],
+      [() => client.scrape(page, { timeout: 999 }), "timeout: timeout must be at least 1000 milliseconds"],
+      [() => client.scrape(page, { timeout: 1500.5 }), "timeout: timeout must be a whole number of milliseconds"],
+      [() => client.scrape(page, { waitFor: 60_001 }), "waitFor: waitFor must be at most 60000 milliseconds"],
+      [() => client.scrape(page, { waitFor: 6000, timeout: 10_000 }), "waitFor: waitFor (6000 ms) must not exceed half of timeout (10000 ms), which also covers loading the page"],
+      [() => client.scrape(page, { actions: [{ type: "wait", milliseconds: 40_000 }, { type: "wait", milliseconds: 30_000 }] }), "actions: waitFor and the wait actions add up to 70000 ms; Firecrawl takes at most 60000 ms of waiting in all"],
+      [() => client.startCrawl(root, { scrapeOptions: { timeout: 2.5 } }), "scrapeOptions.timeout: timeout must be a whole number of milliseconds"],
+      [() => client.startCrawl(root, { scrapeOptions: { waitFor: 3000, timeout: 5000 } }), "scrapeOptions.waitFor: waitFor (3000 ms) must not exceed half of timeout (5000 ms), which also covers loading the page"],
+      [() => client.startCrawl(root, { maxConcurrency: 0 }), "maxConcurrency: maxConcurrency must be at least 1"],
+      [() => client.startCrawl(root, { delay: 61 }), "delay: delay is in seconds and must be at most 60"],
+      [() => client.startBatchScrape([page], { options: { actions: wait51 } }), "actions: actions takes at most 50 steps"],
     ] as const) {
-      const err = await errorOf(call);
+      const err = await errorOf(call());
       expect({ status: (err as SdkError).status, message: err.message }, message).toEqual({ status: 400, message });
     }
     // What the SDK refuses itself (a timeout of 0 or less) the route refuses too.
