@@ -7,7 +7,7 @@
  * index over a tsvector of the terms (weights A, B, C for title, heading and text). The passages and
  * their statistics live beside the documents in the same database, so backups and upgrades carry them.
  */
-import { analyzePassage, BM25, idf, stem, STOP_WORDS, words, type AnalyzedPassage } from "../../core/collections/analyze.ts";
+import { analyzePassage, BM25, idf, stem, type AnalyzedPassage } from "../../core/collections/analyze.ts";
 import type { CollectionInfo, CollectionStore, DocumentInfo, IndexedDocument, PassageHit, PutResult } from "../../core/ports/collections.ts";
 import type { Query, Row, SqlDriver } from "../jobs/sql-drivers.ts";
 
@@ -92,28 +92,12 @@ const bytesOf = (d: IndexedDocument) => {
 export interface PassPlan {
   postings: number;
   firstPass: number;
-  /**
-   * SQLite: at most this many passages of the first pass are scored for the other terms from their own
-   * text (read again as it was indexed) rather than from those terms' postings; more, and the postings are read.
-   */
-  fromText?: number;
 }
-
-/** Words' stems, kept: the same words recur in every passage read again (a bounded cache, emptied when full). */
-const stemCache = new Map<string, string>();
-const stemOf = (w: string): string => {
-  let s = stemCache.get(w);
-  if (s === undefined) {
-    if (stemCache.size >= 100_000) stemCache.clear();
-    stemCache.set(w, (s = stem(w)));
-  }
-  return s;
-};
 
 export class SqlCollectionStore implements CollectionStore {
   constructor(
     private readonly db: SqlDriver,
-    private readonly passes: PassPlan = { postings: 20_000, firstPass: 2_000, fromText: 300 },
+    private readonly passes: PassPlan = { postings: 20_000, firstPass: 2_000 },
   ) {}
 
   /** SQLite makes its tables here; PostgreSQL's come with the other migrations, under their lock. Both carry older collections over. */
@@ -336,67 +320,6 @@ export class SqlCollectionStore implements CollectionStore {
     });
   }
 
-  /**
-   * SQLite's first pass without reading the postings of the commoner terms (FTS5 cannot look up a term's count
-   * in one passage; its postings are read whole): the passages holding one of the `first` rarest terms are
-   * scored for those terms, and only those that the other terms could still lift into the best `limit` (their
-   * score plus the others' bounds at least the limit-th score) are read again from their text, as they were
-   * indexed (analyze.ts), and scored for the other terms the same way. The answer is the first pass's;
-   * null when too many passages are left to read (PassPlan.fromText), and the postings are read instead.
-   */
-  private async firstFromText(account: string, name: string, q: Array<{ term: string; df: number; idf: number }>, first: number, limit: number, avg: number): Promise<Row[] | null> {
-    const cap = this.passes.fromText ?? 0;
-    if (!cap || q.slice(0, first).reduce((a, t) => a + t.df, 0) > Math.max(this.passes.firstPass, cap) * 2) return null;
-    const { k1, b } = BM25;
-    const chosen = q.slice(0, first), rest = q.slice(first);
-    const partial = await this.db.query(
-      `SELECT tf.doc AS id, sum(tf.idf * tf.f * ${k1 + 1} / (tf.f + ${k1} * (${1 - b} + ${b} * l.length / ?))) AS score
-       FROM (SELECT doc, max(idf) AS idf, sum(CASE col WHEN 'title' THEN ${W.title} WHEN 'heading' THEN ${W.heading} ELSE ${W.body} END) AS f
-             FROM (${chosen.map((_t, i) => `SELECT doc, ${i} AS t, col, ? AS idf FROM quarry_collection_postings WHERE term = ?`).join(" UNION ALL ")})
-             GROUP BY doc, t) tf
-       CROSS JOIN quarry_collection_chunks AS l INDEXED BY quarry_collection_chunks_len ON l.account = ? AND l.collection = ? AND l.rowid = tf.doc
-       GROUP BY tf.doc ORDER BY score DESC, tf.doc`,
-      [avg, ...chosen.flatMap((t) => [t.idf, t.term]), account, name],
-    );
-    const floor = partial.length >= limit ? Number(partial[limit - 1]!.score) : 0;
-    const lift = rest.reduce((a, t) => a + t.idf * (k1 + 1), 0);
-    let n = 0;
-    while (n < partial.length && Number(partial[n]!.score) + lift >= floor) n++;
-    if (n > cap) return null;
-    if (!n) return [];
-    const texts = await this.db.query(
-      `SELECT c.rowid AS id, c.doc_id, c.heading, c.body, c.length, d.title FROM quarry_collection_chunks c
-       JOIN quarry_collection_docs d ON d.account = c.account AND d.collection = c.collection AND d.id = c.doc_id
-       WHERE c.rowid IN (SELECT value FROM json_each(?)) AND c.account = ? AND c.collection = ?`,
-      [JSON.stringify(partial.slice(0, n).map((r) => Number(r.id))), account, name],
-    );
-    const byId = new Map(texts.map((r) => [Number(r.id), r]));
-    const index = new Map(rest.map((t, i) => [t.term, i]));
-    const f = new Float64Array(rest.length);
-    const count = (text: unknown, weight: number) => {
-      if (text === null || text === undefined) return;
-      for (const w of words(String(text))) {
-        if (STOP_WORDS.has(w)) continue;
-        const i = index.get(stemOf(w));
-        if (i !== undefined) f[i]! += weight;
-      }
-    };
-    const out: Row[] = [];
-    for (const p of partial.slice(0, n)) {
-      const r = byId.get(Number(p.id));
-      if (!r) continue;
-      f.fill(0);
-      count(r.title, W.title);
-      count(r.heading, W.heading);
-      count(r.body, W.body);
-      let score = Number(p.score);
-      const length = Number(r.length);
-      for (let i = 0; i < rest.length; i++) if (f[i]! > 0) score += rest[i]!.idf * (f[i]! * (k1 + 1) / (f[i]! + k1 * (1 - b + b * length / avg)));
-      out.push({ id: r.id, doc_id: r.doc_id, heading: r.heading, body: r.body, score });
-    }
-    return out.sort((x, y) => Number(y.score) - Number(x.score) || Number(x.id) - Number(y.id)).slice(0, limit);
-  }
-
   async search(account: string, name: string, terms: string[], limit: number): Promise<PassageHit[]> {
     const stems = [...new Set(terms.flatMap((t) => (t.match(/[\p{L}\p{N}]+/gu) ?? []).map((w) => stem(w.toLowerCase()))))];
     if (!stems.length) return [];
@@ -459,7 +382,7 @@ export class SqlCollectionStore implements CollectionStore {
     const budget = this.passes.firstPass;
     let first = q.reduce((a, t) => a + t.df, 0) <= this.passes.postings ? q.length : 1;
     for (let seen = q[0]!.df; first < q.length && seen + q[first]!.df <= budget; first++) seen += q[first]!.df;
-    let rows = (first < q.length && this.db.dialect === "sqlite" ? await this.firstFromText(account, name, q, first, limit, avg) : null) ?? (await scored(q.slice(0, first)));
+    let rows = await scored(q.slice(0, first));
     const threshold = rows.length >= limit ? Number(rows[limit - 1]!.score) : 0;
     let needed = q.length, below = 0;
     while (needed > 0 && below + bound(q[needed - 1]!) < threshold) below += bound(q[--needed]!);
