@@ -44,6 +44,7 @@ CREATE TABLE IF NOT EXISTS quarry_collection_chunks (
   heading TEXT, body TEXT NOT NULL, length REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS quarry_collection_chunks_doc ON quarry_collection_chunks (account, collection, doc_id);
+CREATE INDEX IF NOT EXISTS quarry_collection_chunks_len ON quarry_collection_chunks (account, collection, rowid, length);
 CREATE VIRTUAL TABLE IF NOT EXISTS quarry_collection_terms USING fts5(title, heading, body, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 0');
 CREATE VIRTUAL TABLE IF NOT EXISTS quarry_collection_postings USING fts5vocab(quarry_collection_terms, instance);
 `;
@@ -344,16 +345,21 @@ export class SqlCollectionStore implements CollectionStore {
         // FTS5's postings of each term (fts5vocab); a term that does not choose passages is read only for those chosen.
         const chosen = new Set(match.map((t) => t.term));
         const all = match.length === q.length;
+        // Scored from the postings and the narrow index of the passages' lengths alone (quarry_collection_chunks_len,
+        // which holds a passage's collection and length by its rowid): the passages' rows, with their text, are
+        // read only for the `limit` best, not for every passage that holds a term.
         return this.db.query(
-          `WITH cand(doc) AS (${all ? "SELECT 0" : match.map(() => "SELECT doc FROM quarry_collection_postings WHERE term = ?").join(" UNION ")})
-           SELECT c.rowid AS id, c.doc_id, c.heading, c.body, sum(tf.idf * ${bm25("tf.f", "c.length")}) AS score
-           FROM (SELECT doc, term, max(idf) AS idf, sum(CASE col WHEN 'title' THEN ${W.title} WHEN 'heading' THEN ${W.heading} ELSE ${W.body} END) AS f
-                 FROM (${q.map((t) => `SELECT doc, term, col, ? AS idf FROM quarry_collection_postings WHERE term = ?${chosen.has(t.term) ? "" : " AND doc IN cand"}`).join(" UNION ALL ")})
-                 GROUP BY doc, term) tf
-           CROSS JOIN quarry_collection_chunks c ON c.rowid = tf.doc
-           WHERE c.account = ? AND c.collection = ?
-           GROUP BY c.rowid ORDER BY score DESC, c.rowid LIMIT ?`,
-          [...(all ? [] : match.map((t) => t.term)), avg, ...q.flatMap((t) => [t.idf, t.term]), account, name, limit],
+          `WITH cand(doc) AS (${all ? "SELECT 0" : match.map(() => "SELECT doc FROM quarry_collection_postings WHERE term = ?").join(" UNION ")}),
+           tf AS (SELECT doc, max(idf) AS idf, sum(CASE col WHEN 'title' THEN ${W.title} WHEN 'heading' THEN ${W.heading} ELSE ${W.body} END) AS f
+                  FROM (${q.map((t, i) => `SELECT doc, ${i} AS t, col, ? AS idf FROM quarry_collection_postings WHERE term = ?${chosen.has(t.term) ? "" : " AND doc IN cand"}`).join(" UNION ALL ")})
+                  GROUP BY doc, t),
+           top AS (SELECT tf.doc AS id, sum(tf.idf * ${bm25("tf.f", "l.length")}) AS score
+                   FROM tf CROSS JOIN quarry_collection_chunks AS l INDEXED BY quarry_collection_chunks_len
+                   ON l.account = ? AND l.collection = ? AND l.rowid = tf.doc
+                   GROUP BY tf.doc ORDER BY score DESC, tf.doc LIMIT ?)
+           SELECT top.id, c.doc_id, c.heading, c.body, top.score FROM top CROSS JOIN quarry_collection_chunks c ON c.rowid = top.id
+           ORDER BY top.score DESC, top.id`,
+          [...(all ? [] : match.map((t) => t.term)), ...q.flatMap((t) => [t.idf, t.term]), avg, account, name, limit],
         );
       }
       // PostgreSQL reads the terms of each passage it scores from the passage's tsvector.
