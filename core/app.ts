@@ -2,18 +2,18 @@
  * createApp(ports, config) → the Hono app: the one thing an embedding service needs.
  * Every route passes the gateway in the same order:
  *   request id + headers + log line → CORS (if configured; preflights stop here) → per-IP bucket →
- *   auth + scope → body → admission → handler.
+ *   auth + scope → query → body → admission → handler. The first three are Hono middleware on every
+ *   path; the rest run as one handler per route (gateway/pipeline.ts).
  */
-import { Hono, type Context, type MiddlewareHandler } from "hono";
+import { Hono, type Context } from "hono";
 import type { Config } from "./config.ts";
 import { ApiError, echoed, errorBody, REFUSALS, StorageError, toApiError } from "./errors.ts";
 import { PageFetchError } from "./net/fetch-errors.ts";
 import type { AppDeps, AppEnv } from "./gateway/context.ts";
-import { admit, guard, jsonBody } from "./gateway/guard.ts";
+import { routePipeline, type PipelineDeps } from "./gateway/pipeline.ts";
 import { corsGate } from "./gateway/cors.ts";
 import { gatewayHeaders, type InFlight } from "./gateway/headers.ts";
 import { ipLimit } from "./gateway/ip-limit.ts";
-import { knownQuery } from "./gateway/query.ts";
 import { periodOf } from "./limits/period.ts";
 import { Authenticator } from "./keys/authenticate.ts";
 import { LastUsedTracker } from "./keys/last-used.ts";
@@ -33,7 +33,6 @@ import { searchRoutes } from "./operations/search/route.ts";
 import { socialRoutes } from "./operations/social/route.ts";
 import { videoRoutes } from "./operations/video/route.ts";
 import { createServices, type ServiceOptions } from "./services.ts";
-import { librariesLoaded, loadLibraries } from "./lazy.ts";
 import { mountDashboard } from "./dashboard/mod.ts";
 import { mountDocs } from "./docs/mod.ts";
 import { apiGuide } from "./docs/guide.ts";
@@ -107,18 +106,10 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
   const extra = options.operations?.(deps) ?? [];
   const replaced = new Set(extra.map((r) => `${r.method} ${r.path}`));
   const routes: RouteDef[] = [...builtIn.filter((r) => !replaced.has(`${r.method} ${r.path}`)), ...extra];
-  for (const r of routes) {
-    const steps: MiddlewareHandler<AppEnv>[] = [(c, next) => (c.set("route", r.path), next())];
-    if (r.auth) steps.push(guard(auth, services.accountPlans, r.scope));
-    // The native API's query parameters are checked as its body fields are (/health and /metrics take what probes add).
-    if (r.path.startsWith("/v1/")) steps.push(knownQuery(r.query ?? {}));
-    if (r.body) steps.push(jsonBody(r.body, r.maxBodyBytes));
-    if (r.auth) steps.push(admit(ports.counters, clock, r.group, lastUsed, logger));
-    // Operations parse HTML and count tokens: those libraries load on the first one, not at start-up.
-    // Not async once they are loaded: no promise of this step's own per request.
-    if (r.group) steps.push((_c, next) => (librariesLoaded() ? next() : loadLibraries().then(next)));
-    app.on([r.method], [r.path], ...(steps as [MiddlewareHandler<AppEnv>]), r.handler);
-  }
+  // Each route's gateway steps and handler run as one Hono handler (gateway/pipeline.ts); the
+  // error handler is read when a request fails, so it may be defined below.
+  const pipelineDeps: PipelineDeps = { auth, planOf: services.accountPlans, counters: ports.counters, clock, lastUsed, logger, onError: (err, c) => errorResponse(err, c) };
+  for (const r of routes) app.on([r.method], [r.path], routePipeline(r, pipelineDeps));
 
   // Compatible APIs and MCP: they authenticate through the native routes they call, and answer in their own shapes.
   const compat = compatRoutes(() => app, deps, auth, routes, services.accountPlans);

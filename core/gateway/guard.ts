@@ -1,11 +1,11 @@
 /**
- * Per-route gateway steps, in order: authenticate and check scope (`guard`), validate the
- * JSON body (`jsonBody`), then admit atomically against the per-minute window and the
+ * Per-route gateway steps, in order (gateway/pipeline.ts runs them as one): authenticate and
+ * check scope (`authorize`), validate the JSON body (`jsonBody`), then admit atomically against the per-minute window and the
  * monthly quota (`admit`). A metered admission reserves its unit; the unit is committed when
  * the answer is ready (before it leaves) and released on a 5xx, so only answered requests
  * count. Refused requests count toward nothing.
  */
-import type { MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import type * as v from "valibot";
 import { ApiError } from "../errors.ts";
 import type { Authenticator } from "../keys/authenticate.ts";
@@ -20,50 +20,45 @@ import { readAllCapped } from "../net/read-capped.ts";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
-export function guard(auth: Authenticator, planOf: AccountPlans, scope: string | null): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const { key, account, mark } = await auth.authenticate(c.req.header("authorization"));
-    const plan = planOf(account.name, account.plan);
-    c.set("auth", { key, account, plan, mark });
-    if (scope && !key.scopes.includes(scope)) {
-      throw new ApiError("insufficient_scope", `This key lacks the "${scope}" scope required by ${c.req.method} ${documentedPath(c.req.routePath)}.`);
-    }
-    await next();
-  };
+/** Authenticates the request and checks the route's scope; the key, account and plan are in `c.var.auth`. */
+export async function authorize(c: Context<AppEnv>, auth: Authenticator, planOf: AccountPlans, scope: string | null, path: string): Promise<void> {
+  const { key, account, mark } = await auth.authenticate(c.req.header("authorization"));
+  const plan = planOf(account.name, account.plan);
+  c.set("auth", { key, account, plan, mark });
+  if (scope && !key.scopes.includes(scope)) {
+    throw new ApiError("insufficient_scope", `This key lacks the "${scope}" scope required by ${c.req.method} ${documentedPath(path)}.`);
+  }
 }
 
 /** Reads, size-checks (`maxBytes`, the route's own cap or 64 KiB), parses and validates a JSON body; the result is in `c.var.body`. */
-export function jsonBody<S extends v.GenericSchema>(schema: S, maxBytes = MAX_BODY_BYTES): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const length = c.req.header("content-length");
-    const declared = Number(length ?? "0");
-    if (declared > maxBytes) throw tooLarge(maxBytes);
-    refuseEncoded(c.req.header("content-encoding"));
-    // A body framed by its Content-Length (and no Transfer-Encoding) is that many bytes, under the
-    // cap just checked: read whole, which Deno and Bun answer from the bytes they already hold
-    // (a stream over them was a fifth of a cached scrape's CPU on Deno). Any other is read through
-    // the cap.
-    const framed = length !== undefined && /^\d+$/.test(length) && c.req.header("transfer-encoding") === undefined;
-    let raw: string;
-    if (framed) raw = await c.req.raw.text();
-    else {
-      const stream = c.req.raw.body;
-      raw = stream ? await readCapped(stream, maxBytes) : "";
-    }
-    const type = c.req.header("content-type");
-    if (raw.trim() === "") throw new ApiError("invalid_request", "A JSON request body is required.");
-    if (!type || !/^application\/json\s*(;|$)/i.test(type)) {
-      throw new ApiError("unsupported_media_type", "Send the body as JSON with 'Content-Type: application/json'.");
-    }
-    let data: unknown;
-    try {
-      data = JSON.parse(raw);
-    } catch {
-      throw new ApiError("invalid_request", "The request body is not valid JSON.");
-    }
-    c.set("body", validOrThrow(schema, objectBody(data)));
-    await next();
-  };
+export async function jsonBody<S extends v.GenericSchema>(c: Context<AppEnv>, schema: S, maxBytes = MAX_BODY_BYTES): Promise<void> {
+  const length = c.req.header("content-length");
+  const declared = Number(length ?? "0");
+  if (declared > maxBytes) throw tooLarge(maxBytes);
+  refuseEncoded(c.req.header("content-encoding"));
+  // A body framed by its Content-Length (and no Transfer-Encoding) is that many bytes, under the
+  // cap just checked: read whole, which Deno and Bun answer from the bytes they already hold
+  // (a stream over them was a fifth of a cached scrape's CPU on Deno). Any other is read through
+  // the cap.
+  const framed = length !== undefined && /^\d+$/.test(length) && c.req.header("transfer-encoding") === undefined;
+  let raw: string;
+  if (framed) raw = await c.req.raw.text();
+  else {
+    const stream = c.req.raw.body;
+    raw = stream ? await readCapped(stream, maxBytes) : "";
+  }
+  const type = c.req.header("content-type");
+  if (raw.trim() === "") throw new ApiError("invalid_request", "A JSON request body is required.");
+  if (!type || !/^application\/json\s*(;|$)/i.test(type)) {
+    throw new ApiError("unsupported_media_type", "Send the body as JSON with 'Content-Type: application/json'.");
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(raw);
+  } catch {
+    throw new ApiError("invalid_request", "The request body is not valid JSON.");
+  }
+  c.set("body", validOrThrow(schema, objectBody(data)));
 }
 
 /** A compressed body would be read as garbled JSON: say what is wrong instead. */
@@ -94,75 +89,79 @@ export interface LastUsedTracker {
   touch(keyId: string, now: number): void;
 }
 
-export function admit(
+/**
+ * Admits the request, then runs `answer` (which sets `c.res`, errors included: the route's
+ * response is ready when it returns) and commits or releases its unit.
+ */
+export async function admit(
+  c: Context<AppEnv>,
   counters: Counters,
   clock: Clock,
   group: string | null,
   lastUsed: LastUsedTracker,
   logger: Logger,
-): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const auth = c.get("auth");
-    if (!auth) throw new Error("admit() needs guard() before it");
-    const now = clock.now();
-    const period = periodOf(now);
-    const { plan, key } = auth;
-    const metered = group !== null;
-    const result = await counters.admit({
-      keyId: key.id,
-      now,
-      perMinute: plan.perMinute,
-      windowMs: WINDOW_MS,
-      period,
-      group,
-      quota: plan.quota,
-    });
-    const limits = { quota: plan.quota, used: result.used, resetAt: periodResetAt(now) };
-    c.set("limits", limits);
-    if (!result.ok) {
-      if (result.reason === "rate_limited") {
-        const retryAfter = retryAfterSeconds(result.retryAfterMs);
-        throw new ApiError("rate_limited", `Rate limit exceeded: this plan allows ${plan.perMinute} requests per minute.`, {
-          retryAfter,
-          headers: { "Retry-After": String(retryAfter) },
-        });
-      }
-      throw new ApiError("quota_exceeded", `Monthly quota of ${plan.quota} requests exhausted; it resets at ${limits.resetAt}. Upgrade the plan for more.`);
+  answer: () => Promise<void>,
+): Promise<void> {
+  const auth = c.get("auth");
+  if (!auth) throw new Error("admit() needs authorize() before it");
+  const now = clock.now();
+  const period = periodOf(now);
+  const { plan, key } = auth;
+  const metered = group !== null;
+  const result = await counters.admit({
+    keyId: key.id,
+    now,
+    perMinute: plan.perMinute,
+    windowMs: WINDOW_MS,
+    period,
+    group,
+    quota: plan.quota,
+  });
+  const limits = { quota: plan.quota, used: result.used, resetAt: periodResetAt(now) };
+  c.set("limits", limits);
+  if (!result.ok) {
+    if (result.reason === "rate_limited") {
+      const retryAfter = retryAfterSeconds(result.retryAfterMs);
+      throw new ApiError("rate_limited", `Rate limit exceeded: this plan allows ${plan.perMinute} requests per minute.`, {
+        retryAfter,
+        headers: { "Retry-After": String(retryAfter) },
+      });
     }
-    lastUsed.touch(key.id, now);
-    const ticket = result.ticket;
-    // A client that closed its connection before its answer was ready is owed nothing, and is
-    // charged nothing. Only a reservation asks: reading `signal` makes @hono/node-server build a
-    // whole Request and AbortSignal for a request it had kept lightweight (a tenth of an unmetered
-    // read's CPU). A metered request has built them already, to read its body, before the
-    // answer: the signal follows the connection from then on.
-    const signal = ticket ? c.req.raw.signal : null;
-    const uncounted = () => c.res.status >= 500 || c.get("refused") === true || signal?.aborted === true;
-    let committed = false;
-    let refunded = false;
-    // For answers whose status left before the work failed (streams): the committed unit back, once.
-    c.set("refund", async () => {
-      if (!committed || refunded || group === null) return;
-      refunded = true;
-      try {
-        await counters.refund(key.id, period, group, dayOf(now));
-        limits.used = Math.max(0, limits.used - 1);
-      } catch (err) {
-        logger.warn({ req_id: c.get("requestId"), err: String(err) }, "could not refund a failed stream");
-      }
-    });
+    throw new ApiError("quota_exceeded", `Monthly quota of ${plan.quota} requests exhausted; it resets at ${limits.resetAt}. Upgrade the plan for more.`);
+  }
+  lastUsed.touch(key.id, now);
+  const ticket = result.ticket;
+  // A client that closed its connection before its answer was ready is owed nothing, and is
+  // charged nothing. Only a reservation asks: reading `signal` makes @hono/node-server build a
+  // whole Request and AbortSignal for a request it had kept lightweight (a tenth of an unmetered
+  // read's CPU). A metered request has built them already, to read its body, before the
+  // answer: the signal follows the connection from then on.
+  const signal = ticket ? c.req.raw.signal : null;
+  const uncounted = () => c.res.status >= 500 || c.get("refused") === true || signal?.aborted === true;
+  let committed = false;
+  let refunded = false;
+  // For answers whose status left before the work failed (streams): the committed unit back, once.
+  c.set("refund", async () => {
+    if (!committed || refunded || group === null) return;
+    refunded = true;
     try {
-      await next();
-    } finally {
-      // The answer is ready: a 5xx, a refusal or a client gone drops the reservation, anything else counts it, before it leaves.
-      if (ticket && uncounted()) {
-        if (signal?.aborted) c.set("clientGone", true);
-        await counters.release(ticket).catch(() => {});
-      }
+      await counters.refund(key.id, period, group, dayOf(now));
+      limits.used = Math.max(0, limits.used - 1);
+    } catch (err) {
+      logger.warn({ req_id: c.get("requestId"), err: String(err) }, "could not refund a failed stream");
     }
-    if (ticket && !uncounted()) {
-      limits.used = await counters.commit(ticket);
-      committed = true;
+  });
+  try {
+    await answer();
+  } finally {
+    // The answer is ready: a 5xx, a refusal or a client gone drops the reservation, anything else counts it, before it leaves.
+    if (ticket && uncounted()) {
+      if (signal?.aborted) c.set("clientGone", true);
+      await counters.release(ticket).catch(() => {});
     }
-  };
+  }
+  if (ticket && !uncounted()) {
+    limits.used = await counters.commit(ticket);
+    committed = true;
+  }
 }

@@ -20,6 +20,9 @@
  *   stream over its bytes (on Deno that stream was a fifth of a cached scrape's CPU).
  * - GET /health, 50 at once: one probe write for all of them; the cache and sources counts not
  *   read again within 2 s.
+ * - Hono's chain: every native route is one handler (gateway/pipeline.ts) behind the one outer
+ *   step of request id, headers and log line: two functions per request, where the gateway's steps
+ *   as Hono middleware were five to seven async steps (a promise and a dispatch each).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -211,5 +214,12 @@ describe("the gateway's work per authenticated request (budgets in the file's he
     // Within 2 s the cache and sources counts are not read again: the probe is all.
     expect(again.statements.filter((sql) => !/quarry_probe/.test(sql))).toEqual([]);
     expect(again.statements.length).toBeLessThanOrEqual(1);
+  });
+
+  it("Hono's chain: two functions for each native route (the outer step and the route's pipeline), none per gateway step", () => {
+    for (const [method, path] of [["GET", "/v1/usage"], ["GET", "/v1/keys"], ["POST", "/v1/keys"], ["POST", "/v1/test/echo"], ["GET", "/health"]] as const) {
+      const [handlers] = quarry.app.router.match(method, path);
+      expect(handlers, `${method} ${path}`).toHaveLength(2);
+    }
   });
 });

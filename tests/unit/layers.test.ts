@@ -57,7 +57,7 @@ const LAYERS: Array<{ layer: string; why: string; modules: Record<string, string
     layer: "HTTP edge",
     why: "the request pipeline reads the services and config of the app it guards; the routes above build on it",
     modules: {
-      gateway: "context, auth guard, admission, headers, CORS, per-IP limit, the route type, body validation",
+      gateway: "context, each route's steps as one handler (pipeline), auth guard, admission, headers, CORS, per-IP limit, the route type, body validation",
       schema: "request and response parts every route shares: tiers, counts, domains, target URLs, render fields",
     },
   },

@@ -1,0 +1,63 @@
+/**
+ * A native route's gateway steps and its handler as one Hono handler (issue #33): the route's
+ * name for metrics → authenticate + scope → known query parameters → JSON body → admission →
+ * the operation's libraries → the handler. They were one Hono middleware each, five to seven
+ * async steps per request through Hono's compose (a promise, a closure and a dispatch apiece);
+ * here they are plain calls in the same order, with the same errors.
+ *
+ * A step's refusal is thrown, before admission, to Hono's error handler as before. An error of the
+ * handler (or of loading the libraries) becomes its error response here, inside admission, as
+ * Hono's compose made it there: admission sees the answer's status, releasing the unit of a 5xx
+ * or a refusal and committing any other, before the response leaves.
+ */
+import type { Context, ErrorHandler, MiddlewareHandler } from "hono";
+import type { Authenticator } from "../keys/authenticate.ts";
+import type { AccountPlans } from "../limits/plans.ts";
+import type { Clock, Counters, Logger } from "../ports.ts";
+import { librariesLoaded, loadLibraries } from "../lazy.ts";
+import type { AppEnv } from "./context.ts";
+import { admit, authorize, jsonBody, type LastUsedTracker } from "./guard.ts";
+import { checkQuery } from "./query.ts";
+import type { RouteDef } from "./route.ts";
+
+export interface PipelineDeps {
+  auth: Authenticator;
+  planOf: AccountPlans;
+  counters: Counters;
+  clock: Clock;
+  lastUsed: LastUsedTracker;
+  logger: Logger;
+  /** The app's error handler: an error of the handler is answered with it, as Hono's own would. */
+  onError: ErrorHandler<AppEnv>;
+}
+
+export function routePipeline(r: RouteDef, deps: PipelineDeps): MiddlewareHandler<AppEnv> {
+  const { auth, planOf, counters, clock, lastUsed, logger, onError } = deps;
+  // The native API's query parameters are checked as its body fields are (/health and /metrics take what probes add).
+  const query = r.path.startsWith("/v1/") ? (r.query ?? {}) : null;
+  // Operations parse HTML and count tokens: those libraries load on the first one, not at start-up.
+  const needsLibraries = r.group !== null;
+
+  /** Runs the handler; its response, or the error response for what it threw, is `c.res` after. */
+  const answer = async (c: Context<AppEnv>): Promise<void> => {
+    try {
+      if (needsLibraries && !librariesLoaded()) await loadLibraries();
+      const res = await r.handler(c);
+      if (res && !c.finalized) c.res = res;
+    } catch (err) {
+      if (!(err instanceof Error)) throw err;
+      c.error = err;
+      c.res = await onError(err, c);
+    }
+  };
+
+  return async (c) => {
+    c.set("route", r.path);
+    if (r.auth) await authorize(c, auth, planOf, r.scope, r.path);
+    if (query) checkQuery(c, query, r.path);
+    if (r.body) await jsonBody(c, r.body, r.maxBodyBytes);
+    if (r.auth) await admit(c, counters, clock, r.group, lastUsed, logger, () => answer(c));
+    else await answer(c);
+    return c.res;
+  };
+}
