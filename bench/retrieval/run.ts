@@ -17,8 +17,6 @@
  * model) at the shares 0.3, 0.5 (Quarry's) and 0.7 of the model. The model's vectors are kept in
  * bench/research/.cache, so only the first run computes them (some 20 ms a passage here).
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import Database from "better-sqlite3";
 import lunr from "lunr";
 import MiniSearch from "minisearch";
@@ -30,39 +28,8 @@ import { addDocuments, searchCollection } from "../../core/collections/service.t
 import { embeddingsReranker, type Reranker } from "../../core/collections/hybrid.ts";
 import type { CachePort } from "../../core/ports.ts";
 import { MODEL_NAME, startEmbeddingsServer } from "../research/embeddings-server.ts";
-import { benchSet } from "../data.ts";
+import { corpus, judged, metrics } from "./cranfield.ts";
 
-const dir = benchSet("retrieval/cranfield");
-const lines = (f: string) => readFileSync(join(dir, f), "utf8").split("\n").filter(Boolean);
-const corpus = lines("corpus.jsonl").map((l) => JSON.parse(l) as { _id: string; title: string; text: string });
-const queries = lines("queries.jsonl").map((l) => JSON.parse(l) as { _id: string; text: string });
-const qrels = new Map<string, Map<string, number>>();
-for (const l of lines("qrels.tsv").slice(1)) {
-  const [q, d, s] = l.split("\t");
-  if (!qrels.has(q!)) qrels.set(q!, new Map());
-  qrels.get(q!)!.set(d!, Number(s));
-}
-const judged = queries.filter((q) => qrels.has(q._id));
-
-function metrics(ranked: Map<string, string[]>) {
-  let ndcg = 0, recall = 0, map = 0;
-  for (const q of judged) {
-    const rel = qrels.get(q._id)!;
-    const got = (ranked.get(q._id) ?? []).slice(0, 100);
-    const dcg = got.slice(0, 10).reduce((s, d, i) => s + (2 ** (rel.get(d) ?? 0) - 1) / Math.log2(i + 2), 0);
-    const ideal = [...rel.values()].sort((a, b) => b - a).slice(0, 10).reduce((s, g, i) => s + (2 ** g - 1) / Math.log2(i + 2), 0);
-    ndcg += ideal ? dcg / ideal : 0;
-    const hits = got.filter((d) => rel.has(d));
-    recall += hits.length / rel.size;
-    let found = 0, ap = 0;
-    got.forEach((d, i) => {
-      if (rel.has(d)) ap += ++found / (i + 1);
-    });
-    map += ap / Math.min(rel.size, 100);
-  }
-  const n = judged.length;
-  return { ndcg: ndcg / n, recall: recall / n, map: map / n };
-}
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 

@@ -6,40 +6,14 @@
  *
  *   npx tsx bench/retrieval/variants.ts
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { stemmer } from "stemmer";
 import { STOP_WORDS, words } from "../../core/collections/analyze.ts";
-import { benchSet } from "../data.ts";
+import { corpus, judged, metrics as cranfieldMetrics } from "./cranfield.ts";
 
-const dir = benchSet("retrieval/cranfield");
-const lines = (f: string) => readFileSync(join(dir, f), "utf8").split("\n").filter(Boolean);
-const corpus = lines("corpus.jsonl").map((l) => JSON.parse(l) as { _id: string; title: string; text: string });
-const queries = lines("queries.jsonl").map((l) => JSON.parse(l) as { _id: string; text: string });
-const qrels = new Map<string, Map<string, number>>();
-for (const l of lines("qrels.tsv").slice(1)) {
-  const [q, d, s] = l.split("\t");
-  if (!qrels.has(q!)) qrels.set(q!, new Map());
-  qrels.get(q!)!.set(d!, Number(s));
-}
-const judged = queries.filter((q) => qrels.has(q._id));
-
-function metrics(ranked: Map<string, string[]>) {
-  let ndcg = 0, recall = 0, map = 0;
-  for (const q of judged) {
-    const rel = qrels.get(q._id)!;
-    const got = (ranked.get(q._id) ?? []).slice(0, 100);
-    const dcg = got.slice(0, 10).reduce((s, d, i) => s + (2 ** (rel.get(d) ?? 0) - 1) / Math.log2(i + 2), 0);
-    const ideal = [...rel.values()].sort((a, b) => b - a).slice(0, 10).reduce((s, g, i) => s + (2 ** g - 1) / Math.log2(i + 2), 0);
-    ndcg += ideal ? dcg / ideal : 0;
-    recall += got.filter((d) => rel.has(d)).length / rel.size;
-    let found = 0, ap = 0;
-    got.forEach((d, i) => {
-      if (rel.has(d)) ap += ++found / (i + 1);
-    });
-    map += ap / Math.min(rel.size, 100);
-  }
-  return [ndcg, recall, map].map((x) => (x / judged.length).toFixed(3));
+/** The three metrics, as the table prints them. */
+function metrics(ranked: Map<string, string[]>): string[] {
+  const m = cranfieldMetrics(ranked);
+  return [m.ndcg, m.recall, m.map].map((x) => x.toFixed(3));
 }
 
 interface Variant {
