@@ -139,6 +139,10 @@ export class SqlMonitorStore implements MonitorStore {
   }
 
   async claimRuns(state: "starting" | "settling", now: number, leaseUntil: number, limit: number) {
+    // A read first: an idle server's tick (every few seconds) then asks SQLite for no write lock, so it
+    // neither waits on another process's lock nor takes one while nothing is to be claimed.
+    const any = await this.db.query("SELECT id FROM quarry_monitor_runs WHERE state = ? AND lease_until <= ? LIMIT 1", [state, now]);
+    if (!any.length) return [];
     const rows = await this.db.query(
       `UPDATE quarry_monitor_runs SET lease_until = ?
        WHERE id IN (SELECT id FROM quarry_monitor_runs WHERE state = ? AND lease_until <= ? ORDER BY id LIMIT ?) AND state = ? AND lease_until <= ?
