@@ -4,13 +4,14 @@
  * pages cited) and beside the web; `POST /v1/scrape` with `collection` (added, unchanged, replaced,
  * refused past `index_documents` with nothing added); the documents route's 8 MB body cap.
  */
-import { createServer, type Server } from "node:http";
+import type { Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeApp, type TestApp } from "../helpers/app.ts";
 import { replayEnv, startReplayServer, type ReplayServer } from "../helpers/replay-server.ts";
 import { localPages, searxngBody } from "../research/fixtures.ts";
+import { docPage, startDocsSite, type DocsPages } from "./docs-site.ts";
 
-const PAGES: Record<string, { title: string; body: string }> = {
+const PAGES: DocsPages = {
   "/": { title: "Acme Gateway documentation", body: '<p>Welcome to the Acme Gateway manual.</p><ul><li><a href="/install">Installing</a></li><li><a href="/security">Security</a></li><li><a href="/limits">Limits</a></li></ul>' },
   "/install": { title: "Installing the gateway", body: "<h2>Requirements</h2><p>The gateway runs on any Linux host with at least two gigabytes of memory and a recent kernel. It listens on port 8443 by default and stores its state in a local database file next to the binary.</p>" },
   "/security": { title: "Security", body: "<h2>Key rotation</h2><p>Signing keys are rotated every ninety days. To rotate the signing keys by hand, run the rotate command and restart every node; old keys stay valid for one day so that tokens signed before the rotation keep working.</p><h2>Audit log</h2><p>Every administrative action is written to the audit log with the operator's name and the time of the change.</p>" },
@@ -20,10 +21,6 @@ const PAGES: Record<string, { title: string; body: string }> = {
   "/notes": { title: "Release notes", body: "<h2>Version 2</h2><p>Version two of the gateway adds request tracing and a faster configuration loader for large clusters.</p>" },
 };
 
-function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><title>${title}</title></head><body><nav><a href="/">Home</a></nav><main><article><h1>${title}</h1>${body}<p>This page belongs to the Acme Gateway documentation, which explains how to run the gateway in production.</p></article></main></body></html>`;
-}
-
 let site: Server;
 let base: string;
 let replay: ReplayServer;
@@ -31,17 +28,10 @@ let t: TestApp;
 let key: string;
 const pages = { ...PAGES };
 /** Requests the site received, by path. */
-const seen: string[] = [];
+let seen: string[] = [];
 
 beforeAll(async () => {
-  site = createServer((req, res) => {
-    seen.push(req.url ?? "");
-    const p = pages[req.url ?? ""];
-    if (!p) return void res.writeHead(404, { "content-type": "text/html" }).end("<html><body><h1>Not found</h1><p>There is no such page on this site.</p></body></html>");
-    res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(page(p.title, p.body));
-  });
-  await new Promise<void>((r) => site.listen(0, "127.0.0.1", () => r()));
-  base = `http://127.0.0.1:${(site.address() as { port: number }).port}`;
+  ({ server: site, base, seen } = await startDocsSite(pages));
   replay = await startReplayServer();
   // Only SearXNG answers (with the local blog post); the other engines fail.
   Object.assign(replay.faults, { duckduckgo: "500", wikipedia: "500", brave: "500" });
@@ -84,7 +74,7 @@ const get = async (path: string, k = key) => {
 const QUESTION = "How often are signing keys rotated?";
 const collectionUrls = () => ["/", "/install", "/security", "/limits"].map((p) => `${base}${p}`);
 /** What a page of the site says, as text. */
-const pageText = (path: string) => { const p = PAGES[path]!; return page(p.title, p.body).replace(/<[^>]+>/g, " ").replace(/\s+/g, " "); };
+const pageText = (path: string) => { const p = PAGES[path]!; return docPage(p.title, p.body).replace(/<[^>]+>/g, " ").replace(/\s+/g, " "); };
 /** The source a finding cites, by id. */
 const cited = (body: Json, id: string): Json => body.sources.find((s: Json) => s.id === id);
 

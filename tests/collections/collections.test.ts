@@ -4,21 +4,18 @@
  * was removed; the account's own documents beside them; another account, a key without `scrape` and
  * the plan's `index_documents` refused cleanly.
  */
-import { createServer, type Server } from "node:http";
+import type { Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSafeFetch, parseAllowList } from "../../adapters/fetch/mod.ts";
 import { makeApp, type TestApp } from "../helpers/app.ts";
+import { startDocsSite, type DocsPages } from "./docs-site.ts";
 
-const PAGES: Record<string, { title: string; body: string }> = {
+const PAGES: DocsPages = {
   "/": { title: "Acme Gateway documentation", body: '<p>Welcome to the Acme Gateway manual.</p><ul><li><a href="/install">Installing</a></li><li><a href="/security">Security</a></li><li><a href="/limits">Limits</a></li></ul>' },
   "/install": { title: "Installing the gateway", body: "<h2>Requirements</h2><p>The gateway runs on any Linux host with at least two gigabytes of memory and a recent kernel. It listens on port 8443 by default and stores its state in a local database file next to the binary.</p>" },
   "/security": { title: "Security", body: "<h2>Key rotation</h2><p>Signing keys are rotated every ninety days. To rotate them by hand, run the rotate command and restart every node; old keys stay valid for one day so that tokens signed before the rotation keep working.</p><h2>Audit log</h2><p>Every administrative action is written to the audit log with the operator's name and the time of the change.</p>" },
   "/limits": { title: "Limits", body: "<h2>Request limits</h2><p>Each client may send at most six hundred requests per minute. Clients that go past the limit receive an answer with status 429 and a header telling them when to retry.</p>" },
 };
-
-function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><title>${title}</title></head><body><nav><a href="/">Home</a></nav><main><article><h1>${title}</h1>${body}<p>This page belongs to the Acme Gateway documentation, which explains how to run the gateway in production.</p></article></main></body></html>`;
-}
 
 let site: Server;
 let base: string;
@@ -27,13 +24,7 @@ let key: string;
 const pages = { ...PAGES };
 
 beforeAll(async () => {
-  site = createServer((req, res) => {
-    const p = pages[req.url ?? ""];
-    if (!p) return void res.writeHead(404, { "content-type": "text/html" }).end("<html><body><h1>Not found</h1></body></html>");
-    res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(page(p.title, p.body));
-  });
-  await new Promise<void>((r) => site.listen(0, "127.0.0.1", () => r()));
-  base = `http://127.0.0.1:${(site.address() as { port: number }).port}`;
+  ({ server: site, base } = await startDocsSite(pages));
   t = await makeApp({
     storage: "sqlite",
     pages: createSafeFetch({ allow: parseAllowList(["127.0.0.1/32"]) }),
