@@ -32,3 +32,8 @@ export async function startPageServer(): Promise<PageServer> {
 export const send = (type: string, body: string | Buffer, status = 200): Handler => (_req, res) => {
   res.writeHead(status, { "content-type": type }).end(body);
 };
+
+/** HTML pages a test sets and changes between reads: `set(path, [status, html])` routes the path to that answer. */
+export function htmlPages(server: PageServer): { set(path: string, answer: [number, string]): void } {
+  return { set: (path, [status, body]) => server.route(path, send("text/html", body, status)) };
+}

@@ -4,36 +4,32 @@
  * kept in the store (SQLite), per account and tag. In process, against a local site whose pages
  * change between crawls.
  */
-import { createServer, type Server as HttpServer } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSafeFetch, parseAllowList } from "../../adapters/fetch/mod.ts";
+import { htmlPages, startPageServer, type PageServer } from "../helpers/page-server.ts";
 import { makeApp, type TestApp } from "../helpers/app.ts";
 
 type Job = Record<string, any>;
 let t: TestApp;
 let acme: string;
 let other: string;
-let server: HttpServer;
+let server: PageServer;
 let base = "";
 
 const page = (title: string, words: string, links: string[] = []) =>
   `<!doctype html><html><head><title>${title}</title></head><body><main><article><h1>${title}</h1><p>${words} This page belongs to a small site that a crawl reads more than once.</p><p>${links.map((l) => `<a href="${l}">${l}</a>`).join(" ")}</p></article></main></body></html>`;
 /** What each path serves now: [status, body]. */
-const site = new Map<string, [number, string]>();
+let site: ReturnType<typeof htmlPages>;
 
 beforeAll(async () => {
+  // Only the pages set here answer; robots.txt, sitemaps and any other path are a 404.
+  server = await startPageServer();
+  site = htmlPages(server);
   site.set("/", [200, page("Home", "Welcome to the site.", ["/a", "/b", "/c"])]);
   site.set("/a", [200, page("Alpha", "Alpha says one thing today.")]);
   site.set("/b", [200, page("Beta", "Beta is a page that will go away.")]);
   site.set("/c", [200, page("Gamma", "Gamma never changes.")]);
-  server = createServer((req, res) => {
-    const path = req.url ?? "/";
-    if (path === "/robots.txt" || path.startsWith("/sitemap")) return void res.writeHead(404).end();
-    const [status, body] = site.get(path) ?? [404, "<h1>not here</h1>"];
-    res.writeHead(status, { "content-type": "text/html" }).end(body);
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  base = server.url;
   t = await makeApp({
     storage: "sqlite",
     pages: createSafeFetch({ allow: parseAllowList(["127.0.0.1/32"]) }),
@@ -44,8 +40,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await t?.close();
-  server?.closeAllConnections();
-  server?.close();
+  await server?.close();
 });
 
 async function finished(path: string, key: string): Promise<Job> {

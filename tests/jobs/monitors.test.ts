@@ -6,7 +6,6 @@
  * call to tick(), so a run starts exactly when the test says it is due.
  */
 import { createHmac } from "node:crypto";
-import { createServer, type Server as HttpServer } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSafeFetch, parseAllowList } from "../../adapters/fetch/mod.ts";
 import { rmSync } from "node:fs";
@@ -17,6 +16,7 @@ import { openSqlite } from "../../adapters/shared/sqlite.ts";
 import { openPostgres } from "../../adapters/storage/postgres.ts";
 import { nodeRuntime } from "../../adapters/node/server.ts";
 import { tempDir } from "../helpers/temp.ts";
+import { htmlPages, startPageServer, type PageServer } from "../helpers/page-server.ts";
 import { makeApp, MemoryLogger, type TestApp } from "../helpers/app.ts";
 import { monitorRunId } from "../../core/ids.ts";
 import { tempDatabase } from "../helpers/pg.ts";
@@ -29,26 +29,21 @@ const SECRET = "monitor-secret-never-shown";
 const page = (title: string, words: string, links: string[] = []) =>
   `<!doctype html><html><head><title>${title}</title></head><body><main><article><h1>${title}</h1><p>${words} This page belongs to a small site that a monitor watches.</p><p>${links.map((l) => `<a href="${l}">${l}</a>`).join(" ")}</p></article></main></body></html>`;
 /** What each path serves now: [status, body]. */
-const site = new Map<string, [number, string]>();
-let server: HttpServer;
+let site: ReturnType<typeof htmlPages>;
+let server: PageServer;
 let base = "";
 let hook: Receiver;
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    const path = req.url ?? "/";
-    if (path === "/robots.txt" || path.startsWith("/sitemap")) return void res.writeHead(404).end();
-    const [status, body] = site.get(path) ?? [404, "<h1>not here</h1>"];
-    res.writeHead(status, { "content-type": "text/html" }).end(body);
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  // Only the pages set here answer; robots.txt, sitemaps and any other path are a 404.
+  server = await startPageServer();
+  site = htmlPages(server);
+  base = server.url;
   hook = await startReceiver();
 });
 afterAll(async () => {
   await hook?.close();
-  server?.closeAllConnections();
-  server?.close();
+  await server?.close();
 });
 
 type Store = { env: Record<string, string>; dataDir?: string; close(): Promise<void> };
