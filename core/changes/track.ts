@@ -10,6 +10,7 @@
  * Other failures (a 500, a 403, no answer) say nothing about the page: they are not compared and
  * not kept, so the next good read compares against the last good one.
  */
+import { sha256Hex } from "../keys/secret.ts";
 import { createTwoFilesPatch } from "diff";
 import type { PageRead, ReadHistory } from "../ports/reads.ts";
 
@@ -53,11 +54,6 @@ export function readKey(url: string): string {
   }
 }
 
-async function sha256Hex(text: string): Promise<string> {
-  const bytes = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
-  return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
-
 /** Whether a read with this status can be compared: it answered (below 400) or it is gone. */
 export const comparable = (status: number): boolean => status > 0 && (status < 400 || GONE_STATUSES.has(status));
 
@@ -85,7 +81,7 @@ export async function trackChanges(
   if (!comparable(read.status)) return null;
   const gone = GONE_STATUSES.has(read.status);
   const markdown = gone ? "" : (read.markdown ?? "");
-  const current: PageRead = { readAt: now, statusCode: read.status, gone, digest: gone ? "" : await sha256Hex(markdown), markdown: markdown.slice(0, KEPT_MARKDOWN_CHARS) };
+  const current: PageRead = { readAt: now, statusCode: read.status, gone, digest: gone ? "" : sha256Hex(markdown), markdown: markdown.slice(0, KEPT_MARKDOWN_CHARS) };
   const previous = await reads.exchange(account, ask.tag, readKey(url), current);
   const status: ChangeStatus = !previous
     ? gone ? "removed" : "new"

@@ -16,6 +16,7 @@
  * so a passage is sent to the model once, not on every query that finds it. Any failure of the
  * model leaves the BM25 order as it was and says why.
  */
+import { sha256Hex } from "../keys/secret.ts";
 import type { CachePort, FetchPort } from "../ports.ts";
 import type { PassageHit } from "../ports/collections.ts";
 import { cosine, embedTexts, EmbeddingsError, type EmbeddingsConfig } from "../embeddings/client.ts";
@@ -37,11 +38,6 @@ export type Reranker = (query: string, hits: PassageHit[]) => Promise<RerankOutc
 export function passageForModel(h: Pick<PassageHit, "title" | "heading" | "text">): string {
   const head = [h.title, h.heading].filter((s): s is string => Boolean(s && s.trim())).join(" — ");
   return head ? `${head}\n${h.text}` : h.text;
-}
-
-async function sha256(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /** float32, base64: the precision models answer in, at a quarter of the JSON numbers' size. */
@@ -91,7 +87,7 @@ export function embeddingsReranker(deps: EmbeddingsRerankDeps): Reranker {
     if (hits.length < 2) return { hits, ranking: "lexical" };
     try {
       const texts = hits.map(passageForModel);
-      const keys = await Promise.all(texts.map(async (t) => `emb:${model}:${await sha256(t)}`));
+      const keys = texts.map((t) => `emb:${model}:${sha256Hex(t)}`);
       const cached = deps.cache ? await Promise.all(keys.map((k) => deps.cache!.get<string>(k).then(unpackVector, () => null))) : texts.map(() => null);
       const missing = [...new Set(texts.filter((_, i) => !cached[i]))];
       const answered = await embedTexts(deps.fetch, deps.config, [query, ...missing], deps.timeoutMs);

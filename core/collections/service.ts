@@ -3,6 +3,7 @@
  * passages and added within the plan's `index_documents`, and searches answered by document, each
  * with its best passages.
  */
+import { sha256Hex } from "../keys/secret.ts";
 import { countTokens } from "../budget/mod.ts";
 import { ApiError } from "../errors.ts";
 import { matchesDomain } from "../ranking/merge.ts";
@@ -24,14 +25,9 @@ export interface DocumentInput {
   metadata?: Record<string, unknown> | null;
 }
 
-async function sha256(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
-
 /** A document's id: the one given, else its URL, else its content's hash. */
 export async function toIndexed(d: DocumentInput): Promise<IndexedDocument> {
-  const hash = await sha256(JSON.stringify([d.title ?? null, d.markdown, d.metadata ?? null]));
+  const hash = sha256Hex(JSON.stringify([d.title ?? null, d.markdown, d.metadata ?? null]));
   return {
     id: d.id ?? d.url ?? hash.slice(0, 32),
     url: d.url ?? null,

@@ -32,7 +32,12 @@ const encoder = new TextEncoder();
  * a job round trip per call, a quarter of an authenticated request's CPU time.
  */
 export async function hashSecret(secret: string): Promise<string> {
-  return toHex(sha256(encoder.encode(secret)));
+  return sha256Hex(secret);
+}
+
+/** SHA-256 of a text's UTF-8, lowercase hex: content hashes (documents, reads, cached vectors) as well as secrets. */
+export function sha256Hex(text: string): string {
+  return toHex(sha256(encoder.encode(text)));
 }
 
 /** `qry_ab12...cd34`: the prefix, the first 4 and the last 4 hex characters. */
