@@ -83,9 +83,17 @@ async function loadModel(): Promise<Model> {
   return initModel(modelSource);
 }
 
-export async function startEmbeddingsServer(opts: { port?: number; cacheDir?: string } = {}): Promise<EmbeddingsServer> {
+/**
+ * `preload`: load the model and run it once before listening, so that the first request is not the one
+ * that waits for TensorFlow's start (seconds on a loaded machine, past a client's per-request timeout).
+ */
+export async function startEmbeddingsServer(opts: { port?: number; cacheDir?: string; preload?: boolean } = {}): Promise<EmbeddingsServer> {
   const cache = new VectorCache(opts.cacheDir ?? DEFAULT_CACHE);
   let model: Promise<Model> | null = null;
+  if (opts.preload) {
+    model = loadModel();
+    await (await model).embed(["warm up"]);
+  }
   const stats = { cached: 0, computed: 0, requests: 0 };
   // One computation at a time: the model runs on this thread, and concurrent batches only interleave.
   let queue: Promise<unknown> = Promise.resolve();

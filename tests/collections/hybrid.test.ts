@@ -31,7 +31,7 @@ afterAll(async () => {
   await model?.close();
 });
 beforeAll(async () => {
-  model = await startEmbeddingsServer({ cacheDir: tempDir("quarry-embeddings-") });
+  model = await startEmbeddingsServer({ cacheDir: tempDir("quarry-embeddings-"), preload: true });
 }, 60_000);
 
 async function collection(env: Record<string, string>) {

@@ -57,7 +57,7 @@ describe("research with a real sentence-embedding model", () => {
 
   beforeAll(async () => {
     replay = await startReplayServer();
-    model = await startEmbeddingsServer({ cacheDir: tempDir("quarry-embeddings-") });
+    model = await startEmbeddingsServer({ cacheDir: tempDir("quarry-embeddings-"), preload: true });
     sites = await Promise.all(PAGES.map(() => startPageServer()));
     PAGES.forEach((p, i) => sites[i]!.route("/page", send("text/html; charset=utf-8", `<html><head><title>${p.title}</title></head><body><article><h1>${p.title}</h1>${p.sentences.map((x) => `<p>${x}</p>`).join("")}</article></body></html>`)));
     Object.assign(replay.faults, { duckduckgo: "500", wikipedia: "500", brave: "500" });
