@@ -8,7 +8,7 @@
  * their statistics live beside the documents in the same database, so backups and upgrades carry them.
  */
 import { analyzePassage, BM25, idf, stem, type AnalyzedPassage } from "../../core/collections/analyze.ts";
-import type { CollectionInfo, CollectionStore, DocumentInfo, IndexedDocument, PassageHit, PutResult } from "../../core/ports/collections.ts";
+import type { CollectionInfo, CollectionStore, DocumentInfo, IndexCaps, IndexedDocument, PassageHit, PutResult } from "../../core/ports/collections.ts";
 import type { Query, Row, SqlDriver } from "../jobs/sql-drivers.ts";
 
 /** Tables both dialects share (SQLite's FTS5 index is made apart; PostgreSQL's passages carry their tsvector). */
@@ -204,23 +204,23 @@ export class SqlCollectionStore implements CollectionStore {
     await q("DELETE FROM quarry_collection_chunks WHERE account = ? AND collection = ? AND doc_id = ?", [account, name, docId]);
   }
 
-  async put(account: string, name: string, docs: IndexedDocument[], opts: { maxDocuments: number | null; now: number }): Promise<PutResult> {
+  async put(account: string, name: string, docs: IndexedDocument[], opts: IndexCaps & { now: number }): Promise<PutResult> {
+    const maxBytes = opts.maxBytes ?? null;
     return this.db.tx(async (q): Promise<PutResult> => {
-      // The collection's row is the lock: one account's additions to it take turns (SQLite: the write transaction).
+      // A capped account's puts take turns across all its collections (capLock); then the collection's row
+      // is the lock: one account's additions to it take turns (SQLite: the write transaction).
+      if (opts.maxDocuments !== null || maxBytes !== null) await this.capLock(q, account);
       const [c] = await q(`SELECT name FROM quarry_collections WHERE account = ? AND name = ?${this.db.dialect === "pg" ? " FOR UPDATE" : ""}`, [account, name]);
       if (!c) return { ok: false, reason: "no_collection" };
-      const existing = new Map<string, { hash: string; title: string | null }>();
+      const existing = new Map<string, { hash: string; title: string | null; bytes: number }>();
       for (let i = 0; i < docs.length; i += 500) {
         const ids = docs.slice(i, i + 500).map((d) => d.id);
-        const rows = await q(`SELECT id, hash, title FROM quarry_collection_docs WHERE account = ? AND collection = ? AND id IN (${ids.map(() => "?").join(", ")})`, [account, name, ...ids]);
-        for (const r of rows) existing.set(String(r.id), { hash: String(r.hash), title: r.title === null ? null : String(r.title) });
+        const rows = await q(`SELECT id, hash, title, bytes FROM quarry_collection_docs WHERE account = ? AND collection = ? AND id IN (${ids.map(() => "?").join(", ")})`, [account, name, ...ids]);
+        for (const r of rows) existing.set(String(r.id), { hash: String(r.hash), title: r.title === null ? null : String(r.title), bytes: Number(r.bytes) });
       }
-      const fresh = docs.filter((d) => !existing.has(d.id));
-      if (opts.maxDocuments !== null && fresh.length) {
-        const [n] = await q("SELECT count(*) AS n FROM quarry_collection_docs WHERE account = ?", [account]);
-        const held = Number(n!.n);
-        if (held + fresh.length > opts.maxDocuments) return { ok: false, reason: "index_full", held, limit: opts.maxDocuments };
-      }
+      const sizes = new Map(docs.map((d) => [d, bytesOf(d)]));
+      const refused = await this.overCap(q, account, docs, existing, sizes, opts.maxDocuments, maxBytes);
+      if (refused) return refused;
       const outcome = { added: [] as string[], replaced: [] as string[], unchanged: [] as string[] };
       const stats = new Stats();
       const passages: NewPassage[] = [];
@@ -237,10 +237,10 @@ export class SqlCollectionStore implements CollectionStore {
         } else {
           outcome.added.push(d.id);
         }
-        existing.set(d.id, { hash: d.hash, title: d.title });
+        existing.set(d.id, { hash: d.hash, title: d.title, bytes: sizes.get(d)! });
         await q(
           "INSERT INTO quarry_collection_docs (account, collection, id, url, title, hash, passages, bytes, metadata, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-          [account, name, d.id, d.url, d.title, d.hash, d.passages.length, bytesOf(d), d.metadata ? JSON.stringify(d.metadata) : null, opts.now],
+          [account, name, d.id, d.url, d.title, d.hash, d.passages.length, sizes.get(d)!, d.metadata ? JSON.stringify(d.metadata) : null, opts.now],
         );
         for (const p of d.passages) {
           const a = analyzePassage(d.title, p.heading, p.text);
@@ -253,6 +253,51 @@ export class SqlCollectionStore implements CollectionStore {
       if (outcome.added.length || outcome.replaced.length) await q("UPDATE quarry_collections SET updated_at = ? WHERE account = ? AND name = ?", [opts.now, account, name]);
       return { ok: true, outcome };
     });
+  }
+
+  /**
+   * PostgreSQL: one account's capped puts take turns on an advisory lock of its name, whichever of its
+   * collections they fill, so two of them never both count the room one of them takes (the collection's
+   * row lock alone would let puts into two collections pass a cap together). SQLite's write
+   * transaction already serializes them.
+   */
+  private async capLock(q: Query, account: string): Promise<void> {
+    if (this.db.dialect === "pg") await q("SELECT pg_advisory_xact_lock(hashtext(?))", [`quarry_collections:${account}`]);
+  }
+
+  /**
+   * The plan's caps on what the account's collections hold, checked before anything is written: the
+   * documents this put adds (new ids), and the bytes it adds (a new document's, or a changed one's new
+   * size less its old; an unchanged one adds nothing). A put that adds nothing of a capped kind is not
+   * refused, so an account over a lowered cap can still replace documents with smaller ones.
+   */
+  private async overCap(
+    q: Query, account: string, docs: IndexedDocument[], existing: ReadonlyMap<string, { hash: string; bytes: number }>, sizes: ReadonlyMap<IndexedDocument, number>,
+    maxDocuments: number | null, maxBytes: number | null,
+  ): Promise<Extract<PutResult, { reason: "index_full" }> | null> {
+    if (maxDocuments === null && maxBytes === null) return null;
+    const was = new Map([...existing].map(([id, e]) => [id, e]));
+    let addDocs = 0, addBytes = 0;
+    for (const d of docs) {
+      const before = was.get(d.id);
+      if (before?.hash === d.hash) continue;
+      if (!before) addDocs++;
+      addBytes += sizes.get(d)! - (before?.bytes ?? 0);
+      was.set(d.id, { hash: d.hash, bytes: sizes.get(d)! });
+    }
+    const countDocs = maxDocuments !== null && addDocs > 0;
+    const countBytes = maxBytes !== null && addBytes > 0;
+    if (!countDocs && !countBytes) return null;
+    const held = await this.accountHolds(q, account);
+    if (countDocs && held.documents + addDocs > maxDocuments!) return { ok: false, reason: "index_full", cap: "index_documents", held: held.documents, adding: addDocs, limit: maxDocuments! };
+    if (countBytes && held.bytes + addBytes > maxBytes!) return { ok: false, reason: "index_full", cap: "index_bytes", held: held.bytes, adding: addBytes, limit: maxBytes! };
+    return null;
+  }
+
+  /** What all the account's collections hold: documents, and bytes of text as `bytes` counts them. */
+  private async accountHolds(q: Query, account: string): Promise<{ documents: number; bytes: number }> {
+    const [r] = await q("SELECT count(*) AS n, coalesce(sum(bytes), 0) AS b FROM quarry_collection_docs WHERE account = ?", [account]);
+    return { documents: Number(r?.n ?? 0), bytes: Number(r?.b ?? 0) };
   }
 
   /** Adds what a change did to the collection's statistics, many terms a statement. */
