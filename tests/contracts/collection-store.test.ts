@@ -290,3 +290,45 @@ describe("collections made before the stores ranked alike", () => {
     db.close();
   });
 });
+
+describe("collections made before the stores kept what each holds (held_documents, held_bytes)", () => {
+  /** An account's two collections as the previous version left them: rows in quarry_collection_docs, no held columns. */
+  async function older(q: (sql: string) => Promise<unknown>) {
+    await q("INSERT INTO quarry_collections (account, name, description, created_at, updated_at) VALUES ('acme', 'a', NULL, 1, 1), ('acme', 'b', NULL, 1, 1), ('other', 'a', NULL, 1, 1)");
+    await q(`INSERT INTO quarry_collection_docs (account, collection, id, url, title, hash, passages, bytes, metadata, updated_at) VALUES
+      ('acme', 'a', 'x', NULL, NULL, 'h', 1, 700, NULL, 1), ('acme', 'a', 'y', NULL, NULL, 'h', 1, 200, NULL, 1), ('acme', 'b', 'z', NULL, NULL, 'h', 1, 50, NULL, 1), ('other', 'a', 'x', NULL, NULL, 'h', 1, 5000, NULL, 1)`);
+  }
+  const check = async (s: SqlCollectionStore) => {
+    const one = await toIndexed({ id: "new", markdown: "lorem ".repeat(10).trim() + "." }); // 60 bytes
+    expect(await s.put("acme", "b", [one], { maxDocuments: null, maxBytes: 1_000, now: 2 })).toEqual({ ok: false, reason: "index_full", cap: "index_bytes", held: 950, adding: 60, limit: 1_000 });
+    expect(await s.put("acme", "b", [one], { maxDocuments: 3, now: 2 })).toMatchObject({ ok: false, cap: "index_documents", held: 3 });
+    expect(await s.put("acme", "b", [one], { maxDocuments: 4, maxBytes: 1_010, now: 2 })).toMatchObject({ ok: true });
+  };
+
+  it("SQLite: counts them from their documents when it starts, once", async () => {
+    const db = new Database(":memory:");
+    db.exec(COLLECTIONS_SQLITE_SCHEMA);
+    expect(db.prepare("SELECT name FROM pragma_table_info('quarry_collections') WHERE name LIKE 'held_%'").all()).toEqual([]);
+    await older(async (sql) => db.exec(sql));
+    const s = new SqlCollectionStore(sqliteDriver(db as unknown as SyncSqlite));
+    await s.init();
+    await s.init();
+    await check(s);
+    db.close();
+  });
+
+  it("PostgreSQL: counts them from their documents in the migration, once", async () => {
+    const made = await tempDatabase("collheld");
+    const pool = new pg.Pool({ connectionString: made.url, max: 2 });
+    try {
+      await pool.query(COLLECTIONS_PG_SCHEMA.replace(/DO \$held\$[\s\S]*?END \$held\$;/, ""));
+      await older((sql) => pool.query(sql));
+      await pool.query(COLLECTIONS_PG_SCHEMA);
+      await pool.query(COLLECTIONS_PG_SCHEMA);
+      await check(new SqlCollectionStore(pgDriver(pool)));
+    } finally {
+      await pool.end();
+      await made.drop();
+    }
+  });
+});
