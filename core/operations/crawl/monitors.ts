@@ -23,6 +23,7 @@ import type { MonitorRecord, MonitorRun, MonitorStore, RunOutcome } from "../../
 import type { Plan } from "../../limits/plans.ts";
 import type { Services } from "../../services.ts";
 import { refuseTargets } from "../../schema/targets.ts";
+import { readKey } from "../../changes/track.ts";
 import { batchSpec, crawlSpec, engineOf, jobPath, startJob, type JobCaller } from "./crawl.ts";
 import type { MonitorPatchRequest, MonitorRequest } from "./monitor-schema.ts";
 import type { BatchRequest, CrawlRequest } from "./schema.ts";
@@ -32,6 +33,8 @@ import type { Logger } from "../../ports.ts";
 export const MONITOR_TICK_MS = 5_000;
 /** How long an instance holds a run's step before another may take it over (it died). */
 export const RUN_LEASE_MS = 60_000;
+/** How often an instance looks for reads kept under the tag of a monitor that no longer exists. */
+export const READS_SWEEP_MS = 3_600_000;
 /** Changed pages listed in one webhook (each with its diff); the rest are counted, and readable in the job. */
 export const CHANGED_PAGES_SENT = 100;
 
@@ -126,8 +129,12 @@ export async function patchMonitor(services: Services, monitors: MonitorStore | 
 export async function deleteMonitor(services: Services, monitors: MonitorStore | undefined, caller: Caller, id: string) {
   const { engine, store } = storeOf(services, monitors);
   const m = await own(store, caller, id);
+  // A run under way stops first: its job would otherwise go on reading, and keep reads under the tag
+  // after they are forgotten (its run row goes with the monitor, so it would never be settled).
+  for (const r of await store.runs(m.id, 100)) if (r.state !== "done" && r.jobId) await engine.cancel(r.jobId);
   if (!(await store.delete(m.id))) throw NOT_FOUND(id);
-  // Its reads were its own (its tag): nothing else compares against them.
+  // Its reads were its own (its tag): nothing else compares against them. What a page of a cancelled job
+  // still in flight keeps after this is forgotten by the scheduler's sweep (MonitorScheduler.sweep).
   await engine.ports.reads?.forgetTag?.(m.account, tagOf(m.id));
   return { id: m.id, deleted: true as const };
 }
@@ -156,6 +163,8 @@ export class MonitorScheduler {
   private timer: ReturnType<typeof setInterval> | null = null;
   private ticking: Promise<void> | null = null;
   private stopped = false;
+  /** When this instance last swept deleted monitors' reads (0: at its first round). */
+  private swept = 0;
 
   constructor(
     private readonly services: Services,
@@ -202,6 +211,25 @@ export class MonitorScheduler {
       if (await this.store.advance(run.id, "running", { state: "settling", leaseUntil: lease })) await this.settle(run, job);
     }
     for (const run of await this.store.claimRuns("settling", now, lease, 50)) await this.settle(run, run.jobId ? await this.engine.store.get(run.jobId) : null);
+    if (this.swept === 0 || now - this.swept >= READS_SWEEP_MS) {
+      this.swept = now || 1;
+      await this.sweep();
+    }
+  }
+
+  /**
+   * Forgets the reads kept under the tag of a monitor that no longer exists: those a page of its run
+   * kept while it was being deleted, or that an instance which died between the two steps left.
+   */
+  async sweep(): Promise<number> {
+    const reads = this.engine.ports.reads;
+    if (!reads?.tags || !reads.forgetTag) return 0;
+    let n = 0;
+    for (const { account, tag } of await reads.tags(tagOf(""))) {
+      const id = tag.slice(tagOf("").length);
+      if (!(await this.store.get(id))) n += await reads.forgetTag(account, tag);
+    }
+    return n;
   }
 
   private async finish(run: MonitorRun, from: "starting" | "settling", outcome: RunOutcome, patch: { pages?: number; changed?: number; detail?: string | null } = {}): Promise<void> {
@@ -237,6 +265,20 @@ export class MonitorScheduler {
     }
   }
 
+  /**
+   * Keeps of the monitor's reads only what its next run compares with: after a run whose job went
+   * through the site (completed, or stopped at its page limit), the reads of URLs it did not reach at
+   * all (pages the site no longer links to, or past a lowered limit) are forgotten; were they found
+   * again, they would be `new`. A page the run reached but could not read (a 500, a timeout) keeps its
+   * last good read. A job stopped early otherwise (quota, deadline, the site refusing) reached only part
+   * of the site, and forgets nothing.
+   */
+  private async forgetUnreached(m: MonitorRecord, job: JobRecord, reached: ReadonlySet<string>): Promise<void> {
+    const reads = this.engine.ports.reads;
+    if (!reads?.forgetOthers || job.status !== "completed" || (job.stoppedReason !== null && job.stoppedReason !== "limit_reached")) return;
+    await reads.forgetOthers(m.account, tagOf(m.id), job.createdAt, reached);
+  }
+
   private async settle(run: MonitorRun, job: JobRecord | null): Promise<void> {
     const now = this.engine.ports.clock.now();
     if (!job) return this.finish(run, "settling", "failed", { detail: "its job expired before the run was settled" });
@@ -245,10 +287,12 @@ export class MonitorScheduler {
     const changed: Array<Record<string, unknown>> = [];
     let pages = 0;
     let compared = 0; // pages with a `changes` answer: read, or gone (404/410)
+    const reached = new Set<string>(); // the read keys of every page the job recorded, read or failed
     for (let offset = 0; ; offset += 100) {
       const slice = await this.engine.store.pages(job.id, offset, 100);
       pages += slice.length;
       for (const p of slice) {
+        reached.add(readKey(p.url));
         const c = (p.data as { changes?: { change_status: string; previous_read_at: string | null; visibility: string; diff?: string | null } | null }).changes;
         if (c) compared++;
         if (c && FOUND.has(c.change_status)) {
@@ -258,6 +302,7 @@ export class MonitorScheduler {
       if (slice.length < 100) break;
     }
     const detail = job.stoppedReason;
+    await this.forgetUnreached(m, job, reached);
     // Nothing compared: no page answered (a 404 page did: it is `removed`, which is news).
     if (compared === 0) {
       return this.finish(run, "settling", job.stoppedReason === "quota_exceeded" ? "quota_exceeded" : "failed", { pages, detail: detail ?? "no page could be read" });
