@@ -8,7 +8,7 @@
  * their statistics live beside the documents in the same database, so backups and upgrades carry them.
  */
 import { analyzePassage, BM25, idf, stem, type AnalyzedPassage } from "../../core/collections/analyze.ts";
-import type { CollectionInfo, CollectionStore, DocumentInfo, IndexCaps, IndexedDocument, PassageHit, PutResult } from "../../core/ports/collections.ts";
+import type { CollectionInfo, CollectionStore, DocumentInfo, IndexCaps, IndexedDocument, PassageHit, PassageText, PutResult } from "../../core/ports/collections.ts";
 import type { Query, Row, SqlDriver } from "../jobs/sql-drivers.ts";
 
 /** Tables both dialects share (SQLite's FTS5 index is made apart; PostgreSQL's passages carry their tsvector). */
@@ -391,6 +391,18 @@ export class SqlCollectionStore implements CollectionStore {
       metadata: r.metadata === null ? null : (JSON.parse(String(r.metadata)) as Record<string, unknown>),
       updated_at: iso(r.updated_at),
     }));
+  }
+
+  async document(account: string, name: string, id: string): Promise<(DocumentInfo & { text: PassageText[] }) | null> {
+    const [r] = await this.db.query("SELECT id, url, title, passages, bytes, metadata, updated_at FROM quarry_collection_docs WHERE account = ? AND collection = ? AND id = ?", [account, name, id]);
+    if (!r) return null;
+    const order = this.db.dialect === "sqlite" ? "rowid" : "id";
+    const chunks = await this.db.query(`SELECT heading, body FROM quarry_collection_chunks WHERE account = ? AND collection = ? AND doc_id = ? ORDER BY ${order}`, [account, name, id]);
+    return {
+      id: String(r.id), url: r.url === null ? null : String(r.url), title: r.title === null ? null : String(r.title), passages: Number(r.passages), bytes: Number(r.bytes),
+      metadata: r.metadata === null ? null : (JSON.parse(String(r.metadata)) as Record<string, unknown>), updated_at: iso(r.updated_at),
+      text: chunks.map((c) => ({ heading: c.heading === null || c.heading === "" ? null : String(c.heading), text: String(c.body) })),
+    };
   }
 
   async removeDocument(account: string, name: string, id: string): Promise<boolean> {

@@ -7,6 +7,7 @@ import { sha256Hex } from "../keys/secret.ts";
 import { countTokens } from "../budget/mod.ts";
 import { ApiError } from "../errors.ts";
 import { matchesDomain } from "../ranking/merge.ts";
+import { collectionDocUrl } from "../ranking/normalize-url.ts";
 import type { BackendRunStatus } from "../backends/runner.ts";
 import type { RawResult } from "../backends/types.ts";
 import type { CollectionStore, IndexCap, IndexCaps, IndexedDocument, PassageHit, PutOutcome, PutResult } from "../ports/collections.ts";
@@ -183,6 +184,11 @@ export async function indexPage(store: CollectionStore | undefined, account: str
   return r.reason === "index_full" ? { code: "index_full", limit: r.cap } : { code: "no_collection" };
 }
 
+/** Where an answer cites a collection's document: its http(s) URL, else `quarry://collections/<name>/documents/<id>`. */
+export function citationOf(name: string, d: { id: string; url: string | null }): string {
+  return d.url && /^https?:\/\//i.test(d.url) ? d.url : collectionDocUrl(name, d.id);
+}
+
 export interface CollectionRun {
   results: Record<string, RawResult[]>;
   backends: Record<string, BackendRunStatus>;
@@ -190,8 +196,9 @@ export interface CollectionRun {
 
 /**
  * The account's collections searched as engines for POST /v1/search (api.md §11): each is
- * `collection:<name>`, its documents with an http(s) URL are its results (their best passages as the
- * snippet), and a collection the account does not have is that engine's error.
+ * `collection:<name>`, its documents are its results (their best passages as the snippet), each under
+ * its http(s) URL or else its citation (citationOf), and a collection the account does not have is
+ * that engine's error.
  */
 export async function collectionsAsEngines(store: CollectionStore | undefined, account: string, names: readonly string[], query: string, maxResults: number, rerank?: Reranker): Promise<CollectionRun> {
   const run: CollectionRun = { results: {}, backends: {} };
@@ -201,8 +208,8 @@ export async function collectionsAsEngines(store: CollectionStore | undefined, a
     try {
       if (!store) throw unavailable();
       if (!(await store.get(account, name))) throw missing(name);
-      const docs = (await searchCollection(store, account, name, query, { maxResults: maxResults * 2, rerank })).filter((d) => d.url && /^https?:/i.test(d.url)).slice(0, maxResults);
-      run.results[id] = docs.map((d, i) => ({ title: d.title ?? d.url!, url: d.url!, content: d.passages.map((p) => p.text).join(" … ").slice(0, 1000), published_at: null, rank: i + 1 }));
+      const docs = await searchCollection(store, account, name, query, { maxResults, rerank });
+      run.results[id] = docs.map((d, i) => ({ title: d.title ?? citationOf(name, d), url: citationOf(name, d), content: d.passages.map((p) => p.text).join(" … ").slice(0, 1000), published_at: null, rank: i + 1 }));
       run.backends[id] = { status: "ok", results: docs.length, latency_ms: Date.now() - t0 };
     } catch (err) {
       run.backends[id] = { status: "error", results: 0, latency_ms: Date.now() - t0, error: err instanceof Error ? err.message : String(err) };

@@ -95,6 +95,8 @@ export interface CollectionStore {
    */
   put(account: string, name: string, docs: IndexedDocument[], opts: IndexCaps & { now: number }): Promise<PutResult>;
   documents(account: string, name: string, skip: number, limit: number): Promise<DocumentInfo[]>;
+  /** One document with its passages in their order (what a citation of it points to); null when the collection has none of that id. */
+  document(account: string, name: string, id: string): Promise<(DocumentInfo & { text: PassageText[] }) | null>;
   removeDocument(account: string, name: string, id: string): Promise<boolean>;
   /** The passages best matching any of `terms` (already lower-cased words, no stop words), best first. */
   search(account: string, name: string, terms: string[], limit: number): Promise<PassageHit[]>;

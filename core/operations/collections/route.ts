@@ -5,9 +5,9 @@ import type { AppDeps, AppEnv } from "../../gateway/context.ts";
 import { skipParam } from "../../gateway/query.ts";
 import type { RouteDef } from "../../gateway/route.ts";
 import type { CollectionStore } from "../../ports/collections.ts";
-import { addDocuments, missing, planCaps, searchCollectionRanked, unavailable } from "../../collections/service.ts";
+import { addDocuments, citationOf, missing, planCaps, searchCollectionRanked, unavailable } from "../../collections/service.ts";
 import {
-  CollectionList, CollectionResponse, CreateBody, DocumentList, DocumentRemoved, DocumentsAdded, DocumentsBody, Removed, SearchBody, SearchResponse,
+  CollectionList, CollectionResponse, CreateBody, DocumentList, DocumentResponse, DocumentRemoved, DocumentsAdded, DocumentsBody, Removed, SearchBody, SearchResponse,
   type CreateRequest, type DocumentsRequest, type SearchRequest,
 } from "./schema.ts";
 
@@ -88,6 +88,21 @@ export function collectionRoutes({ ports, config, services }: AppDeps): RouteDef
         const base = config.jobs.publicUrl ?? new URL(c.req.url).origin;
         const next = skip + documents.length < info.documents && documents.length === PAGE ? `${base}/v1/collections/${info.name}/documents?skip=${skip + PAGE}` : null;
         return c.json({ documents, next });
+      },
+    },
+    {
+      ...common, method: "GET", path: "/v1/collections/:name/documents/:id", operationId: "collectionGetDocument", scope: "search",
+      params: { ...NAME, id: "The document's id (URL-encoded)" },
+      summary: "Read one document of a collection: the text a citation of it points to",
+      description: "The document's fields and its passages in order, each with its heading, as indexed. A document without an http(s) URL (text the account sent) is cited in search and research as `quarry://collections/{name}/documents/{id}`: this route, under /v1, is where that citation leads. Needs `search`, like the collection search. Not metered.",
+      status: 200, response: DocumentResponse, errors: ["not_found", "service_unavailable"],
+      handler: async (c) => {
+        const info = await named(c);
+        const id = c.req.param("id") ?? "";
+        const doc = await store().document(account(c), info.name, id);
+        if (!doc) throw new ApiError("not_found", `The collection "${info.name}" has no document with this id.`);
+        const { text, ...fields } = doc;
+        return c.json({ ...fields, citation: citationOf(info.name, doc), text });
       },
     },
     {
