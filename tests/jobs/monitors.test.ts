@@ -309,9 +309,11 @@ describe.each(STORES)("monitors (%s)", (name, openStore) => {
     const gone = "mon_01KAAAAAAAAAAAAAAAAAAAAAAA";
     await t.ports.reads!.exchange("acme", `monitor:${gone}`, `${base}${path}/pricing`, { readAt: 1, statusCode: 200, gone: false, digest: "d", markdown: "left" });
     await t.ports.reads!.exchange("acme", "daily", `${base}${path}/pricing`, { readAt: 1, statusCode: 200, gone: false, digest: "d", markdown: "not a monitor's" });
+    await t.ports.reads!.exchange("acme", "monitor:mine", `${base}${path}/pricing`, { readAt: 1, statusCode: 200, gone: false, digest: "d", markdown: "a tag the account chose" });
     expect(await t.monitors!.sweep()).toBe(1);
     expect(await t.ports.reads!.last("acme", `monitor:${gone}`, `${base}${path}/pricing`)).toBeNull();
     expect(await t.ports.reads!.last("acme", "daily", `${base}${path}/pricing`)).not.toBeNull();
+    expect(await t.ports.reads!.last("acme", "monitor:mine", `${base}${path}/pricing`)).not.toBeNull();
     expect(await t.ports.reads!.last("acme", `monitor:${live.id}`, `${base}${path}/pricing`)).not.toBeNull();
     await req(`/v1/monitors/${live.id}`, acme.secret, { method: "DELETE" });
   }, 60_000);

@@ -24,6 +24,7 @@ import type { Plan } from "../../limits/plans.ts";
 import type { Services } from "../../services.ts";
 import { refuseTargets } from "../../schema/targets.ts";
 import { readKey } from "../../changes/track.ts";
+import { forgetUnreached, READS_SWEEP_MS, sweepReads, tagOf } from "./monitor-reads.ts";
 import { batchSpec, crawlSpec, engineOf, jobPath, startJob, type JobCaller } from "./crawl.ts";
 import type { MonitorPatchRequest, MonitorRequest } from "./monitor-schema.ts";
 import type { BatchRequest, CrawlRequest } from "./schema.ts";
@@ -33,8 +34,6 @@ import type { Logger } from "../../ports.ts";
 export const MONITOR_TICK_MS = 5_000;
 /** How long an instance holds a run's step before another may take it over (it died). */
 export const RUN_LEASE_MS = 60_000;
-/** How often an instance looks for reads kept under the tag of a monitor that no longer exists. */
-export const READS_SWEEP_MS = 3_600_000;
 /** Changed pages listed in one webhook (each with its diff); the rest are counted, and readable in the job. */
 export const CHANGED_PAGES_SENT = 100;
 
@@ -48,7 +47,6 @@ function storeOf(services: Services, monitors: MonitorStore | undefined): { engi
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-const tagOf = (id: string) => `monitor:${id}`;
 
 export function monitorAnswer(m: MonitorRecord) {
   const { diff, ...request } = m.request as Record<string, unknown> & { diff?: boolean };
@@ -217,19 +215,9 @@ export class MonitorScheduler {
     }
   }
 
-  /**
-   * Forgets the reads kept under the tag of a monitor that no longer exists: those a page of its run
-   * kept while it was being deleted, or that an instance which died between the two steps left.
-   */
-  async sweep(): Promise<number> {
-    const reads = this.engine.ports.reads;
-    if (!reads?.tags || !reads.forgetTag) return 0;
-    let n = 0;
-    for (const { account, tag } of await reads.tags(tagOf(""))) {
-      const id = tag.slice(tagOf("").length);
-      if (!(await this.store.get(id))) n += await reads.forgetTag(account, tag);
-    }
-    return n;
+  /** Forgets the reads of monitors that no longer exist (monitor-reads.ts); how many. */
+  sweep(): Promise<number> {
+    return sweepReads(this.engine.ports.reads, async (id) => (await this.store.get(id)) !== null);
   }
 
   private async finish(run: MonitorRun, from: "starting" | "settling", outcome: RunOutcome, patch: { pages?: number; changed?: number; detail?: string | null } = {}): Promise<void> {
@@ -265,20 +253,6 @@ export class MonitorScheduler {
     }
   }
 
-  /**
-   * Keeps of the monitor's reads only what its next run compares with: after a run whose job went
-   * through the site (completed, or stopped at its page limit), the reads of URLs it did not reach at
-   * all (pages the site no longer links to, or past a lowered limit) are forgotten; were they found
-   * again, they would be `new`. A page the run reached but could not read (a 500, a timeout) keeps its
-   * last good read. A job stopped early otherwise (quota, deadline, the site refusing) reached only part
-   * of the site, and forgets nothing.
-   */
-  private async forgetUnreached(m: MonitorRecord, job: JobRecord, reached: ReadonlySet<string>): Promise<void> {
-    const reads = this.engine.ports.reads;
-    if (!reads?.forgetOthers || job.status !== "completed" || (job.stoppedReason !== null && job.stoppedReason !== "limit_reached")) return;
-    await reads.forgetOthers(m.account, tagOf(m.id), job.createdAt, reached);
-  }
-
   private async settle(run: MonitorRun, job: JobRecord | null): Promise<void> {
     const now = this.engine.ports.clock.now();
     if (!job) return this.finish(run, "settling", "failed", { detail: "its job expired before the run was settled" });
@@ -302,7 +276,7 @@ export class MonitorScheduler {
       if (slice.length < 100) break;
     }
     const detail = job.stoppedReason;
-    await this.forgetUnreached(m, job, reached);
+    await forgetUnreached(this.engine.ports.reads, m, job, reached);
     // Nothing compared: no page answered (a 404 page did: it is `removed`, which is news).
     if (compared === 0) {
       return this.finish(run, "settling", job.stoppedReason === "quota_exceeded" ? "quota_exceeded" : "failed", { pages, detail: detail ?? "no page could be read" });
