@@ -129,7 +129,7 @@ export class SqlCollectionStore implements CollectionStore {
   /** SQLite's part of HELD_PG: one column at a time, in a write transaction, so two processes starting at once add them once. */
   private async heldColumnsSqlite(): Promise<void> {
     const has = async (q: Query) => (await q("SELECT name FROM pragma_table_info('quarry_collections') WHERE name = 'held_bytes'")).length > 0;
-    if (await has(this.db.query)) return;
+    if (await has((sql, params) => this.db.query(sql, params))) return;
     await this.db.tx(async (q) => {
       if (await has(q)) return;
       for (const column of HELD_COLUMNS.split(", ")) await q(`ALTER TABLE quarry_collections ${column}`);
