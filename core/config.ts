@@ -189,6 +189,7 @@ const PLAN_FIELDS: Record<keyof PlanOverride, [nullable: boolean, min: number, w
   jobs_concurrent: [false, 1, "a whole number > 0"],
   jobs_storage_bytes: [true, 1, "a whole number of bytes > 0 or null"],
   index_documents: [true, 0, "a whole number >= 0 or null"],
+  index_bytes: [true, 0, "a whole number of bytes >= 0 or null"],
   monitors: [true, 0, "a whole number >= 0 or null"],
 };
 

@@ -36,6 +36,22 @@ export class MemoryReadHistory implements ReadHistory {
     }
     return n;
   }
+  async forgetOthers(account: string, tag: string, before: number, keep: ReadonlySet<string>): Promise<number> {
+    let n = 0;
+    for (const [k, r] of [...this.rows]) {
+      const [a, t, url] = JSON.parse(k) as [string, string, string];
+      if (a === account && t === tag && r.readAt < before && !keep.has(url)) (this.rows.delete(k), n++);
+    }
+    return n;
+  }
+  async tags(prefix: string): Promise<Array<{ account: string; tag: string }>> {
+    const seen = new Map<string, { account: string; tag: string }>();
+    for (const k of this.rows.keys()) {
+      const [account, tag] = JSON.parse(k) as [string, string];
+      if (tag.startsWith(prefix)) seen.set(JSON.stringify([account, tag]), { account, tag });
+    }
+    return [...seen.values()];
+  }
 }
 
 function toRead(r: Row): PageRead {
@@ -73,5 +89,22 @@ export class SqlReadHistory implements ReadHistory {
 
   async forgetTag(account: string, tag: string): Promise<number> {
     return (await this.db.query("DELETE FROM quarry_reads WHERE account = ? AND tag = ? RETURNING url", [account, tag])).length;
+  }
+
+  /** The candidates read first (their URLs only, by the primary key's prefix), then deleted 500 a statement, each still only if not read since. */
+  async forgetOthers(account: string, tag: string, before: number, keep: ReadonlySet<string>): Promise<number> {
+    const stale = (await this.db.query("SELECT url FROM quarry_reads WHERE account = ? AND tag = ? AND read_at < ?", [account, tag, before])).map((r) => String(r.url)).filter((u) => !keep.has(u));
+    let n = 0;
+    for (let i = 0; i < stale.length; i += 500) {
+      const part = stale.slice(i, i + 500);
+      n += (await this.db.query(`DELETE FROM quarry_reads WHERE account = ? AND tag = ? AND read_at < ? AND url IN (${part.map(() => "?").join(", ")}) RETURNING url`, [account, tag, before, ...part])).length;
+    }
+    return n;
+  }
+
+  async tags(prefix: string): Promise<Array<{ account: string; tag: string }>> {
+    // The prefix compared as a substring, not with LIKE: a tag may hold % or _.
+    const rows = await this.db.query("SELECT DISTINCT account, tag FROM quarry_reads WHERE substr(tag, 1, ?) = ?", [prefix.length, prefix]);
+    return rows.map((r) => ({ account: String(r.account), tag: String(r.tag) }));
   }
 }

@@ -1,15 +1,17 @@
 /**
  * What the collection routes, scrape and crawl do with a collection (api.md §11): documents made into
- * passages and added within the plan's `index_documents`, and searches answered by document, each
+ * passages and added within the plan's `index_documents` and `index_bytes`, and searches answered by document, each
  * with its best passages.
  */
 import { sha256Hex } from "../keys/secret.ts";
 import { countTokens } from "../budget/mod.ts";
 import { ApiError } from "../errors.ts";
 import { matchesDomain } from "../ranking/merge.ts";
+import { collectionDocUrl } from "../ranking/normalize-url.ts";
 import type { BackendRunStatus } from "../backends/runner.ts";
 import type { RawResult } from "../backends/types.ts";
-import type { CollectionStore, IndexedDocument, PassageHit, PutOutcome } from "../ports/collections.ts";
+import type { CollectionStore, IndexCap, IndexCaps, IndexedDocument, PassageHit, PutOutcome, PutResult } from "../ports/collections.ts";
+import { sizeText } from "../limits/plans.ts";
 import type { Reranker } from "./hybrid.ts";
 import { splitPassages } from "./passages.ts";
 import { queryTerms } from "./query.ts";
@@ -46,21 +48,32 @@ export function missing(name: string): ApiError {
   return new ApiError("not_found", `This account has no collection named "${name}".`);
 }
 
-/** Adds documents to an account's collection, all or none. */
-export async function addDocuments(store: CollectionStore, account: string, name: string, docs: DocumentInput[], maxDocuments: number | null, now: number): Promise<PutOutcome> {
+/** An account's caps from its plan, as the store takes them. */
+export function planCaps(plan: { indexDocuments: number | null; indexBytes: number | null }): IndexCaps {
+  return { maxDocuments: plan.indexDocuments, maxBytes: plan.indexBytes };
+}
+
+/** The 403 for a put the plan's caps refused: the message names the limit, and so does `limit` in the error object. */
+export function indexFull(r: Extract<PutResult, { reason: "index_full" }>, documents: number): ApiError {
+  const what = documents === 1 ? "this document" : `these ${documents} documents`;
+  const message = r.cap === "index_bytes"
+    ? `This account's collections hold ${sizeText(r.held)} of text (${r.held} bytes) and its plan allows ${sizeText(r.limit)} (index_bytes: ${r.limit}): ${what} would add ${r.adding} bytes and pass it, so none was added.`
+    : `This account's collections hold ${r.held} documents and its plan allows ${r.limit} (index_documents): adding ${r.adding} more would pass it, so none was added.`;
+  return new ApiError("index_full", `${message} Remove documents or collections, or move to a larger plan.`, { fields: { limit: r.cap, held: r.held, adding: r.adding, allowed: r.limit } });
+}
+
+/** Adds documents to an account's collection, all or none, within the plan's caps (null: none). */
+export async function addDocuments(store: CollectionStore, account: string, name: string, docs: DocumentInput[], caps: IndexCaps | null, now: number): Promise<PutOutcome> {
   const indexed = await Promise.all(docs.map(toIndexed));
   const ids = new Set<string>();
   for (const d of indexed) {
     if (ids.has(d.id)) throw new ApiError("invalid_request", `Two documents of this request have the id "${d.id}".`, { details: [{ field: "documents", message: `duplicate id ${d.id}` }] });
     ids.add(d.id);
   }
-  const r = await store.put(account, name, indexed, { maxDocuments, now });
+  const r = await store.put(account, name, indexed, { maxDocuments: null, maxBytes: null, ...caps, now });
   if (r.ok) return r.outcome;
   if (r.reason === "no_collection") throw missing(name);
-  throw new ApiError(
-    "index_full",
-    `This account's collections hold ${r.held} documents and its plan allows ${r.limit} (index_documents): adding ${indexed.length} more would pass it, so none was added. Remove documents or collections, or move to a larger plan.`,
-  );
+  throw indexFull(r, indexed.length);
 }
 
 export interface SearchHitDocument {
@@ -156,15 +169,24 @@ export function groupHits(hits: PassageHit[], maxResults: number, passagesPerDoc
   return [...byDoc.values()].sort((a, b) => b.score - a.score).slice(0, maxResults);
 }
 
+/** Why a page read by a job was not indexed: its collection is gone, or a plan cap (`limit`) refused it. */
+export type PageRefusal = { code: "no_collection" } | { code: "index_full"; limit: IndexCap };
+
 /**
- * Indexes one page read by scrape or a job: null when done (or unchanged), else why it was not
- * (`index_full`, `no_collection`), which the caller reports for that page.
+ * Indexes one page read by scrape or a job: null when done (or unchanged), else why it was not,
+ * which the caller reports for that page.
  */
-export async function indexPage(store: CollectionStore | undefined, account: string, name: string, page: { url: string; title: string | null; markdown: string }, maxDocuments: number | null, now: number): Promise<"index_full" | "no_collection" | null> {
-  if (!store) return "no_collection";
+export async function indexPage(store: CollectionStore | undefined, account: string, name: string, page: { url: string; title: string | null; markdown: string }, caps: IndexCaps | null, now: number): Promise<PageRefusal | null> {
+  if (!store) return { code: "no_collection" };
   if (!page.markdown.trim()) return null;
-  const r = await store.put(account, name, [await toIndexed({ id: page.url, url: page.url, title: page.title, markdown: page.markdown })], { maxDocuments, now });
-  return r.ok ? null : r.reason;
+  const r = await store.put(account, name, [await toIndexed({ id: page.url, url: page.url, title: page.title, markdown: page.markdown })], { maxDocuments: null, maxBytes: null, ...caps, now });
+  if (r.ok) return null;
+  return r.reason === "index_full" ? { code: "index_full", limit: r.cap } : { code: "no_collection" };
+}
+
+/** Where an answer cites a collection's document: its http(s) URL, else `quarry://collections/<name>/documents/<id>`. */
+export function citationOf(name: string, d: { id: string; url: string | null }): string {
+  return d.url && /^https?:\/\//i.test(d.url) ? d.url : collectionDocUrl(name, d.id);
 }
 
 export interface CollectionRun {
@@ -174,8 +196,9 @@ export interface CollectionRun {
 
 /**
  * The account's collections searched as engines for POST /v1/search (api.md §11): each is
- * `collection:<name>`, its documents with an http(s) URL are its results (their best passages as the
- * snippet), and a collection the account does not have is that engine's error.
+ * `collection:<name>`, its documents are its results (their best passages as the snippet), each under
+ * its http(s) URL or else its citation (citationOf), and a collection the account does not have is
+ * that engine's error.
  */
 export async function collectionsAsEngines(store: CollectionStore | undefined, account: string, names: readonly string[], query: string, maxResults: number, rerank?: Reranker): Promise<CollectionRun> {
   const run: CollectionRun = { results: {}, backends: {} };
@@ -185,8 +208,8 @@ export async function collectionsAsEngines(store: CollectionStore | undefined, a
     try {
       if (!store) throw unavailable();
       if (!(await store.get(account, name))) throw missing(name);
-      const docs = (await searchCollection(store, account, name, query, { maxResults: maxResults * 2, rerank })).filter((d) => d.url && /^https?:/i.test(d.url)).slice(0, maxResults);
-      run.results[id] = docs.map((d, i) => ({ title: d.title ?? d.url!, url: d.url!, content: d.passages.map((p) => p.text).join(" … ").slice(0, 1000), published_at: null, rank: i + 1 }));
+      const docs = await searchCollection(store, account, name, query, { maxResults, rerank });
+      run.results[id] = docs.map((d, i) => ({ title: d.title ?? citationOf(name, d), url: citationOf(name, d), content: d.passages.map((p) => p.text).join(" … ").slice(0, 1000), published_at: null, rank: i + 1 }));
       run.backends[id] = { status: "ok", results: docs.length, latency_ms: Date.now() - t0 };
     } catch (err) {
       run.backends[id] = { status: "error", results: 0, latency_ms: Date.now() - t0, error: err instanceof Error ? err.message : String(err) };

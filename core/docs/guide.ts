@@ -17,7 +17,7 @@ export function apiGuide(routes: RouteDef[], plans: PlanTable, ipRate: BucketCon
   }).filter((line) => line !== null);
   const metered = routes.filter((r) => r.group).map((r) => `${r.method} ${documentedPath(r.path)} (\`${r.group}\`)`).join(", ");
   const storage = (b: number | null) => (b === null ? "unlimited" : b >= 2 ** 30 ? `${+(b / 2 ** 30).toFixed(1)} GB` : `${+(b / 2 ** 20).toFixed(1)} MB`);
-  const planRows = Object.values(plans).map((p) => `| \`${p.id}\` | ${figure(p.quota)} | ${figure(p.perMinute)} | ${figure(p.jobsConcurrent)} | ${storage(p.jobsStorageBytes)} |`);
+  const planRows = Object.values(plans).map((p) => `| \`${p.id}\` | ${figure(p.quota)} | ${figure(p.perMinute)} | ${figure(p.jobsConcurrent)} | ${storage(p.jobsStorageBytes)} | ${figure(p.indexDocuments)} documents, ${storage(p.indexBytes)} of text |`);
   const perAddress = ipRate
     ? `Each client address may also send ${figure(ipRate.ratePerSecond)} requests a second (bursts of ${figure(ipRate.burst)}), with or without a key; over that, 429 \`rate_limited\` too.`
     : "This server sets no per-address limit.";
@@ -35,10 +35,12 @@ export function apiGuide(routes: RouteDef[], plans: PlanTable, ipRate: BucketCon
     "## Plans and limits",
     "Limits are counted per key, under the plan of the key's account. This server's plans:",
     "",
-    "| plan | requests a month | requests a minute | crawl and batch jobs at once | job storage |",
-    "|---|---|---|---|---|",
+    "| plan | requests a month | requests a minute | crawl and batch jobs at once | job storage | collections hold |",
+    "|---|---|---|---|---|---|",
     ...planRows,
     "",
+    "- **Collections** (`index_documents`, `index_bytes`): what all the account's collections may hold together, the bytes as their `bytes` count them. " +
+      "An addition past either is a 403 `index_full` whose `limit` names it, and nothing of it is added.",
     "- **Per minute**: every request of the key that is admitted (in scope, valid, within its limits) counts, over any rolling " +
       "60 seconds, key management, usage and job reads included. Over it: 429 `rate_limited`, with `Retry-After` and " +
       "`error.retry_after` in whole seconds.",

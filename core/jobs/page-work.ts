@@ -17,7 +17,7 @@ import { pageOutcome } from "./job-metrics.ts";
 import { capPageData, MAX_SKIPPED_URLS, STORAGE_FULL } from "./sizes.ts";
 import { discover } from "./discover.ts";
 import type { WorkContext } from "./work-context.ts";
-import { indexPage } from "../collections/service.ts";
+import { indexPage, planCaps } from "../collections/service.ts";
 import type { Heartbeat } from "./leases.ts";
 import type { JobStore } from "../ports/jobs.ts";
 import { pageLinks } from "./site-files.ts";
@@ -159,8 +159,10 @@ async function work(ctx: WorkContext, task: JobTask, held: Held, lease?: number)
         cutBytes = capped.cut;
         page = { url: task.url, ok: true, statusCode: read.status, title: data.title, data: capped.data, error: null };
         // Indexed before it is recorded: a crash in between reads it again, and the same content is left as it is.
-        const refused = spec.collection ? await indexPage(ctx.ports.collections, job.account, spec.collection, { url: task.url, title: data.title, markdown: String(data.markdown ?? "") }, (await ctx.planOf(job)).indexDocuments, ctx.ports.clock.now()) : null;
-        if (refused) page = failedPage(task.url, read.status, refused, meta);
+        // Past a plan cap the page is a failed page `index_full` naming the limit, free, and the job goes on: a
+        // later page may still fit (smaller, or one whose earlier version it replaces, or unchanged).
+        const refused = spec.collection ? await indexPage(ctx.ports.collections, job.account, spec.collection, { url: task.url, title: data.title, markdown: String(data.markdown ?? "") }, planCaps(await ctx.planOf(job)), ctx.ports.clock.now()) : null;
+        if (refused) page = failedPage(task.url, read.status, refused.code, { ...meta, ...(refused.code === "index_full" ? { index_limit: refused.limit } : {}) });
         // Links from what was read: a rendered page's links include those its scripts added.
         if (job.kind === "crawl" && spec.sitemap !== "only" && task.depth < spec.maxDepth && /html/i.test(read.contentType ?? "html")) {
           links = pageLinks(decodeHtml(read.body, read.contentType), read.finalUrl).map((l) => l.url);

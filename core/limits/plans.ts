@@ -15,19 +15,31 @@ export interface Plan {
   jobsStorageBytes: number | null;
   /** Documents an account's collections may hold in all (`index_documents`); null = no cap. Past it, adding is a 403 `index_full`. */
   indexDocuments: number | null;
+  /**
+   * Bytes of text an account's collections may hold in all (`index_bytes`: titles, headings and passages
+   * in UTF-8, as a collection's `bytes` counts them); null = no cap. Past it, adding is a 403 `index_full`.
+   */
+  indexBytes: number | null;
   /** Monitors an account may keep (`monitors`, issue #31); null = no cap. Past it, creating one is a 403 `too_many_monitors`. */
   monitors: number | null;
 }
 
 export type PlanTable = Record<string, Plan>;
 
+/** A size for a message: `100 MB`, `1.5 GB`, `512 KB` (binary units, as QUARRY_PLANS and the README give them). */
+export function sizeText(bytes: number): string {
+  const [unit, n] = bytes >= 2 ** 30 ? ["GB", bytes / 2 ** 30] : bytes >= 2 ** 20 ? ["MB", bytes / 2 ** 20] : ["KB", bytes / 2 ** 10];
+  return `${Number(n.toFixed(n < 10 ? 1 : 0))} ${unit}`;
+}
+
 const MiB = 2 ** 20;
+const GiB = 2 ** 30;
 
 export const DEFAULT_PLANS: PlanTable = {
-  free: { id: "free", quota: 1_000, perMinute: 60, jobsConcurrent: 2, jobsStorageBytes: 100 * MiB, indexDocuments: 1_000, monitors: 5 },
-  starter: { id: "starter", quota: 10_000, perMinute: 200, jobsConcurrent: 5, jobsStorageBytes: 1024 * MiB, indexDocuments: 10_000, monitors: 25 },
-  pro: { id: "pro", quota: 100_000, perMinute: 500, jobsConcurrent: 10, jobsStorageBytes: 5 * 1024 * MiB, indexDocuments: 100_000, monitors: 100 },
-  enterprise: { id: "enterprise", quota: null, perMinute: 2_000, jobsConcurrent: 50, jobsStorageBytes: 20 * 1024 * MiB, indexDocuments: 1_000_000, monitors: 1_000 },
+  free: { id: "free", quota: 1_000, perMinute: 60, jobsConcurrent: 2, jobsStorageBytes: 100 * MiB, indexDocuments: 1_000, indexBytes: 50 * MiB, monitors: 5 },
+  starter: { id: "starter", quota: 10_000, perMinute: 200, jobsConcurrent: 5, jobsStorageBytes: 1024 * MiB, indexDocuments: 10_000, indexBytes: 500 * MiB, monitors: 25 },
+  pro: { id: "pro", quota: 100_000, perMinute: 500, jobsConcurrent: 10, jobsStorageBytes: 5 * 1024 * MiB, indexDocuments: 100_000, indexBytes: 5 * GiB, monitors: 100 },
+  enterprise: { id: "enterprise", quota: null, perMinute: 2_000, jobsConcurrent: 50, jobsStorageBytes: 20 * 1024 * MiB, indexDocuments: 1_000_000, indexBytes: 50 * GiB, monitors: 1_000 },
 };
 
 /** The lowest plan: new accounts start on it and anonymous responses describe it. */
@@ -88,6 +100,7 @@ export interface PlanOverride {
   jobs_concurrent?: number;
   jobs_storage_bytes?: number | null;
   index_documents?: number | null;
+  index_bytes?: number | null;
   monitors?: number | null;
 }
 
@@ -110,8 +123,9 @@ export function applyPlanOverrides(base: PlanTable, overrides: Record<string, Pl
     const jobsConcurrent = o.jobs_concurrent ?? prev?.jobsConcurrent ?? lowest!.jobsConcurrent;
     const jobsStorageBytes = o.jobs_storage_bytes !== undefined ? o.jobs_storage_bytes : (prev ?? lowest!).jobsStorageBytes;
     const indexDocuments = o.index_documents !== undefined ? o.index_documents : (prev ?? lowest!).indexDocuments;
+    const indexBytes = o.index_bytes !== undefined ? o.index_bytes : (prev ?? lowest!).indexBytes;
     const monitors = o.monitors !== undefined ? o.monitors : (prev ?? lowest!).monitors;
-    out[id] = { id, quota, perMinute, jobsConcurrent, jobsStorageBytes, indexDocuments, monitors };
+    out[id] = { id, quota, perMinute, jobsConcurrent, jobsStorageBytes, indexDocuments, indexBytes, monitors };
   }
   return out;
 }

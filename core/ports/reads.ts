@@ -32,4 +32,12 @@ export interface ReadHistory {
   exchange(account: string, tag: string, url: string, read: PageRead): Promise<PageRead | null>;
   /** Forgets every read of the account under `tag` (a deleted monitor's); returns how many. Optional: a store without it keeps them. */
   forgetTag?(account: string, tag: string): Promise<number>;
+  /**
+   * Forgets the account's reads under `tag` made before `before` whose URL (its read key) is not in
+   * `keep`: what a monitor's run did not reach, so its next run has nothing to compare them with.
+   * Returns how many. Optional, like forgetTag.
+   */
+  forgetOthers?(account: string, tag: string, before: number, keep: ReadonlySet<string>): Promise<number>;
+  /** Every account and tag that has reads under a tag starting with `prefix` (a sweep for deleted monitors' reads). Optional. */
+  tags?(prefix: string): Promise<Array<{ account: string; tag: string }>>;
 }

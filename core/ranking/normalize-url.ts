@@ -70,8 +70,28 @@ export function dedupKey(url: string): string {
   return u ? canonicalRest(u) : url.trim();
 }
 
-/** Dedup key and bare hostname from one parse (the merge's hot path); null for non-web URLs. */
+/**
+ * The citation of a collection's document that has no http(s) URL of its own (text the account sent,
+ * api.md §11): `quarry://collections/<name>/documents/<id>`, the id percent-encoded, which is the path
+ * of the document under /v1 (`GET /v1/collections/<name>/documents/<id>`). Stable: the same document
+ * is cited the same way in every answer.
+ */
+export const COLLECTION_DOC_URL = "quarry://collections/";
+
+export function collectionDocUrl(collection: string, id: string): string {
+  return `${COLLECTION_DOC_URL}${collection}/documents/${encodeURIComponent(id)}`;
+}
+
+export function isCollectionDocUrl(url: string): boolean {
+  return url.startsWith(COLLECTION_DOC_URL);
+}
+
+/**
+ * Dedup key and bare hostname from one parse (the merge's hot path); null for non-web URLs. A
+ * collection document's citation is its own key, with no host (no domain filter includes it).
+ */
 export function urlIdentity(url: string): { key: string; host: string } | null {
+  if (isCollectionDocUrl(url)) return { key: url, host: "" };
   const u = parse(url);
   return u ? { key: canonicalRest(u), host: bareHost(u.hostname) } : null;
 }

@@ -181,6 +181,67 @@ describe("POST /v1/search with collections", () => {
   });
 });
 
+describe("the account's own documents without a URL, as sources", () => {
+  const RUNBOOK = "Before you rotate the signing keys outside the ninety day schedule, page the security lead and open an incident.";
+  const ESCALATION = "A gateway outage that lasts longer than fifteen minutes is escalated to the platform director.";
+  const citation = (id: string) => `quarry://collections/runbooks/documents/${encodeURIComponent(id)}`;
+
+  beforeAll(async () => {
+    expect((await post("/v1/collections", { name: "runbooks" })).status).toBe(201);
+    const added = await post("/v1/collections/runbooks/documents", { documents: [
+      { id: "rotate-keys", title: "Emergency key rotation", markdown: `# Emergency key rotation\n\n${RUNBOOK}` },
+      { id: "on call/escalation", title: "Escalation", text: ESCALATION },
+    ] });
+    expect(added.status).toBe(200);
+  });
+
+  it("POST /v1/search cites each by a stable quarry: URL, which GET under /v1 reads back", async () => {
+    const res = await post("/v1/search", { query: "rotate signing keys outside the schedule", collections: ["runbooks"], web: false });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.meta.backends["collection:runbooks"]).toMatchObject({ status: "ok", results: 1 });
+    expect(res.body.results).toHaveLength(1);
+    expect(res.body.results[0]).toMatchObject({ url: citation("rotate-keys"), title: "Emergency key rotation" });
+    expect(res.body.results[0].content).toMatch(/page the security lead/);
+    // The same document is cited the same way by the next search.
+    expect((await post("/v1/search", { query: "security lead incident", collections: ["runbooks"], web: false })).body.results[0].url).toBe(citation("rotate-keys"));
+    // The citation is the document's path under /v1: an id with a slash and a space is encoded once.
+    const escalation = (await post("/v1/search", { query: "outage escalated director", collections: ["runbooks"], web: false })).body.results[0].url;
+    expect(escalation).toBe("quarry://collections/runbooks/documents/on%20call%2Fescalation");
+    for (const [url, said] of [[citation("rotate-keys"), RUNBOOK], [escalation, ESCALATION]] as const) {
+      const read = await get(`/v1/${url.slice("quarry://".length)}`);
+      expect(read.status, url).toBe(200);
+      expect(read.body.citation).toBe(url);
+      expect(read.body.url).toBeNull();
+      expect(read.body.text.map((p: Json) => p.text).join(" ")).toContain(said);
+    }
+    expect((await get("/v1/collections/runbooks/documents/nothing-here")).status).toBe(404);
+    // A page with a URL is cited by its URL, as before.
+    expect((await get(`/v1/collections/gateway-docs/documents/${encodeURIComponent(`${base}/security`)}`)).body).toMatchObject({ citation: `${base}/security`, url: `${base}/security` });
+    // Another account's document is a 404; a key with search alone may read it.
+    const other = (await t.key("soylent", ["search"])).secret;
+    expect((await get(`/v1/${citation("rotate-keys").slice("quarry://".length)}`, other)).status).toBe(404);
+    const searchOnly = (await t.key("acme", ["search"])).secret;
+    expect((await get(`/v1/${citation("rotate-keys").slice("quarry://".length)}`, searchOnly)).status).toBe(200);
+  });
+
+  it("POST /v1/research with web: false cites them: nothing fetched, the finding from the document that says it", async () => {
+    const hits = { ...replay.hits };
+    seen.length = 0;
+    const res = await post("/v1/research", { query: "What must I do before rotating the signing keys outside the schedule?", collections: ["runbooks"], web: false });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(replay.hits).toEqual(hits);
+    expect(seen).toEqual([]);
+    const body = res.body;
+    expect(body.sources.length).toBeGreaterThan(0);
+    for (const s of body.sources) expect(s.url).toMatch(/^quarry:\/\/collections\/runbooks\/documents\//);
+    expect(body.sources[0]).toMatchObject({ url: citation("rotate-keys") });
+    const [first] = body.report.findings;
+    expect(first.text).toMatch(/page the security lead/);
+    expect(first.citations.map((id: string) => cited(body, id).url)).toContain(citation("rotate-keys"));
+    expect(body.meta.pages).toMatchObject({ failed: 0, unread: [] });
+  }, 30_000);
+});
+
 describe("POST /v1/scrape with collection", () => {
   it("indexes the page under its URL: added, then unchanged when read again, replaced when it changed; searched once", async () => {
     expect((await post("/v1/collections", { name: "scraped" })).status).toBe(201);

@@ -155,8 +155,9 @@ describe("a collection filled by crawling a site", () => {
     expect(res.body.meta.backends["collection:gateway-docs"]).toMatchObject({ status: "ok" });
     expect(res.body.results[0].url).toBe(`${base}/security`);
     expect(res.body.results[0].content).toMatch(/ninety days/);
-    // Own documents without a URL are not web results.
+    // Own documents without a URL are cited by their quarry: URL, not by their id.
     expect(res.body.results.map((r: Json) => r.url)).not.toContain("runbook-1");
+    expect(res.body.results.map((r: Json) => r.url)).toContain("quarry://collections/gateway-docs/documents/runbook-1");
     expect((await post("/v1/search", { query: "keys", web: false })).status).toBe(400);
     expect((await post("/v1/search", { query: "keys", collections: ["nothing-here"], web: false })).status).toBe(404);
     const other = (await t.key("hooli", ["search"])).secret;

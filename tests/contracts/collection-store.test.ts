@@ -98,11 +98,60 @@ function contract(make: () => Promise<CollectionStore>) {
     const docs = await Promise.all(["one", "two", "three"].map((w) => toIndexed({ id: w, markdown: `Document ${w} about limits.` })));
     expect(await s.put("small", "a", docs.slice(0, 2), { maxDocuments: 3, now: 2 })).toMatchObject({ ok: true });
     // Two more in another collection of the account: the limit counts all of them.
-    expect(await s.put("small", "b", docs.slice(1, 3), { maxDocuments: 3, now: 3 })).toEqual({ ok: false, reason: "index_full", held: 2, limit: 3 });
+    expect(await s.put("small", "b", docs.slice(1, 3), { maxDocuments: 3, now: 3 })).toEqual({ ok: false, reason: "index_full", cap: "index_documents", held: 2, adding: 2, limit: 3 });
     expect((await s.get("small", "b"))!.documents).toBe(0);
     // A document already there does not count again.
     expect(await s.put("small", "a", docs.slice(0, 3), { maxDocuments: 3, now: 4 })).toMatchObject({ ok: true, outcome: { added: ["three"], unchanged: ["one", "two"] } });
     expect(await s.put("small", "missing", docs, { maxDocuments: null, now: 5 })).toEqual({ ok: false, reason: "no_collection" });
+  });
+
+  it("refuses what would pass the account's bytes of text, counting a replaced document's difference, as `bytes` counts them", async () => {
+    await s.create("bytes", "a", null, 1);
+    await s.create("bytes", "b", null, 1);
+    const doc = (id: string, words: number) => toIndexed({ id, markdown: `${"lorem ".repeat(words).trim()}.` });
+    const [one, two] = await Promise.all([doc("one", 100), doc("two", 100)]);
+    const size = 600; // "lorem " × 100 less the last space, and the full stop
+    expect(await s.put("bytes", "a", [one!], { maxDocuments: null, maxBytes: 2 * size, now: 2 })).toMatchObject({ ok: true });
+    expect((await s.get("bytes", "a"))!.bytes).toBe(size);
+    // Another collection of the account counts: one more byte than the cap leaves room for is refused, nothing added.
+    const big = await doc("big", 101);
+    expect(await s.put("bytes", "b", [two!, big], { maxDocuments: null, maxBytes: 2 * size, now: 3 })).toEqual({ ok: false, reason: "index_full", cap: "index_bytes", held: size, adding: 2 * size + 6, limit: 2 * size });
+    expect((await s.get("bytes", "b"))!).toMatchObject({ documents: 0, bytes: 0 });
+    expect(await s.put("bytes", "b", [two!], { maxDocuments: null, maxBytes: 2 * size, now: 4 })).toMatchObject({ ok: true, outcome: { added: ["two"] } });
+    // Full: sending the same documents again adds nothing and is not refused; a replacement counts its difference.
+    expect(await s.put("bytes", "a", [one!], { maxDocuments: null, maxBytes: 2 * size, now: 5 })).toMatchObject({ ok: true, outcome: { unchanged: ["one"] } });
+    const grown = await doc("one", 101);
+    expect(await s.put("bytes", "a", [grown], { maxDocuments: null, maxBytes: 2 * size, now: 6 })).toMatchObject({ ok: false, cap: "index_bytes", held: 2 * size, adding: 6 });
+    const shrunk = await doc("one", 50);
+    expect(await s.put("bytes", "a", [shrunk], { maxDocuments: null, maxBytes: 2 * size, now: 7 })).toMatchObject({ ok: true, outcome: { replaced: ["one"] } });
+    // Now 300 bytes are free: a replacement that grows by exactly that fits.
+    expect(await s.put("bytes", "a", [grown], { maxDocuments: null, maxBytes: 2 * size + 6, now: 8 })).toMatchObject({ ok: true, outcome: { replaced: ["one"] } });
+    const infos = await s.list("bytes");
+    expect(infos.reduce((n, c) => n + c.bytes, 0)).toBe(2 * size + 6);
+    // The documents' own sizes add up to the collection's.
+    expect((await s.documents("bytes", "a", 0, 10)).map((d) => d.bytes)).toEqual([size + 6]);
+    // Removing a document frees its bytes.
+    expect(await s.removeDocument("bytes", "b", "two")).toBe(true);
+    expect(await s.put("bytes", "b", [await doc("three", 99)], { maxDocuments: null, maxBytes: 2 * size + 6, now: 9 })).toMatchObject({ ok: true });
+  });
+
+  it("never lets puts at once pass the caps, into one collection or several", async () => {
+    for (const c of ["p", "q", "r", "s"]) await s.create("racing", c, null, 1);
+    const docs = await Promise.all(Array.from({ length: 24 }, (_, i) => toIndexed({ id: `d${i}`, markdown: `Racing document number ${String(i).padStart(2, "0")} ${"words ".repeat(40)}` })));
+    const each = (await s.put("racing", "p", [docs[0]!], { maxDocuments: null, now: 2 }), (await s.get("racing", "p"))!.bytes);
+    expect(await s.removeDocument("racing", "p", "d0")).toBe(true);
+    // Room for 10 documents' bytes; 24 puts of one document each, 6 into each collection, all at once.
+    const out = await Promise.all(docs.map((d, i) => s.put("racing", ["p", "q", "r", "s"][i % 4]!, [d], { maxDocuments: null, maxBytes: 10 * each, now: 3 })));
+    expect(out.filter((r) => r.ok)).toHaveLength(10);
+    expect(out.filter((r) => !r.ok).every((r) => !r.ok && r.reason === "index_full" && r.cap === "index_bytes")).toBe(true);
+    const held = (await s.list("racing")).reduce((n, c) => n + c.bytes, 0);
+    expect(held).toBe(10 * each);
+    // The same for the document count.
+    for (const c of ["p", "q", "r", "s"]) await s.remove("racing", c);
+    for (const c of ["p", "q", "r", "s"]) await s.create("racing", c, null, 4);
+    const counted = await Promise.all(docs.map((d, i) => s.put("racing", ["p", "q", "r", "s"][i % 4]!, [d], { maxDocuments: 7, now: 5 })));
+    expect(counted.filter((r) => r.ok)).toHaveLength(7);
+    expect((await s.list("racing")).reduce((n, c) => n + c.documents, 0)).toBe(7);
   });
 
   it("filters by domain and bounds the passages' tokens", async () => {
@@ -239,5 +288,47 @@ describe("collections made before the stores ranked alike", () => {
     expect(db.prepare("SELECT name FROM sqlite_master WHERE name IN ('quarry_collection_fts', 'quarry_collection_passages')").all()).toEqual([]);
     expect(await rankings(again, "acme", "old")).toEqual(await rankings(again, "acme", "fresh"));
     db.close();
+  });
+});
+
+describe("collections made before the stores kept what each holds (held_documents, held_bytes)", () => {
+  /** An account's two collections as the previous version left them: rows in quarry_collection_docs, no held columns. */
+  async function older(q: (sql: string) => Promise<unknown>) {
+    await q("INSERT INTO quarry_collections (account, name, description, created_at, updated_at) VALUES ('acme', 'a', NULL, 1, 1), ('acme', 'b', NULL, 1, 1), ('other', 'a', NULL, 1, 1)");
+    await q(`INSERT INTO quarry_collection_docs (account, collection, id, url, title, hash, passages, bytes, metadata, updated_at) VALUES
+      ('acme', 'a', 'x', NULL, NULL, 'h', 1, 700, NULL, 1), ('acme', 'a', 'y', NULL, NULL, 'h', 1, 200, NULL, 1), ('acme', 'b', 'z', NULL, NULL, 'h', 1, 50, NULL, 1), ('other', 'a', 'x', NULL, NULL, 'h', 1, 5000, NULL, 1)`);
+  }
+  const check = async (s: SqlCollectionStore) => {
+    const one = await toIndexed({ id: "new", markdown: "lorem ".repeat(10).trim() + "." }); // 60 bytes
+    expect(await s.put("acme", "b", [one], { maxDocuments: null, maxBytes: 1_000, now: 2 })).toEqual({ ok: false, reason: "index_full", cap: "index_bytes", held: 950, adding: 60, limit: 1_000 });
+    expect(await s.put("acme", "b", [one], { maxDocuments: 3, now: 2 })).toMatchObject({ ok: false, cap: "index_documents", held: 3 });
+    expect(await s.put("acme", "b", [one], { maxDocuments: 4, maxBytes: 1_010, now: 2 })).toMatchObject({ ok: true });
+  };
+
+  it("SQLite: counts them from their documents when it starts, once", async () => {
+    const db = new Database(":memory:");
+    db.exec(COLLECTIONS_SQLITE_SCHEMA);
+    expect(db.prepare("SELECT name FROM pragma_table_info('quarry_collections') WHERE name LIKE 'held_%'").all()).toEqual([]);
+    await older(async (sql) => db.exec(sql));
+    const s = new SqlCollectionStore(sqliteDriver(db as unknown as SyncSqlite));
+    await s.init();
+    await s.init();
+    await check(s);
+    db.close();
+  });
+
+  it("PostgreSQL: counts them from their documents in the migration, once", async () => {
+    const made = await tempDatabase("collheld");
+    const pool = new pg.Pool({ connectionString: made.url, max: 2 });
+    try {
+      await pool.query(COLLECTIONS_PG_SCHEMA.replace(/DO \$held\$[\s\S]*?END \$held\$;/, ""));
+      await older((sql) => pool.query(sql));
+      await pool.query(COLLECTIONS_PG_SCHEMA);
+      await pool.query(COLLECTIONS_PG_SCHEMA);
+      await check(new SqlCollectionStore(pgDriver(pool)));
+    } finally {
+      await pool.end();
+      await made.drop();
+    }
   });
 });

@@ -50,6 +50,26 @@ function contract(open: () => Promise<ReadHistory>, reopen?: () => Promise<ReadH
     expect(await h.last("other", "monitor:m1", "http://x.test/f1")).toEqual(read(1, "other's"));
   });
 
+  it("forgetOthers forgets one account's reads under one tag made before a time, but those it keeps; tags lists the tags under a prefix", async () => {
+    const h = await open();
+    for (const p of ["o1", "o2", "o3"]) await h.exchange("acme", "monitor:m3", `http://x.test/${p}`, read(10, p));
+    await h.exchange("acme", "monitor:m3", "http://x.test/o4", read(20, "read since"));
+    await h.exchange("acme", "monitor:m4", "http://x.test/o1", read(10, "another tag"));
+    await h.exchange("other", "monitor:m3", "http://x.test/o1", read(10, "another account"));
+    await h.exchange("acme", "monitor%", "http://x.test/o1", read(10, "not under the prefix"));
+    expect(await h.forgetOthers!("acme", "monitor:m3", 20, new Set(["http://x.test/o2"]))).toBe(2);
+    expect(await h.last("acme", "monitor:m3", "http://x.test/o1")).toBeNull();
+    expect(await h.last("acme", "monitor:m3", "http://x.test/o3")).toBeNull();
+    expect(await h.last("acme", "monitor:m3", "http://x.test/o2")).toEqual(read(10, "o2"));
+    expect(await h.last("acme", "monitor:m3", "http://x.test/o4")).toEqual(read(20, "read since"));
+    expect(await h.last("acme", "monitor:m4", "http://x.test/o1")).not.toBeNull();
+    expect(await h.last("other", "monitor:m3", "http://x.test/o1")).not.toBeNull();
+    const tags = (await h.tags!("monitor:")).map((x) => `${x.account} ${x.tag}`);
+    expect(tags).toEqual(expect.arrayContaining(["acme monitor:m3", "acme monitor:m4", "other monitor:m3"]));
+    expect(tags.every((x) => x.split(" ")[1]!.startsWith("monitor:"))).toBe(true);
+    expect(new Set(tags).size).toBe(tags.length);
+  });
+
   it("two reads at once each replace a different one: never both the same previous read", async () => {
     const h = await open();
     await h.exchange("acme", "", "http://x.test/c", read(1, "zero"));

@@ -251,6 +251,73 @@ describe.each(STORES)("monitors (%s)", (name, openStore) => {
     await req(`/v1/monitors/${m.id}`, acme.secret, { method: "DELETE" });
   }, 60_000);
 
+  it("keeps only the reads its next run compares with: a page the crawl no longer reaches is forgotten, one it reached but could not read keeps its last good read", async () => {
+    const reads = t.ports.reads!;
+    const at = (p: string) => `${base}${path}/kept${p}`;
+    site.set(`${path}/kept/`, [200, page("Home", "The home page.", [`${path}/kept/a`, `${path}/kept/b`, `${path}/kept/c`])]);
+    for (const p of ["a", "b", "c"]) site.set(`${path}/kept/${p}`, [200, page(p, `Page ${p} says something.`)]);
+    const { body: m } = await create({ crawl: { url: at("/"), limit: 10, max_depth: 1, sitemap: "skip" }, interval_seconds: 600, webhook: { url: `${hook.base}/kept${path}` } });
+    const tag = `monitor:${m.id}`;
+    await round();
+    expect((await runs(m.id))[0]).toMatchObject({ outcome: "baseline", pages: 4 });
+    for (const p of ["/", "/a", "/b", "/c"]) expect(await reads.last("acme", tag, at(p)), p).not.toBeNull();
+    const before = await reads.last("acme", tag, at("/b"));
+
+    // The home page no longer links to /c (it still answers), and /b fails for now.
+    site.set(`${path}/kept/`, [200, page("Home", "The home page.", [`${path}/kept/a`, `${path}/kept/b`])]);
+    site.set(`${path}/kept/b`, [500, "<h1>busy</h1>"]);
+    await t.clock.advance(600_000);
+    await round();
+    expect((await runs(m.id))[0]).toMatchObject({ outcome: "unchanged", pages: 3 });
+    expect(await reads.last("acme", tag, at("/c"))).toBeNull();
+    expect(await reads.last("acme", tag, at("/b"))).toEqual(before);
+    expect((await reads.last("acme", tag, at("/a")))!.readAt).toBe(t.clock.now());
+
+    // /b is back unchanged: compared with its last good read, it is `same` (not `new`); /c, linked again, is `new`.
+    site.set(`${path}/kept/`, [200, page("Home", "The home page.", [`${path}/kept/a`, `${path}/kept/b`, `${path}/kept/c`])]);
+    site.set(`${path}/kept/b`, [200, page("b", "Page b says something.")]);
+    await t.clock.advance(600_000);
+    await round();
+    const [got] = await delivered(m.id, 1);
+    expect((got!.json.data.changed as Json[]).map((c) => [new URL(c.url).pathname, c.change_status])).toEqual([[`${path}/kept/c`, "new"]]);
+    expect(await reads.last("acme", tag, at("/c"))).not.toBeNull();
+    await req(`/v1/monitors/${m.id}`, acme.secret, { method: "DELETE" });
+    expect((await reads.tags!("monitor:")).filter((x) => x.tag === tag)).toEqual([]);
+  }, 60_000);
+
+  it("deleted while its run is under way: the run's job is cancelled and keeps no reads; reads of a monitor that no longer exists are swept", async () => {
+    let release = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    site.set(`${path}/slow/`, [200, page("Home", "The home page.", [`${path}/slow/wait`])]);
+    server.route(`${path}/slow/wait`, (_req, res) => void held.then(() => res.writeHead(200, { "content-type": "text/html" }).end(page("Wait", "A slow page."))));
+    const { body: m } = await create({ crawl: { url: `${base}${path}/slow/`, limit: 10, max_depth: 1, sitemap: "skip" }, interval_seconds: 600, webhook: { url: `${hook.base}/slow${path}` } });
+    await t.monitors!.tick();
+    const [run] = await runs(m.id);
+    expect(run).toMatchObject({ status: "running" });
+    for (let i = 0; i < 400 && !server.hits.includes(`${path}/slow/wait`); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(server.hits).toContain(`${path}/slow/wait`);
+    expect((await req(`/v1/monitors/${m.id}`, acme.secret, { method: "DELETE" })).status).toBe(200);
+    release();
+    const job = await (await req(`/v1/crawl/${run!.job_id}`, acme.secret)).json();
+    expect(job.status).toBe("cancelled");
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await t.ports.reads!.tags!("monitor:")).filter((x) => x.tag === `monitor:${m.id}`)).toEqual([]);
+
+    // A read left under a deleted monitor's tag (an instance died between deleting it and forgetting its reads) is swept; a live monitor's are not.
+    const { body: live } = await create({ scrape: { url: `${base}${path}/pricing` }, interval_seconds: 600, webhook: { url: `${hook.base}/live${path}` } });
+    await round();
+    const gone = "mon_01KAAAAAAAAAAAAAAAAAAAAAAA";
+    await t.ports.reads!.exchange("acme", `monitor:${gone}`, `${base}${path}/pricing`, { readAt: 1, statusCode: 200, gone: false, digest: "d", markdown: "left" });
+    await t.ports.reads!.exchange("acme", "daily", `${base}${path}/pricing`, { readAt: 1, statusCode: 200, gone: false, digest: "d", markdown: "not a monitor's" });
+    await t.ports.reads!.exchange("acme", "monitor:mine", `${base}${path}/pricing`, { readAt: 1, statusCode: 200, gone: false, digest: "d", markdown: "a tag the account chose" });
+    expect(await t.monitors!.sweep()).toBe(1);
+    expect(await t.ports.reads!.last("acme", `monitor:${gone}`, `${base}${path}/pricing`)).toBeNull();
+    expect(await t.ports.reads!.last("acme", "daily", `${base}${path}/pricing`)).not.toBeNull();
+    expect(await t.ports.reads!.last("acme", "monitor:mine", `${base}${path}/pricing`)).not.toBeNull();
+    expect(await t.ports.reads!.last("acme", `monitor:${live.id}`, `${base}${path}/pricing`)).not.toBeNull();
+    await req(`/v1/monitors/${live.id}`, acme.secret, { method: "DELETE" });
+  }, 60_000);
+
   it("refuses what it cannot run: scope, validation, unreachable URLs, the plan's cap; a run refused by quota is recorded", async () => {
     const good = { scrape: { url: `${base}${path}/pricing` }, webhook: { url: `${hook.base}/x` } };
     const scope = await req("/v1/monitors", searchOnly, { method: "POST", json: good });

@@ -18,7 +18,7 @@ describe("configuration", () => {
     expect(c.dataDir).toBe("./data");
     expect(c.ipRate).toEqual({ ratePerSecond: 100, burst: 200 });
     expect(c.trustProxy).toBe(false);
-    expect(c.plans.free).toEqual({ id: "free", quota: 1000, perMinute: 60, jobsConcurrent: 2, jobsStorageBytes: 100 * 2 ** 20, indexDocuments: 1000, monitors: 5 });
+    expect(c.plans.free).toEqual({ id: "free", quota: 1000, perMinute: 60, jobsConcurrent: 2, jobsStorageBytes: 100 * 2 ** 20, indexDocuments: 1000, indexBytes: 50 * 2 ** 20, monitors: 5 });
     expect(c.plans.enterprise.quota).toBeNull();
     expect(c.backends.searxng.url).toBeUndefined();
   });
@@ -36,10 +36,10 @@ describe("configuration", () => {
 
   it("applies QUARRY_PLANS overrides field by field, null meaning unlimited", () => {
     const c = parseConfig({ QUARRY_PLANS: '{"free":{"quota":5,"per_minute":3},"pro":{"quota":null},"team":{"quota":50,"per_minute":9}}' });
-    expect(c.plans.free).toEqual({ id: "free", quota: 5, perMinute: 3, jobsConcurrent: 2, jobsStorageBytes: 100 * 2 ** 20, indexDocuments: 1000, monitors: 5 });
-    expect(c.plans.pro).toEqual({ id: "pro", quota: null, perMinute: 500, jobsConcurrent: 10, jobsStorageBytes: 5 * 2 ** 30, indexDocuments: 100_000, monitors: 100 });
+    expect(c.plans.free).toEqual({ id: "free", quota: 5, perMinute: 3, jobsConcurrent: 2, jobsStorageBytes: 100 * 2 ** 20, indexDocuments: 1000, indexBytes: 50 * 2 ** 20, monitors: 5 });
+    expect(c.plans.pro).toEqual({ id: "pro", quota: null, perMinute: 500, jobsConcurrent: 10, jobsStorageBytes: 5 * 2 ** 30, indexDocuments: 100_000, indexBytes: 5 * 2 ** 30, monitors: 100 });
     // A new plan takes the job limits it does not name from the lowest plan (as QUARRY_PLANS set it).
-    expect(c.plans.team).toEqual({ id: "team", quota: 50, perMinute: 9, jobsConcurrent: 2, jobsStorageBytes: 100 * 2 ** 20, indexDocuments: 1000, monitors: 5 });
+    expect(c.plans.team).toEqual({ id: "team", quota: 50, perMinute: 9, jobsConcurrent: 2, jobsStorageBytes: 100 * 2 ** 20, indexDocuments: 1000, indexBytes: 50 * 2 ** 20, monitors: 5 });
   });
 
   it("reads each plan's job limits from QUARRY_PLANS: jobs_concurrent, and jobs_storage_bytes (null = no cap)", () => {
@@ -51,7 +51,18 @@ describe("configuration", () => {
     expect(parseConfig({ QUARRY_JOB_PAGE_BYTES: "256KB", QUARRY_JOB_PAGE_LINKS: "50" }).jobs).toMatchObject({ pageBytes: 256 * 1024, pageLinks: 50 });
   });
 
+  it("reads each plan's collection limits from QUARRY_PLANS: index_documents and index_bytes (null = no cap), a new plan taking free's", () => {
+    const c = parseConfig({ QUARRY_PLANS: '{"free":{"index_bytes":1000000},"pro":{"index_bytes":null,"index_documents":null},"team":{"quota":50,"per_minute":9,"index_documents":7}}' });
+    expect(c.plans.free).toMatchObject({ indexDocuments: 1000, indexBytes: 1_000_000 });
+    expect(c.plans.pro).toMatchObject({ indexDocuments: null, indexBytes: null });
+    expect(c.plans.team).toMatchObject({ indexDocuments: 7, indexBytes: 1_000_000 });
+    expect(parseConfig({}).plans.enterprise).toMatchObject({ indexDocuments: 1_000_000, indexBytes: 50 * 2 ** 30 });
+  });
+
   it.each([
+    [{ QUARRY_PLANS: '{"free":{"index_bytes":"50MB"}}' }, "QUARRY_PLANS"],
+    [{ QUARRY_PLANS: '{"free":{"index_bytes":-1}}' }, "QUARRY_PLANS"],
+    [{ QUARRY_PLANS: '{"free":{"index_bytes":1.5}}' }, "QUARRY_PLANS"],
     [{ QUARRY_PORT: "99999" }, "QUARRY_PORT"],
     [{ QUARRY_PLANS: "{nope" }, "QUARRY_PLANS"],
     [{ QUARRY_PLANS: '{"free":{"quota":-1}}' }, "QUARRY_PLANS"],

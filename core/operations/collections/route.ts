@@ -5,9 +5,9 @@ import type { AppDeps, AppEnv } from "../../gateway/context.ts";
 import { skipParam } from "../../gateway/query.ts";
 import type { RouteDef } from "../../gateway/route.ts";
 import type { CollectionStore } from "../../ports/collections.ts";
-import { addDocuments, missing, searchCollectionRanked, unavailable } from "../../collections/service.ts";
+import { addDocuments, citationOf, missing, planCaps, searchCollectionRanked, unavailable } from "../../collections/service.ts";
 import {
-  CollectionList, CollectionResponse, CreateBody, DocumentList, DocumentRemoved, DocumentsAdded, DocumentsBody, Removed, SearchBody, SearchResponse,
+  CollectionList, CollectionResponse, CreateBody, DocumentList, DocumentResponse, DocumentRemoved, DocumentsAdded, DocumentsBody, Removed, SearchBody, SearchResponse,
   type CreateRequest, type DocumentsRequest, type SearchRequest,
 } from "./schema.ts";
 
@@ -66,14 +66,14 @@ export function collectionRoutes({ ports, config, services }: AppDeps): RouteDef
     {
       ...common, method: "POST", path: "/v1/collections/:name/documents", operationId: "collectionAddDocuments", scope: "scrape", params: NAME,
       summary: "Add the account's own documents (text or markdown) to a collection",
-      description: "Up to 100 documents of up to 1 MB each, `{id?, url?, title?, text | markdown, metadata?}`; a document's id is the one given, else its URL, else a hash of its content. A document sent again under its id replaces the earlier one; one whose content has not changed is not indexed again. The request body may be up to 8 MB (other routes take 64 KiB); a larger one is a 413 `payload_too_large`, nothing added: send more documents in several requests. All or nothing: past the plan's `index_documents` (documents in all the account's collections) the request is a 403 `index_full` and nothing is added. Not metered.",
+      description: "Up to 100 documents of up to 1 MB each, `{id?, url?, title?, text | markdown, metadata?}`; a document's id is the one given, else its URL, else a hash of its content. A document sent again under its id replaces the earlier one; one whose content has not changed is not indexed again. The request body may be up to 8 MB (other routes take 64 KiB); a larger one is a 413 `payload_too_large`, nothing added: send more documents in several requests. All or nothing: past the plan's `index_documents` (documents in all the account's collections) or `index_bytes` (bytes of text they hold, as their `bytes` count it; a replaced document counts its difference) the request is a 403 `index_full` whose `limit` names which, and nothing is added. Not metered.",
       example: { documents: [{ id: "faq-1", title: "Refunds", markdown: "# Refunds\n\nRefunds are paid within 14 days." }] },
       body: DocumentsBody, maxBodyBytes: DOCUMENTS_BODY_BYTES, status: 200, response: DocumentsAdded, errors: ["not_found", "index_full", "service_unavailable"],
       handler: async (c) => {
         const name = c.req.param("name") ?? "";
         const body = c.get("body") as DocumentsRequest;
         const docs = body.documents.map((d) => ({ id: d.id, url: d.url ?? null, title: d.title ?? null, markdown: (d.markdown ?? d.text)!, metadata: d.metadata ?? null }));
-        const outcome = await addDocuments(store(), account(c), name, docs, c.get("auth")!.plan.indexDocuments, ports.clock.now());
+        const outcome = await addDocuments(store(), account(c), name, docs, planCaps(c.get("auth")!.plan), ports.clock.now());
         return c.json({ collection: name, ...outcome });
       },
     },
@@ -88,6 +88,21 @@ export function collectionRoutes({ ports, config, services }: AppDeps): RouteDef
         const base = config.jobs.publicUrl ?? new URL(c.req.url).origin;
         const next = skip + documents.length < info.documents && documents.length === PAGE ? `${base}/v1/collections/${info.name}/documents?skip=${skip + PAGE}` : null;
         return c.json({ documents, next });
+      },
+    },
+    {
+      ...common, method: "GET", path: "/v1/collections/:name/documents/:id", operationId: "collectionGetDocument", scope: "search",
+      params: { ...NAME, id: "The document's id (URL-encoded)" },
+      summary: "Read one document of a collection: the text a citation of it points to",
+      description: "The document's fields and its passages in order, each with its heading, as indexed. A document without an http(s) URL (text the account sent) is cited in search and research as `quarry://collections/{name}/documents/{id}`: this route, under /v1, is where that citation leads. Needs `search`, like the collection search. Not metered.",
+      status: 200, response: DocumentResponse, errors: ["not_found", "service_unavailable"],
+      handler: async (c) => {
+        const info = await named(c);
+        const id = c.req.param("id") ?? "";
+        const doc = await store().document(account(c), info.name, id);
+        if (!doc) throw new ApiError("not_found", `The collection "${info.name}" has no document with this id.`);
+        const { text, ...fields } = doc;
+        return c.json({ ...fields, citation: citationOf(info.name, doc), text });
       },
     },
     {

@@ -60,11 +60,19 @@ export const DocumentsAdded = v.object({
   unchanged: v.pipe(v.array(v.string()), v.description("Documents sent again with the same content: not indexed again")),
 });
 
+const DocumentFields = {
+  id: v.string(), url: v.nullable(v.string()), title: v.nullable(v.string()), passages: Count, bytes: Count,
+  metadata: v.nullable(v.record(v.string(), v.unknown())), updated_at: v.string(),
+};
+
+export const DocumentResponse = v.object({
+  ...DocumentFields,
+  citation: v.pipe(v.string(), v.description("How search and research cite it: its http(s) URL, else quarry://collections/{name}/documents/{id}")),
+  text: v.pipe(v.array(v.object({ heading: v.nullable(v.string()), text: v.string() })), v.description("Its passages in order, each with the heading it stands under: the text as indexed")),
+});
+
 export const DocumentList = v.object({
-  documents: v.array(v.object({
-    id: v.string(), url: v.nullable(v.string()), title: v.nullable(v.string()), passages: Count, bytes: Count,
-    metadata: v.nullable(v.record(v.string(), v.unknown())), updated_at: v.string(),
-  })),
+  documents: v.array(v.object(DocumentFields)),
   next: v.pipe(v.nullable(v.string()), v.description("The absolute URL of the next 100 documents, or null")),
 });
 

@@ -10,7 +10,7 @@ import { JobRefused } from "../../jobs/sizes.ts";
 import type { AccountLimits } from "../../ports/jobs.ts";
 import type { JobKind, JobRecord, JobSpec } from "../../ports/job-model.ts";
 import { periodOf, periodResetAt } from "../../limits/period.ts";
-import type { Plan } from "../../limits/plans.ts";
+import { sizeText, type Plan } from "../../limits/plans.ts";
 import type { Services } from "../../services.ts";
 import { needsBrowser } from "../../pages/read-page.ts";
 import { NEEDS_BROWSER, waitOutlastsTimeout } from "../../schema/render-fields.ts";
@@ -69,11 +69,7 @@ async function checkQuota(engine: JobEngine, caller: JobCaller): Promise<void> {
 /** The account's job limits: a new job needs room for one page at the per-page cap. */
 const limitsOf = (engine: JobEngine, plan: Plan): AccountLimits => ({ jobs: plan.jobsConcurrent, bytes: plan.jobsStorageBytes, room: engine.config.jobs.pageBytes });
 
-/** A size for a message: `100 MB`, `1.5 GB`, `512 KB` (binary units, as QUARRY_PLANS and the README give them). */
-function size(bytes: number): string {
-  const [unit, n] = bytes >= 2 ** 30 ? ["GB", bytes / 2 ** 30] : bytes >= 2 ** 20 ? ["MB", bytes / 2 ** 20] : ["KB", bytes / 2 ** 10];
-  return `${Number(n.toFixed(n < 10 ? 1 : 0))} ${unit}`;
-}
+const size = sizeText;
 
 /** The job created, or the 429 that says which of its account's job limits refused it and what to do (issue #28). */
 async function started(engine: JobEngine, caller: JobCaller, created: Promise<JobRecord>): Promise<JobRecord> {
@@ -190,7 +186,7 @@ export async function jobStatus(services: Services, caller: Caller, kind: JobKin
   const [pages, skipped, tally] = await Promise.all([store.pages(id, skip, PAGE_SLICE), store.skippedUrls(id, 100), hook ? store.webhookTally(id) : null]);
   const data = pages.map((p) => {
     const d = p.data as Record<string, unknown>;
-    const pick = Object.fromEntries(["final_url", "markdown", "text", "html", "raw_html", "links", "structured_data", "rendered", "render_note", "fetch_path", "screenshot", "changes", "truncated"].filter((k) => d[k] !== undefined).map((k) => [k, d[k]]));
+    const pick = Object.fromEntries(["final_url", "markdown", "text", "html", "raw_html", "links", "structured_data", "rendered", "render_note", "fetch_path", "screenshot", "changes", "truncated", "index_limit"].filter((k) => d[k] !== undefined).map((k) => [k, d[k]]));
     return { url: p.url, status_code: p.statusCode, title: p.title, ...pick, ...(p.error ? { error: p.error } : {}) };
   });
   const recorded = job.completed + job.failed;

@@ -23,6 +23,8 @@ import type { MonitorRecord, MonitorRun, MonitorStore, RunOutcome } from "../../
 import type { Plan } from "../../limits/plans.ts";
 import type { Services } from "../../services.ts";
 import { refuseTargets } from "../../schema/targets.ts";
+import { readKey } from "../../changes/track.ts";
+import { forgetUnreached, READS_SWEEP_MS, sweepReads, tagOf } from "./monitor-reads.ts";
 import { batchSpec, crawlSpec, engineOf, jobPath, startJob, type JobCaller } from "./crawl.ts";
 import type { MonitorPatchRequest, MonitorRequest } from "./monitor-schema.ts";
 import type { BatchRequest, CrawlRequest } from "./schema.ts";
@@ -45,7 +47,6 @@ function storeOf(services: Services, monitors: MonitorStore | undefined): { engi
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-const tagOf = (id: string) => `monitor:${id}`;
 
 export function monitorAnswer(m: MonitorRecord) {
   const { diff, ...request } = m.request as Record<string, unknown> & { diff?: boolean };
@@ -126,8 +127,12 @@ export async function patchMonitor(services: Services, monitors: MonitorStore | 
 export async function deleteMonitor(services: Services, monitors: MonitorStore | undefined, caller: Caller, id: string) {
   const { engine, store } = storeOf(services, monitors);
   const m = await own(store, caller, id);
+  // A run under way stops first: its job would otherwise go on reading, and keep reads under the tag
+  // after they are forgotten (its run row goes with the monitor, so it would never be settled).
+  for (const r of await store.runs(m.id, 100)) if (r.state !== "done" && r.jobId) await engine.cancel(r.jobId);
   if (!(await store.delete(m.id))) throw NOT_FOUND(id);
-  // Its reads were its own (its tag): nothing else compares against them.
+  // Its reads were its own (its tag): nothing else compares against them. What a page of a cancelled job
+  // still in flight keeps after this is forgotten by the scheduler's sweep (MonitorScheduler.sweep).
   await engine.ports.reads?.forgetTag?.(m.account, tagOf(m.id));
   return { id: m.id, deleted: true as const };
 }
@@ -156,6 +161,8 @@ export class MonitorScheduler {
   private timer: ReturnType<typeof setInterval> | null = null;
   private ticking: Promise<void> | null = null;
   private stopped = false;
+  /** When this instance last swept deleted monitors' reads (0: at its first round). */
+  private swept = 0;
 
   constructor(
     private readonly services: Services,
@@ -202,6 +209,15 @@ export class MonitorScheduler {
       if (await this.store.advance(run.id, "running", { state: "settling", leaseUntil: lease })) await this.settle(run, job);
     }
     for (const run of await this.store.claimRuns("settling", now, lease, 50)) await this.settle(run, run.jobId ? await this.engine.store.get(run.jobId) : null);
+    if (this.swept === 0 || now - this.swept >= READS_SWEEP_MS) {
+      this.swept = now || 1;
+      await this.sweep();
+    }
+  }
+
+  /** Forgets the reads of monitors that no longer exist (monitor-reads.ts); how many. */
+  sweep(): Promise<number> {
+    return sweepReads(this.engine.ports.reads, async (id) => (await this.store.get(id)) !== null);
   }
 
   private async finish(run: MonitorRun, from: "starting" | "settling", outcome: RunOutcome, patch: { pages?: number; changed?: number; detail?: string | null } = {}): Promise<void> {
@@ -245,10 +261,12 @@ export class MonitorScheduler {
     const changed: Array<Record<string, unknown>> = [];
     let pages = 0;
     let compared = 0; // pages with a `changes` answer: read, or gone (404/410)
+    const reached = new Set<string>(); // the read keys of every page the job recorded, read or failed
     for (let offset = 0; ; offset += 100) {
       const slice = await this.engine.store.pages(job.id, offset, 100);
       pages += slice.length;
       for (const p of slice) {
+        reached.add(readKey(p.url));
         const c = (p.data as { changes?: { change_status: string; previous_read_at: string | null; visibility: string; diff?: string | null } | null }).changes;
         if (c) compared++;
         if (c && FOUND.has(c.change_status)) {
@@ -258,6 +276,7 @@ export class MonitorScheduler {
       if (slice.length < 100) break;
     }
     const detail = job.stoppedReason;
+    await forgetUnreached(this.engine.ports.reads, m, job, reached);
     // Nothing compared: no page answered (a 404 page did: it is `removed`, which is news).
     if (compared === 0) {
       return this.finish(run, "settling", job.stoppedReason === "quota_exceeded" ? "quota_exceeded" : "failed", { pages, detail: detail ?? "no page could be read" });

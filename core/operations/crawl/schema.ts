@@ -126,6 +126,7 @@ export const JobStatusResponse = v.object({
     screenshot: v.optional(v.pipe(v.string(), v.description("PNG of the rendered viewport, base64"))),
     changes: v.optional(ChangesAnswer),
     truncated: v.optional(v.pipe(v.array(v.string()), v.description("Formats cut (text formats at a character, `links` to its first links) or left out (a screenshot) so the page's stored content fits QUARRY_JOB_PAGE_BYTES"))),
+    index_limit: v.optional(v.pipe(v.picklist(["index_documents", "index_bytes"]), v.description("A page of a job with `collection` that failed with `index_full`: the plan limit indexing it would have passed (the documents or the bytes of text the account's collections hold). Free; the job goes on, and later pages are indexed if they fit"))),
   })),
   failures: v.pipe(v.array(v.object({ url: v.string(), status_code: Count, error: v.string() })), v.description("Every page that failed in this slice, with why (error host_unreachable: not requested, because its host had failed to answer 5 requests of this job in a row)")),
   skipped_urls: v.pipe(v.array(v.object({ url: v.string(), reason: v.string() })), v.description("URLs not fetched: private addresses, robots.txt, URL traps (first 100)")),

@@ -1,12 +1,13 @@
 /**
  * The account's collections as research sources (api.md §11): each query of the research searched in
- * each collection, the matching documents that have a URL given as results of one more engine
- * (`collection:<name>`), and what the collection holds of each as its read text. Nothing is fetched:
- * a collection's passages are the page as it was indexed.
+ * each collection, the matching documents given as results of one more engine (`collection:<name>`),
+ * each under its URL or, text the account sent without one, its `quarry://collections/…` citation;
+ * and what the collection holds of each as its read text. Nothing is fetched: a collection's passages
+ * are the page as it was indexed.
  */
 import type { BackendRunStatus, RunOutcome } from "../../backends/runner.ts";
 import type { RawResult } from "../../backends/types.ts";
-import { missing, searchCollection, unavailable } from "../../collections/service.ts";
+import { citationOf, missing, searchCollection, unavailable } from "../../collections/service.ts";
 import type { CollectionStore } from "../../ports/collections.ts";
 import { stripTracking } from "../../ranking/normalize-url.ts";
 import { countTokens } from "../../budget/mod.ts";
@@ -52,12 +53,12 @@ export async function searchCollections(store: CollectionStore, account: string,
       const t0 = Date.now();
       try {
         const docs = (await searchCollection(store, account, name, query, { maxResults: maxResults * 2 }))
-          .filter((d) => d.url && /^https?:/i.test(d.url) && answering.get(name)?.has(d.id))
+          .filter((d) => answering.get(name)?.has(d.id))
           .slice(0, maxResults);
-        run.results[id] = docs.map((d, i) => ({ title: d.title ?? d.url!, url: d.url!, content: d.passages.map((p) => p.text).join(" … ").slice(0, 1000), published_at: null, rank: i + 1 }));
+        run.results[id] = docs.map((d, i) => ({ title: d.title ?? citationOf(name, d), url: citationOf(name, d), content: d.passages.map((p) => p.text).join(" … ").slice(0, 1000), published_at: null, rank: i + 1 }));
         run.backends[id] = { status: "ok", results: docs.length, latency_ms: Date.now() - t0 } satisfies BackendRunStatus;
         for (const d of docs) {
-          const key = stripTracking(d.url!);
+          const key = stripTracking(citationOf(name, d));
           const held = texts.get(key) ?? { title: d.title, passages: [] };
           for (const p of d.passages) if (!held.passages.includes(p.text)) held.passages.push(p.text);
           texts.set(key, held);

@@ -22,7 +22,7 @@ import type { Progress, ResearchRequest, ResearchResponse } from "./schema.ts";
 import { citeSentence, extractiveReport, type Report } from "../../answers/synthesis.ts";
 import { TIER_PLAN, type TierPlan } from "./tiers.ts";
 import { checkCollections, nothingFound, searchCollections, type CollectionRuns } from "./collections.ts";
-import { stripTracking } from "../../ranking/normalize-url.ts";
+import { isCollectionDocUrl, stripTracking } from "../../ranking/normalize-url.ts";
 
 export interface ResearchDeps {
   ports: Ports;
@@ -71,9 +71,9 @@ export function combineStatuses(runs: readonly RunOutcome<RawResult>[]): Record<
   return out;
 }
 
-/** The unit of diversity: host and port (a site), without `www.`. */
+/** The unit of diversity: host and port (a site), without `www.`; each document of a collection cited by its `quarry:` URL is its own. */
 function siteOf(url: string): string {
-  return new URL(url).host.toLowerCase().replace(/^www\./, "");
+  return isCollectionDocUrl(url) ? url : new URL(url).host.toLowerCase().replace(/^www\./, "");
 }
 
 

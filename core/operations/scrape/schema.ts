@@ -41,7 +41,7 @@ export const ScrapeBody = v.strictObject({
   collection: v.optional(v.pipe(
     v.string("collection must be a string"),
     v.regex(COLLECTION_NAME, "collection must be 1–64 characters of a-z, 0-9, - and _"),
-    v.description("The account's collection to index the page in, under its URL (POST /v1/collections makes one): an earlier version is replaced, unless its content is the same; the page is read afresh, never from the cache. A name the account has no collection of is a 404; past the plan's index_documents a 403 index_full, nothing added"),
+    v.description("The account's collection to index the page in, under its URL (POST /v1/collections makes one): an earlier version is replaced, unless its content is the same; the page is read afresh, never from the cache. A name the account has no collection of is a 404; past the plan's index_documents or index_bytes a 403 index_full, nothing added"),
   )),
   ...RenderFields,
   ...ProxyFields,

@@ -15,6 +15,7 @@ import { refuseTargets } from "../../schema/targets.ts";
 import { checkFormats, modelFormats, type ScrapeModel } from "./model-formats.ts";
 import { trackChanges, type PageChanges } from "../../changes/track.ts";
 import { addDocuments, missing, unavailable } from "../../collections/service.ts";
+import type { IndexCaps } from "../../ports/collections.ts";
 
 const CACHE_TTL_SECONDS = 15 * 60;
 
@@ -71,7 +72,7 @@ async function cachedRead(ports: Ports, key: string, maxAge: number | undefined)
  * and its page are the result, as a browser would show them. Only a target that cannot be
  * reached is a 502. Error pages, screenshots and pages put through actions are not cached.
  */
-export async function scrape(ports: Ports, req: ScrapeRequest, account?: string, model: ScrapeModel | null = null, plan: { indexDocuments: number | null } = { indexDocuments: null }): Promise<ScrapeResult> {
+export async function scrape(ports: Ports, req: ScrapeRequest, account?: string, model: ScrapeModel | null = null, caps: IndexCaps | null = null): Promise<ScrapeResult> {
   await loadLibraries();
   refuseTargets([{ field: "url", url: req.url }], { schemeOnly: true });
   const browserOnly = needsBrowser(req);
@@ -134,8 +135,8 @@ export async function scrape(ports: Ports, req: ScrapeRequest, account?: string,
     if (!answered) indexed.reason = `the page answered HTTP ${read.status}`;
     else if (!content.markdown.trim()) indexed.reason = "the page has no text";
     else {
-      // One document, all or nothing: past the plan's index_documents this is a 403 index_full and nothing is added.
-      const out = await addDocuments(ports.collections!, account!, req.collection, [{ id: req.url, url: req.url, title: content.title, markdown: content.markdown }], plan.indexDocuments, ports.clock.now());
+      // One document, all or nothing: past the plan's index_documents or index_bytes this is a 403 index_full and nothing is added.
+      const out = await addDocuments(ports.collections!, account!, req.collection, [{ id: req.url, url: req.url, title: content.title, markdown: content.markdown }], caps, ports.clock.now());
       indexed.outcome = out.added.length ? "added" : out.replaced.length ? "replaced" : "unchanged";
     }
   }

@@ -4,7 +4,7 @@
  * thumbnails first, then the pictures of the pages read), deduplicated, each tied to its result.
  */
 import type { RawResult } from "../../backends/types.ts";
-import { urlIdentity } from "../../ranking/normalize-url.ts";
+import { isCollectionDocUrl, urlIdentity } from "../../ranking/normalize-url.ts";
 import { defaultFavicon } from "./page-media.ts";
 import type { PageRead } from "./read.ts";
 
@@ -42,6 +42,7 @@ const extraOf = (url: string, extras: Extras) => {
 
 export function resultFavicon(url: string, page: PageRead | null | undefined, extras: Extras): string | null {
   if (page?.favicon) return page.favicon;
+  if (isCollectionDocUrl(url)) return null;
   const given = extraOf(url, extras)?.favicon;
   if (given) return given;
   try {

@@ -74,7 +74,7 @@ export const SearchBody = v.pipe(
     collections: v.optional(v.pipe(
       v.array(v.pipe(v.string("each of collections must be a string"), v.regex(COLLECTION_NAME, "each of collections must be a collection's name")), "collections must be an array"),
       v.minLength(1, "collections must name at least one collection"), v.maxLength(5, "collections takes at most 5 collections"),
-      v.description("This account's collections to search beside the engines, each as one more engine (`collection:<name>` in `meta.backends`); their documents with a URL are merged with the web's results"),
+      v.description("This account's collections to search beside the engines, each as one more engine (`collection:<name>` in `meta.backends`); their documents are merged with the web's results, each under its URL or, without one, `quarry://collections/{name}/documents/{id}` (GET /v1/collections/{name}/documents/{id} reads it)"),
     )),
     web: v.optional(v.pipe(v.boolean("web must be a boolean"), v.description("false: leave the web engines out and search only `collections`")), true),
   }),

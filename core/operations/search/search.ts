@@ -11,6 +11,7 @@ import type { RawResult } from "../../backends/types.ts";
 import { collectionsAsEngines, missing } from "../../collections/service.ts";
 import { ApiError } from "../../errors.ts";
 import { mergeResults, type MergedResult } from "../../ranking/merge.ts";
+import { isCollectionDocUrl } from "../../ranking/normalize-url.ts";
 import type { Ports } from "../../ports.ts";
 import type { Services } from "../../services.ts";
 import { writeAnswer } from "./answer.ts";
@@ -83,6 +84,7 @@ async function hostPriors(ports: Ports, hosts: string[]): Promise<Map<string, nu
 }
 
 function hostOf(url: string): string {
+  if (isCollectionDocUrl(url)) return "";
   try {
     return new URL(url).hostname.replace(/^www\./, "");
   } catch {
@@ -137,6 +139,8 @@ export async function search(ports: Ports, services: Services, req: SearchReques
 
   for (const [id, results] of Object.entries(outcome.results)) {
     for (const r of results) {
+      // A collection's document cited by its quarry: URL is no site of the web.
+      if (isCollectionDocUrl(r.url)) continue;
       try {
         await ports.sources.record(new URL(r.url).hostname, { backend: id });
       } catch {
@@ -163,7 +167,9 @@ export async function search(ports: Ports, services: Services, req: SearchReques
   const read = new Map<string, Promise<PageRead | null>>();
   // Pages that could not be read, and why: an excerpt missing for a reason is said in meta.pages.
   const unread = new Map<string, string>();
-  const readOnce = (url: string) => {
+  const readOnce = (url: string): Promise<PageRead | null> => {
+    // A collection's own document is not fetched: its passages are the result's content.
+    if (isCollectionDocUrl(url)) return Promise.resolve(null);
     if (!read.has(url)) {
       const late = (p: PageRead | null) => (p === null && !unread.has(url) && unread.set(url, "not read before the deadline"), p);
       read.set(url, byDeadline(readPage(ports, url, wants, deadline, unread), ports, deadline).then(late));
