@@ -12,7 +12,7 @@ import { PageFetchError } from "./net/fetch-errors.ts";
 import type { AppDeps, AppEnv } from "./gateway/context.ts";
 import { routePipeline, type PipelineDeps } from "./gateway/pipeline.ts";
 import { corsGate } from "./gateway/cors.ts";
-import { createGateway, reply, replyJson, type InFlight } from "./gateway/headers.ts";
+import { createGateway, reply, type InFlight } from "./gateway/headers.ts";
 import { ipCheck } from "./gateway/ip-limit.ts";
 import { periodOf } from "./limits/period.ts";
 import { Authenticator } from "./keys/authenticate.ts";
@@ -147,7 +147,9 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
       // Why a fetch was refused (a resolved address, say) is for the operator only.
       logger.debug({ req_id: requestId, reason: err.internal }, apiErr.code);
     }
-    return replyJson(c, errorBody(apiErr, requestId), apiErr.status, apiErr.extra.headers);
+    // Hono's c.json, not reply(): a handler may have set headers on the context before it threw (MCP's WWW-Authenticate).
+    for (const [k, val] of Object.entries(apiErr.extra.headers ?? {})) c.header(k, val);
+    return c.json(errorBody(apiErr, requestId), apiErr.status as 400);
   };
 
   app.notFound(gateway.wrap((c) => {
