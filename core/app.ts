@@ -2,8 +2,9 @@
  * createApp(ports, config) → the Hono app: the one thing an embedding service needs.
  * Every route passes the gateway in the same order:
  *   request id + headers + log line → CORS (if configured; preflights stop here) → per-IP bucket →
- *   auth + scope → query → body → admission → handler. The first three are Hono middleware on every
- *   path; the rest run as one handler per route (gateway/pipeline.ts).
+ *   auth + scope → query → body → admission → handler. The first three are one step
+ *   (gateway/headers.ts) wrapped around each route's own steps (gateway/pipeline.ts): one Hono
+ *   handler per route; the dashboard and the docs take that step as middleware.
  */
 import { Hono, type Context } from "hono";
 import type { Config } from "./config.ts";
