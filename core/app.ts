@@ -2,8 +2,9 @@
  * createApp(ports, config) → the Hono app: the one thing an embedding service needs.
  * Every route passes the gateway in the same order:
  *   request id + headers + log line → CORS (if configured; preflights stop here) → per-IP bucket →
- *   auth + scope → query → body → admission → handler. The first three are Hono middleware on every
- *   path; the rest run as one handler per route (gateway/pipeline.ts).
+ *   auth + scope → query → body → admission → handler. The first three are one step
+ *   (gateway/headers.ts) wrapped around each route's own steps (gateway/pipeline.ts): one Hono
+ *   handler per route; the dashboard and the docs take that step as middleware.
  */
 import { Hono, type Context } from "hono";
 import type { Config } from "./config.ts";
@@ -12,8 +13,8 @@ import { PageFetchError } from "./net/fetch-errors.ts";
 import type { AppDeps, AppEnv } from "./gateway/context.ts";
 import { routePipeline, type PipelineDeps } from "./gateway/pipeline.ts";
 import { corsGate } from "./gateway/cors.ts";
-import { gatewayHeaders, type InFlight } from "./gateway/headers.ts";
-import { ipLimit } from "./gateway/ip-limit.ts";
+import { createGateway, reply, type InFlight } from "./gateway/headers.ts";
+import { ipCheck } from "./gateway/ip-limit.ts";
 import { periodOf } from "./limits/period.ts";
 import { Authenticator } from "./keys/authenticate.ts";
 import { LastUsedTracker } from "./keys/last-used.ts";
@@ -78,9 +79,15 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
 
   const inFlight = new Map<string, InFlight>();
   const usedSoFar = async (keyId: string, now: number) => (await ports.counters.usage(keyId, periodOf(now))).used;
-  app.use("*", gatewayHeaders(clock, logger, config.plans, ports.metrics, inFlight, usedSoFar));
-  if (config.corsOrigins.length) app.use("*", corsGate(config.corsOrigins)); // preflights end here, uncounted
-  if (config.ipRate) app.use("*", ipLimit(config.ipRate, clock, ports, config.trustProxy));
+  // The request id, headers and log line, CORS (preflights end there, uncounted) and the per-IP
+  // bucket: one step wrapped around each route's one handler (gateway/headers.ts), so that Hono
+  // runs a native route as a single handler. The error handler is read when a request fails.
+  const gateway = createGateway({
+    clock, logger, plans: config.plans, metrics: ports.metrics, inFlight, usedSoFar,
+    onError: (err, c) => errorResponse(err, c),
+    ...(config.corsOrigins.length ? { cors: corsGate(config.corsOrigins) } : {}),
+    ...(config.ipRate ? { ipCheck: ipCheck(config.ipRate, clock, ports, config.trustProxy) } : {}),
+  });
 
   const health = {
     backends: () => services.backendHealth(),
@@ -109,15 +116,17 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
   // Each route's gateway steps and handler run as one Hono handler (gateway/pipeline.ts); the
   // error handler is read when a request fails, so it may be defined below.
   const pipelineDeps: PipelineDeps = { auth, planOf: services.accountPlans, counters: ports.counters, clock, lastUsed, logger, onError: (err, c) => errorResponse(err, c) };
-  for (const r of routes) app.on([r.method], [r.path], routePipeline(r, pipelineDeps));
+  for (const r of routes) app.on([r.method], [r.path], gateway.wrap(routePipeline(r, pipelineDeps)));
 
   // Compatible APIs and MCP: they authenticate through the native routes they call, and answer in their own shapes.
   const compat = compatRoutes(() => app, deps, auth, routes, services.accountPlans);
-  for (const r of compat) app.on([r.method], [r.path], r.handler);
+  for (const r of compat) app.on([r.method], [r.path], gateway.wrap(r.handler));
 
   // The document does not change while the server runs: serialized once.
   const document = JSON.stringify(openApiDocument(routes, config.version, apiGuide(routes, config.plans, config.ipRate)));
-  app.get("/openapi.json", (c) => (c.set("route", "/openapi.json"), c.body(document, 200, { "Content-Type": "application/json" })));
+  app.get("/openapi.json", gateway.wrap((c) => (c.set("route", "/openapi.json"), reply(c, document))));
+  // The dashboard's and the docs' handlers are mounted there: the gateway goes in front as middleware.
+  for (const path of ["/dashboard", "/dashboard/*", "/docs", "/docs/*"]) app.use(path, gateway.middleware);
   mountDashboard(app);
   mountDocs(app, ports.docsAssets);
   const known = [...[...routes, ...compat.filter((r) => !r.fallback)].map((r) => ({ method: r.method, path: r.path })), { method: "GET", path: "/openapi.json" }];
@@ -139,11 +148,12 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
       // Why a fetch was refused (a resolved address, say) is for the operator only.
       logger.debug({ req_id: requestId, reason: err.internal }, apiErr.code);
     }
+    // Hono's c.json, not reply(): a handler may have set headers on the context before it threw (MCP's WWW-Authenticate).
     for (const [k, val] of Object.entries(apiErr.extra.headers ?? {})) c.header(k, val);
     return c.json(errorBody(apiErr, requestId), apiErr.status as 400);
   };
 
-  app.notFound((c) => {
+  app.notFound(gateway.wrap((c) => {
     const allowed = known.filter((r) => pathMatches(r.path, c.req.path)).map((r) => r.method);
     if (allowed.length) {
       return errorResponse(new ApiError("method_not_allowed", `${c.req.method} is not allowed on ${echoed(c.req.path, 128)}; use ${allowed.join(", ")}.`, {
@@ -151,7 +161,7 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
       }), c);
     }
     return errorResponse(new ApiError("not_found", `No such endpoint: ${c.req.method} ${echoed(c.req.path, 128)}.`), c);
-  });
+  }));
   app.onError(errorResponse);
 
   // Job workers start with the app: unfinished jobs in the store resume here.

@@ -32,11 +32,18 @@ export function descriptorProbe(proc = "/proc/self"): DescriptorProbe | undefine
   // listing of /proc per request were two fifths of a /health request's CPU under load (issue #33).
   let thisTurn: { open: number; limit: number | null } | null = null;
   const forget = () => (thisTurn = null);
+  // The limit changes only when someone sets it (setrlimit, prlimit): read again at most once a
+  // second, where the count of open descriptors is listed afresh each turn (a third of the probe).
+  let limitReadAt = -Infinity;
   return () => {
     if (thisTurn) return thisTurn;
     try {
-      const read = softFileLimit(readFileSync(`${proc}/limits`, "utf8"));
-      if (read !== undefined) limit = read;
+      const now = performance.now();
+      if (now - limitReadAt >= 1000) {
+        const read = softFileLimit(readFileSync(`${proc}/limits`, "utf8"));
+        if (read !== undefined) limit = read;
+        limitReadAt = now;
+      }
       // The listing's own descriptor is in it.
       thisTurn = { open: Math.max(0, readdirSync(`${proc}/fd`).length - 1), limit };
       queueMicrotask(forget);

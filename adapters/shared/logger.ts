@@ -192,6 +192,17 @@ function jsonString(s: string): string {
  * out, a number that is not finite as null), or null when the object is not a plain one of strings,
  * numbers and booleans without a secret's name: those go through pino itself.
  */
+/** `,"key":` for the few keys log lines use, made once each. */
+const memberPrefixes = new Map<string, string>();
+function memberPrefix(k: string): string {
+  let p = memberPrefixes.get(k);
+  if (p === undefined) {
+    p = `,${jsonString(k)}:`;
+    if (memberPrefixes.size < 1000) memberPrefixes.set(k, p);
+  }
+  return p;
+}
+
 function flatMembers(obj: object): string | null {
   if (Object.getPrototypeOf(obj) !== Object.prototype) return null;
   let out = "";
@@ -201,9 +212,9 @@ function flatMembers(obj: object): string | null {
     if (v === undefined) continue;
     if (SECRET.has(k) || k === "err") return null;
     const t = typeof v;
-    if (t === "string") out += `,${jsonString(k)}:${jsonString(v as string)}`;
-    else if (t === "number") out += `,${jsonString(k)}:${Number.isFinite(v) ? String(v) : "null"}`;
-    else if (t === "boolean") out += `,${jsonString(k)}:${v}`;
+    if (t === "string") out += memberPrefix(k) + jsonString(v as string);
+    else if (t === "number") out += memberPrefix(k) + (Number.isFinite(v) ? String(v) : "null");
+    else if (t === "boolean") out += memberPrefix(k) + String(v);
     else return null;
   }
   return out;

@@ -3,7 +3,7 @@
  * in the foreign service's shape and status code (its "dialect"), with Quarry's code, message
  * and request id kept where the client does not look. Translation only: no business logic.
  */
-import type { Context, Handler } from "hono";
+import type { Context } from "hono";
 import * as v from "valibot";
 import { ApiError, echoed, toApiError } from "../errors.ts";
 import type { AppEnv } from "../gateway/context.ts";
@@ -58,7 +58,7 @@ export async function readBody<S extends v.GenericSchema>(c: Context<AppEnv>, sc
 }
 
 /** Wraps a compatibility handler: every failure leaves in the dialect, with X-Request-Id and Retry-After kept. */
-export function compatHandler(dialect: Dialect, logger: Logger, route: string, fn: (c: Context<AppEnv>) => Promise<Response>): Handler<AppEnv> {
+export function compatHandler(dialect: Dialect, logger: Logger, route: string, fn: (c: Context<AppEnv>) => Promise<Response>): (c: Context<AppEnv>) => Promise<Response> {
   return async (c) => {
     c.set("route", route);
     try {
@@ -103,7 +103,7 @@ export type Method = "GET" | "POST" | "DELETE";
 export interface CompatRoute {
   method: Method | "PUT" | "PATCH";
   path: string;
-  handler: Handler<AppEnv>;
+  handler: (c: Context<AppEnv>) => Promise<Response>;
   /** A catch-all under a foreign API's base: unknown paths and methods answered in its dialect. */
   fallback?: boolean;
 }

@@ -1,5 +1,5 @@
 /** The per-client-IP token bucket in front of everything (spec: Other limits; api.md §3). */
-import type { MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import { ApiError } from "../errors.ts";
 import { retryAfterSeconds } from "../limits/sliding-window.ts";
 import { TokenBuckets, type BucketConfig } from "../limits/token-bucket.ts";
@@ -12,11 +12,15 @@ export function clientIp(req: Request, env: unknown, ports: Ports, trustProxy: T
   return clientAddress(trustProxy, ports.remoteAddress?.(req, env), req.headers.get("x-forwarded-for")) ?? "unknown";
 }
 
-export function ipLimit(cfg: BucketConfig, clock: Clock, ports: Ports, trustProxy: TrustProxy): MiddlewareHandler<AppEnv> {
+/**
+ * Takes a token from the client address's bucket, or throws the refusal. A plain call inside the
+ * gateway's one step (gateway/headers.ts), not a Hono middleware of its own (issue #33).
+ */
+export function ipCheck(cfg: BucketConfig, clock: Clock, ports: Ports, trustProxy: TrustProxy): (c: Context<AppEnv>) => void {
   const buckets = new TokenBuckets(cfg);
-  return async (c, next) => {
+  return (c) => {
     // A request the app sends itself was counted when its parent came in.
-    if (parentOf(c)) return next();
+    if (parentOf(c)) return;
     const waitMs = buckets.take(clientIp(c.req.raw, c.env, ports, trustProxy), clock.now());
     if (waitMs > 0) {
       const retryAfter = retryAfterSeconds(waitMs);
@@ -25,6 +29,5 @@ export function ipLimit(cfg: BucketConfig, clock: Clock, ports: Ports, trustProx
         headers: { "Retry-After": String(retryAfter) },
       });
     }
-    await next();
   };
 }

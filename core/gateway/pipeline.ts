@@ -10,7 +10,7 @@
  * Hono's compose made it there: admission sees the answer's status, releasing the unit of a 5xx
  * or a refusal and committing any other, before the response leaves.
  */
-import type { Context, ErrorHandler, MiddlewareHandler } from "hono";
+import type { Context, ErrorHandler } from "hono";
 import type { Authenticator } from "../keys/authenticate.ts";
 import type { AccountPlans } from "../limits/plans.ts";
 import type { Clock, Counters, Logger } from "../ports.ts";
@@ -31,7 +31,7 @@ export interface PipelineDeps {
   onError: ErrorHandler<AppEnv>;
 }
 
-export function routePipeline(r: RouteDef, deps: PipelineDeps): MiddlewareHandler<AppEnv> {
+export function routePipeline(r: RouteDef, deps: PipelineDeps): (c: Context<AppEnv>) => Promise<Response> {
   const { auth, planOf, counters, clock, lastUsed, logger, onError } = deps;
   // The native API's query parameters are checked as its body fields are (/health and /metrics take what probes add).
   const query = r.path.startsWith("/v1/") ? (r.query ?? {}) : null;

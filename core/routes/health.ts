@@ -7,9 +7,14 @@ import * as v from "valibot";
 import type { AppDeps, AppEnv } from "../gateway/context.ts";
 import { isoSeconds } from "../limits/period.ts";
 import type { RouteDef } from "../gateway/route.ts";
+import { reply } from "../gateway/headers.ts";
 import { IsoTimestamp } from "./schemas.ts";
 import { Count } from "../schema/fields.ts";
+
 import type { BackendHealth } from "../backends/runner.ts";
+
+/** /health is read fresh by every poller: never cached on the way. */
+const NO_STORE = { "Cache-Control": "no-store" };
 
 
 /** Contributions from the operations: SearXNG reachability, backend breakers and rates. */
@@ -164,8 +169,7 @@ export function healthRoutes({ ports, config }: AppDeps, probes: HealthProbes, s
   const answer = perTurn(compute, ports.nextTurn ?? ((run) => setTimeout(run, 0)));
   async function handler(c: Context<AppEnv>) {
     const { text, code } = await answer();
-    c.header("Cache-Control", "no-store");
-    return c.body(text, code, { "Content-Type": "application/json" });
+    return reply(c, text, code, "application/json", NO_STORE);
   }
 
   async function compute(): Promise<{ text: string; code: 200 | 503 }> {

@@ -7,6 +7,7 @@ import { createKey, listKeys, revokeKey } from "../keys/service.ts";
 import { KeyLists } from "../keys/list-cache.ts";
 import { IsoTimestamp, KeyRecordSchema } from "./schemas.ts";
 import type { RouteDef } from "../gateway/route.ts";
+import { replyJson } from "../gateway/headers.ts";
 
 /** A key's label, as POST /v1/keys and `quarry keys create --name` take it. */
 export const KeyName = v.pipe(
@@ -44,7 +45,7 @@ export function keyRoutes({ ports }: AppDeps): RouteDef[] {
       handler: async (c) => {
         // Only keys the caller could also create or revoke (scopes ⊆ its own), see keys/scopes.ts.
         const auth = c.get("auth")!;
-        return c.json({ keys: await listKeys(store, auth.account.name, auth.key.scopes, lists.records(auth.account.name, auth.mark)) });
+        return replyJson(c, { keys: await listKeys(store, auth.account.name, auth.key.scopes, lists.records(auth.account.name, auth.mark)) });
       },
     },
     {

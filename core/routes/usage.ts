@@ -5,6 +5,7 @@ import type { AppDeps } from "../gateway/context.ts";
 import { USAGE_GROUPS } from "../limits/groups.ts";
 import { periodOf, periodResetAt } from "../limits/period.ts";
 import type { RouteDef } from "../gateway/route.ts";
+import { replyJson } from "../gateway/headers.ts";
 import { IsoTimestamp } from "./schemas.ts";
 import { dailyUsageRoute } from "./usage-daily.ts";
 
@@ -39,7 +40,7 @@ export function usageRoutes(deps: AppDeps): RouteDef[] {
         const usage = await ports.counters.usage(key.id, periodOf(now));
         const endpoints: Record<string, number> = {};
         for (const g of USAGE_GROUPS) endpoints[g] = usage.groups[g] ?? 0;
-        return c.json({
+        return replyJson(c, {
           plan: plan.id,
           quota: plan.quota,
           used: usage.used,

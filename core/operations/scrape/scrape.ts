@@ -2,7 +2,7 @@
  * POST /v1/scrape (api.md §6): fetch one page through the guarded page port, turn it into
  * clean main content, and cache the answer by URL and options.
  */
-import { loadLibraries } from "../../lazy.ts";
+import { librariesLoaded, loadLibraries } from "../../lazy.ts";
 import { countTokens } from "../../budget/tokens.ts";
 import { ApiError } from "../../errors.ts";
 import type { Ports } from "../../ports.ts";
@@ -73,7 +73,7 @@ async function cachedRead(ports: Ports, key: string, maxAge: number | undefined)
  * reached is a 502. Error pages, screenshots and pages put through actions are not cached.
  */
 export async function scrape(ports: Ports, req: ScrapeRequest, account?: string, model: ScrapeModel | null = null, caps: IndexCaps | null = null): Promise<ScrapeResult> {
-  await loadLibraries();
+  if (!librariesLoaded()) await loadLibraries();
   refuseTargets([{ field: "url", url: req.url }], { schemeOnly: true });
   const browserOnly = needsBrowser(req);
   if (req.render === "never" && browserOnly) {
