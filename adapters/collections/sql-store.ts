@@ -58,8 +58,9 @@ CREATE VIRTUAL TABLE IF NOT EXISTS quarry_collection_postings USING fts5vocab(qu
  * `quarry_collections.next_passage`), and their text is kept in one row per document
  * (`quarry_collection_texts`: the passages' headings and texts as arrays, from the number of the first), which
  * PostgreSQL compresses as one value (its default pglz: 69 % of the text at 100,000 passages of news, lz4 74 %);
- * a search reads it for the passages it returns. The blocks' pages keep a tenth free (fillfactor 90) for the
- * new versions of the blocks that grow, which PostgreSQL then writes in place of the old (HOT updates).
+ * a search reads it for the passages it returns. The blocks' pages keep a quarter free (fillfactor 75) for the
+ * new versions of the blocks that grow, so PostgreSQL writes them beside the old ones (HOT updates) and prunes
+ * those: at 100,000 passages the blocks took 133 MB so and 175 MB at fillfactor 90 (bench/RESULTS.md).
  */
 export const COLLECTIONS_PG_SCHEMA = `${COMMON_SCHEMA}
 ALTER TABLE quarry_collections ADD COLUMN IF NOT EXISTS next_passage BIGINT NOT NULL DEFAULT 1;
@@ -73,7 +74,7 @@ CREATE TABLE IF NOT EXISTS quarry_collection_blocks (
   account TEXT NOT NULL, collection TEXT NOT NULL, term TEXT NOT NULL, block INTEGER NOT NULL,
   n INTEGER NOT NULL, items BIGINT[] NOT NULL,
   PRIMARY KEY (account, collection, term, block)
-) WITH (fillfactor = 90);
+) WITH (fillfactor = 75);
 ALTER TABLE quarry_collection_blocks ALTER COLUMN items SET STORAGE MAIN;
 `;
 
