@@ -435,6 +435,8 @@ export class SqlCollectionStore implements CollectionStore {
 
   async removeDocument(account: string, name: string, id: string): Promise<boolean> {
     return this.db.tx(async (q) => {
+      // PostgreSQL: the collection's row is the lock, as in put, so a removal and an addition never rewrite the same blocks at once.
+      if (this.db.dialect === "pg") await q("SELECT name FROM quarry_collections WHERE account = ? AND name = ? FOR UPDATE", [account, name]);
       const gone = await q("DELETE FROM quarry_collection_docs WHERE account = ? AND collection = ? AND id = ? RETURNING title", [account, name, id]);
       if (!gone.length) return false;
       const stats = new Stats();
