@@ -3,9 +3,10 @@
  * read by core/collections/analyze.ts (words, stop words out, Porter stems), and both stores rank them
  * with the same BM25F from statistics kept per collection (how many passages hold each term, how many
  * passages and how long), so a collection ranks the same on either. SQLite finds the passages holding
- * a term with FTS5 (a contentless index of the terms, read through fts5vocab), PostgreSQL with a GIN
- * index over a tsvector of the terms (weights A, B, C for title, heading and text). The passages and
- * their statistics live beside the documents in the same database, so backups and upgrades carry them.
+ * a term with FTS5 (a contentless index of the terms, read through fts5vocab); PostgreSQL keeps each
+ * term's postings in blocks of packed entries (COLLECTIONS_PG_SCHEMA), read whole for a query's terms
+ * only. The passages and their statistics live beside the documents in the same database, so backups
+ * and upgrades carry them.
  */
 import { analyzePassage, BM25, idf, stem, type AnalyzedPassage } from "../../core/collections/analyze.ts";
 import type { CollectionInfo, CollectionStore, DocumentInfo, IndexCaps, IndexedDocument, PassageHit, PassageText, PutResult } from "../../core/ports/collections.ts";
@@ -67,36 +68,51 @@ const HELD_PG = `DO $held$ BEGIN
   END IF;
 END $held$;`;
 
+/**
+ * PostgreSQL keeps its own postings: for each term of a collection, blocks of up to POSTINGS_BLOCK entries,
+ * each entry one bigint packing a passage's number, the term's weighted count in it and the passage's weighted
+ * length (packed below), so a search reads only its terms' blocks, and a term's passage count is its blocks'
+ * `n` summed (no table of counts). A document's passages are numbered in a row (per collection, from
+ * `quarry_collections.next_passage`), and their text is kept in one row per document
+ * (`quarry_collection_texts`: the passages' headings and texts as arrays, from the number of the first), which
+ * PostgreSQL compresses as one value (its default pglz: 69 % of the text at 100,000 passages of news, lz4 74 %);
+ * a search reads it for the passages it returns. The blocks' pages keep a quarter free (fillfactor 75) for the
+ * new versions of the blocks that grow, so PostgreSQL writes them beside the old ones (HOT updates) and prunes
+ * those: at 100,000 passages the blocks took 133 MB so and 175 MB at fillfactor 90 (bench/RESULTS.md).
+ */
 export const COLLECTIONS_PG_SCHEMA = `${COMMON_SCHEMA}
 ${HELD_PG}
-${DF_TABLE};
-CREATE TABLE IF NOT EXISTS quarry_collection_chunks (
-  id BIGSERIAL PRIMARY KEY, account TEXT NOT NULL, collection TEXT NOT NULL, doc_id TEXT NOT NULL,
-  heading TEXT, body TEXT NOT NULL, length DOUBLE PRECISION NOT NULL, tsv tsvector NOT NULL
+ALTER TABLE quarry_collections ADD COLUMN IF NOT EXISTS next_passage BIGINT NOT NULL DEFAULT 1;
+CREATE TABLE IF NOT EXISTS quarry_collection_texts (
+  account TEXT NOT NULL, collection TEXT NOT NULL, doc_id TEXT NOT NULL, first BIGINT NOT NULL,
+  headings TEXT[] NOT NULL, bodies TEXT[] NOT NULL,
+  PRIMARY KEY (account, collection, doc_id)
 );
-CREATE INDEX IF NOT EXISTS quarry_collection_chunks_doc ON quarry_collection_chunks (account, collection, doc_id);
-CREATE INDEX IF NOT EXISTS quarry_collection_chunks_tsv ON quarry_collection_chunks USING GIN (tsv);
+CREATE UNIQUE INDEX IF NOT EXISTS quarry_collection_texts_first ON quarry_collection_texts (account, collection, first);
+CREATE TABLE IF NOT EXISTS quarry_collection_blocks (
+  account TEXT NOT NULL, collection TEXT NOT NULL, term TEXT NOT NULL, block INTEGER NOT NULL,
+  n INTEGER NOT NULL, items BIGINT[] NOT NULL,
+  PRIMARY KEY (account, collection, term, block)
+) WITH (fillfactor = 75);
+ALTER TABLE quarry_collection_blocks ALTER COLUMN items SET STORAGE MAIN;
 `;
 
-const W = BM25.weights;
+/** Entries per block of a term's postings: a block (8 bytes an entry) stays within a row that PostgreSQL keeps inline. */
+const POSTINGS_BLOCK = 128;
+/** An entry: passage id × 2^28 + weighted count × 2^14 + weighted length (each count capped at 16383). */
+const CAP = 16383;
+const pack = (id: bigint, tf: number, length: number) => ((id << 28n) | (BigInt(Math.min(tf, CAP)) << 14n) | BigInt(Math.min(Math.round(length), CAP))).toString();
 
-/** A passage's terms as a tsvector literal: each occurrence its own position, weighted A (title), B (heading) or C (text). */
-function tsvectorOf(a: AnalyzedPassage): string {
-  const at = new Map<string, string[]>();
-  let pos = 0;
-  const add = (terms: string[], weight: string) => {
-    for (const t of terms) {
-      pos = Math.min(pos + 1, 16383);
-      let l = at.get(t);
-      if (!l) at.set(t, (l = []));
-      if (l.length < 255) l.push(`${pos}${weight}`);
-    }
-  };
-  add(a.title, "A");
-  add(a.heading, "B");
-  add(a.body, "C");
-  return [...at].map(([t, ps]) => `'${t.replace(/'/g, "''").replace(/\\/g, "\\\\")}':${ps.join(",")}`).join(" ");
+/** A passage's weighted count of each of its terms (title 3, heading 2, text 1). */
+function termCounts(a: AnalyzedPassage): Map<string, number> {
+  const f = new Map<string, number>();
+  for (const [terms, w] of [[a.title, W.title], [a.heading, W.heading], [a.body, W.body]] as const) {
+    for (const t of terms) f.set(t, (f.get(t) ?? 0) + w);
+  }
+  return f;
 }
+
+const W = BM25.weights;
 
 const iso = (ms: unknown) => new Date(Number(ms)).toISOString();
 const bytesOf = (d: IndexedDocument) => {
@@ -145,7 +161,10 @@ export class SqlCollectionStore implements CollectionStore {
   private async upgrade(): Promise<void> {
     const sqlite = this.db.dialect === "sqlite";
     await this.db.tx(async (q) => {
-      if (!sqlite) await q("SELECT pg_advisory_xact_lock(730130)");
+      if (!sqlite) {
+        await q("SELECT pg_advisory_xact_lock(730130)");
+        await this.upgradeChunks(q);
+      }
       const old = sqlite
         ? await q("SELECT name FROM sqlite_master WHERE name = 'quarry_collection_fts'")
         : await q("SELECT 1 AS name WHERE to_regclass('quarry_collection_passages') IS NOT NULL");
@@ -155,18 +174,51 @@ export class SqlCollectionStore implements CollectionStore {
         : await q("SELECT account, collection, doc_id, title, heading, body FROM quarry_collection_passages ORDER BY id");
       const stats = new Map<string, { account: string; name: string; stats: Stats }>();
       const text = (v: unknown) => (v === null || v === "" ? null : String(v));
+      const passages = new Map<string, NewPassage[]>();
       for (const r of rows) {
         const key = JSON.stringify([r.account, r.collection]);
         let c = stats.get(key);
         if (!c) stats.set(key, (c = { account: String(r.account), name: String(r.collection), stats: new Stats() }));
         const a = analyzePassage(text(r.title), text(r.heading), String(r.body));
         c.stats.count(a, 1);
-        await this.insertPassages(q, c.account, c.name, [{ docId: String(r.doc_id), heading: text(r.heading), text: String(r.body), a }]);
+        if (!passages.has(key)) passages.set(key, []);
+        passages.get(key)!.push({ docId: String(r.doc_id), heading: text(r.heading), text: String(r.body), a });
       }
-      for (const c of stats.values()) await this.saveStats(q, c.account, c.name, c.stats);
+      for (const [key, c] of stats) {
+        await this.insertPassages(q, c.account, c.name, passages.get(key)!);
+        await this.saveStats(q, c.account, c.name, c.stats);
+      }
       if (sqlite) await q("DROP TABLE quarry_collection_fts");
       await q("DROP TABLE quarry_collection_passages");
     });
+  }
+
+  /**
+   * PostgreSQL collections of the version that kept a row per passage in `quarry_collection_chunks` (with a
+   * `tsvector` of its terms under a GIN index) and the terms' passage counts in `quarry_collection_df`: each
+   * collection's passages are read again, 200 documents at a time, into texts and postings blocks (the
+   * statistics stay as they are); the old tables are then dropped.
+   */
+  private async upgradeChunks(q: Query): Promise<void> {
+    if (!(await q("SELECT 1 AS x WHERE to_regclass('quarry_collection_chunks') IS NOT NULL")).length) return;
+    for (const c of await q("SELECT account, name FROM quarry_collections ORDER BY account, name")) {
+      const account = String(c.account), name = String(c.name);
+      for (let after = ""; ; ) {
+        const docs = await q("SELECT DISTINCT doc_id FROM quarry_collection_chunks WHERE account = ? AND collection = ? AND doc_id > ? ORDER BY doc_id LIMIT 200", [account, name, after]);
+        if (!docs.length) break;
+        const rows = await q(
+          `SELECT c.doc_id, c.heading, c.body, d.title FROM quarry_collection_chunks c
+           LEFT JOIN quarry_collection_docs d ON d.account = c.account AND d.collection = c.collection AND d.id = c.doc_id
+           WHERE c.account = ? AND c.collection = ? AND c.doc_id = ANY(?::text[]) ORDER BY c.doc_id, c.id`,
+          [account, name, docs.map((d) => String(d.doc_id))],
+        );
+        const text = (v: unknown) => (v === null || v === "" ? null : String(v));
+        await this.insertPassages(q, account, name, rows.map((r) => ({ docId: String(r.doc_id), heading: text(r.heading), text: String(r.body), a: analyzePassage(text(r.title), text(r.heading), String(r.body)) })));
+        after = String(docs[docs.length - 1]!.doc_id);
+      }
+    }
+    await q("DROP TABLE quarry_collection_chunks");
+    await q("DROP TABLE IF EXISTS quarry_collection_df");
   }
 
   async create(account: string, name: string, description: string | null, now: number): Promise<CollectionInfo | null> {
@@ -212,7 +264,10 @@ export class SqlCollectionStore implements CollectionStore {
       if (this.db.dialect === "sqlite") {
         await q("DELETE FROM quarry_collection_terms WHERE rowid IN (SELECT rowid FROM quarry_collection_chunks WHERE account = ? AND collection = ?)", [account, name]);
       }
-      for (const table of ["quarry_collection_chunks", "quarry_collection_df", "quarry_collection_stats", "quarry_collection_docs"]) {
+      const tables = this.db.dialect === "sqlite"
+        ? ["quarry_collection_chunks", "quarry_collection_df", "quarry_collection_stats", "quarry_collection_docs"]
+        : ["quarry_collection_texts", "quarry_collection_blocks", "quarry_collection_stats", "quarry_collection_docs"];
+      for (const table of tables) {
         await q(`DELETE FROM ${table} WHERE account = ? AND collection = ?`, [account, name]);
       }
       return true;
@@ -224,14 +279,35 @@ export class SqlCollectionStore implements CollectionStore {
    * again from their text, as they were read when added).
    */
   private async dropPassages(q: Query, account: string, name: string, docId: string, title: string | null, stats: Stats): Promise<void> {
-    const rows = await q(`SELECT ${this.db.dialect === "sqlite" ? "rowid" : "id"} AS id, heading, body, length FROM quarry_collection_chunks WHERE account = ? AND collection = ? AND doc_id = ?`, [account, name, docId]);
+    if (this.db.dialect === "pg") {
+      const [t] = await q("DELETE FROM quarry_collection_texts WHERE account = ? AND collection = ? AND doc_id = ? RETURNING first, headings, bodies", [account, name, docId]);
+      if (!t) return;
+      const headings = t.headings as (string | null)[], bodies = t.bodies as string[];
+      const terms = new Set<string>();
+      bodies.forEach((body, i) => {
+        const a = analyzePassage(title, headings[i] ?? null, body);
+        stats.count(a, -1);
+        for (const term of a.distinct) terms.add(term);
+      });
+      // The passages' entries leave their terms' blocks; only blocks whose range of numbers holds them are rewritten.
+      const first = BigInt(String(t.first)), end = first + BigInt(bodies.length);
+      await q(
+        `UPDATE quarry_collection_blocks b SET items = k.items, n = cardinality(k.items)
+         FROM (SELECT x.term, x.block, array(SELECT v FROM unnest(x.items) AS v WHERE v < ?::bigint OR v >= ?::bigint ORDER BY v) AS items
+               FROM quarry_collection_blocks x
+               WHERE x.account = ? AND x.collection = ? AND x.term = ANY(?::text[]) AND x.items[1] < ?::bigint AND x.items[cardinality(x.items)] >= ?::bigint) k
+         WHERE b.account = ? AND b.collection = ? AND b.term = k.term AND b.block = k.block`,
+        [(first << 28n).toString(), (end << 28n).toString(), account, name, [...terms], (end << 28n).toString(), (first << 28n).toString(), account, name],
+      );
+      await q("DELETE FROM quarry_collection_blocks WHERE account = ? AND collection = ? AND term = ANY(?::text[]) AND n = 0", [account, name, [...terms]]);
+      return;
+    }
+    const rows = await q("SELECT rowid AS id, heading, body, length FROM quarry_collection_chunks WHERE account = ? AND collection = ? AND doc_id = ?", [account, name, docId]);
     for (const r of rows) {
       const a = analyzePassage(title, r.heading === null ? null : String(r.heading), String(r.body));
       stats.count(a, -1);
     }
-    if (this.db.dialect === "sqlite") {
-      await q("DELETE FROM quarry_collection_terms WHERE rowid IN (SELECT rowid FROM quarry_collection_chunks WHERE account = ? AND collection = ? AND doc_id = ?)", [account, name, docId]);
-    }
+    await q("DELETE FROM quarry_collection_terms WHERE rowid IN (SELECT rowid FROM quarry_collection_chunks WHERE account = ? AND collection = ? AND doc_id = ?)", [account, name, docId]);
     await q("DELETE FROM quarry_collection_chunks WHERE account = ? AND collection = ? AND doc_id = ?", [account, name, docId]);
   }
 
@@ -347,6 +423,8 @@ export class SqlCollectionStore implements CollectionStore {
       "INSERT INTO quarry_collection_stats (account, collection, passages, length) VALUES (?, ?, ?, ?) ON CONFLICT (account, collection) DO UPDATE SET passages = quarry_collection_stats.passages + excluded.passages, length = quarry_collection_stats.length + excluded.length",
       [account, name, stats.passages, stats.length],
     );
+    // PostgreSQL counts a term's passages in its postings blocks (quarry_collection_blocks.n).
+    if (this.db.dialect === "pg") return;
     const changes = [...stats.df].filter(([, n]) => n !== 0);
     for (let i = 0; i < changes.length; i += 200) {
       const part = changes.slice(i, i + 200);
@@ -368,13 +446,60 @@ export class SqlCollectionStore implements CollectionStore {
       }
       return;
     }
-    for (let i = 0; i < passages.length; i += 100) {
-      const part = passages.slice(i, i + 100);
-      await q(
-        `INSERT INTO quarry_collection_chunks (account, collection, doc_id, heading, body, length, tsv) VALUES ${part.map(() => "(?, ?, ?, ?, ?, ?, ?::tsvector)").join(", ")}`,
-        part.flatMap((p) => [account, name, p.docId, p.heading, p.text, p.a.length, tsvectorOf(p.a)]),
-      );
+    // PostgreSQL: the passages are numbered in a row per document from the collection's counter (its row is
+    // locked by the transaction), each document's text goes in one row, and the terms' postings in one statement.
+    const docs = new Map<string, NewPassage[]>();
+    for (const p of passages) {
+      if (!docs.has(p.docId)) docs.set(p.docId, []);
+      docs.get(p.docId)!.push(p);
     }
+    const groups = [...docs];
+    for (let i = 0; i < groups.length; i += 200) {
+      const part = groups.slice(i, i + 200);
+      const count = part.reduce((n, [, ps]) => n + ps.length, 0);
+      const [c] = await q("UPDATE quarry_collections SET next_passage = next_passage + ? WHERE account = ? AND name = ? RETURNING next_passage - ? AS first", [count, account, name, count]);
+      if (!c) return;
+      let next = BigInt(String(c.first));
+      const firsts: string[] = [], numbered: { id: bigint; a: AnalyzedPassage }[] = [];
+      for (const [, ps] of part) {
+        firsts.push(next.toString());
+        for (const p of ps) numbered.push({ id: next++, a: p.a });
+      }
+      // Arrays of arrays must be rectangular: each document's headings and texts go as JSON.
+      await q(
+        `INSERT INTO quarry_collection_texts (account, collection, doc_id, first, headings, bodies)
+         SELECT ?, ?, u.doc_id, u.first, ARRAY(SELECT jsonb_array_elements(u.h) ->> 0), ARRAY(SELECT jsonb_array_elements_text(u.b))
+         FROM unnest(?::text[], ?::bigint[], ?::jsonb[], ?::jsonb[]) AS u(doc_id, first, h, b)`,
+        [account, name, part.map(([d]) => d), firsts, part.map(([, ps]) => JSON.stringify(ps.map((p) => [p.heading]))), part.map(([, ps]) => JSON.stringify(ps.map((p) => p.text)))],
+      );
+      await this.addPostings(q, account, name, numbered);
+    }
+  }
+
+  /**
+   * Appends passages (ids above every id already in the collection) to their terms' postings: each term's
+   * entries go to the end of its last block, or start a new block when that one would pass POSTINGS_BLOCK.
+   */
+  private async addPostings(q: Query, account: string, name: string, passages: { id: bigint; a: AnalyzedPassage }[]): Promise<void> {
+    const terms: string[] = [], items: string[] = [];
+    for (const p of passages) {
+      for (const [t, f] of termCounts(p.a)) {
+        terms.push(t);
+        items.push(pack(p.id, f, p.a.length));
+      }
+    }
+    if (!terms.length) return;
+    await q(
+      `WITH new AS (SELECT term, array_agg(v ORDER BY v) AS items FROM unnest(?::text[], ?::bigint[]) AS u(term, v) GROUP BY term),
+       last AS (SELECT new.term, l.block, l.n FROM new CROSS JOIN LATERAL (
+                  SELECT b.block, b.n FROM quarry_collection_blocks b WHERE b.account = ? AND b.collection = ? AND b.term = new.term ORDER BY b.block DESC LIMIT 1) l)
+       INSERT INTO quarry_collection_blocks AS b (account, collection, term, block, n, items)
+       SELECT ?, ?, new.term, CASE WHEN last.block IS NULL THEN 0 WHEN last.n + cardinality(new.items) > ${POSTINGS_BLOCK} THEN last.block + 1 ELSE last.block END,
+              cardinality(new.items), new.items
+       FROM new LEFT JOIN last ON last.term = new.term
+       ON CONFLICT (account, collection, term, block) DO UPDATE SET n = b.n + excluded.n, items = b.items || excluded.items`,
+      [terms, items, account, name, account, name],
+    );
   }
 
   async documents(account: string, name: string, skip: number, limit: number): Promise<DocumentInfo[]> {
@@ -396,8 +521,13 @@ export class SqlCollectionStore implements CollectionStore {
   async document(account: string, name: string, id: string): Promise<(DocumentInfo & { text: PassageText[] }) | null> {
     const [r] = await this.db.query("SELECT id, url, title, passages, bytes, metadata, updated_at FROM quarry_collection_docs WHERE account = ? AND collection = ? AND id = ?", [account, name, id]);
     if (!r) return null;
-    const order = this.db.dialect === "sqlite" ? "rowid" : "id";
-    const chunks = await this.db.query(`SELECT heading, body FROM quarry_collection_chunks WHERE account = ? AND collection = ? AND doc_id = ? ORDER BY ${order}`, [account, name, id]);
+    // SQLite keeps a row per passage; PostgreSQL one row per document with its passages as arrays (quarry_collection_texts).
+    const chunks = this.db.dialect === "sqlite"
+      ? await this.db.query("SELECT heading, body FROM quarry_collection_chunks WHERE account = ? AND collection = ? AND doc_id = ? ORDER BY rowid", [account, name, id])
+      : await this.db.query(
+          "SELECT u.heading, u.body FROM quarry_collection_texts t CROSS JOIN LATERAL unnest(t.headings, t.bodies) WITH ORDINALITY AS u(heading, body, n) WHERE t.account = ? AND t.collection = ? AND t.doc_id = ? ORDER BY u.n",
+          [account, name, id],
+        );
     return {
       id: String(r.id), url: r.url === null ? null : String(r.url), title: r.title === null ? null : String(r.title), passages: Number(r.passages), bytes: Number(r.bytes),
       metadata: r.metadata === null ? null : (JSON.parse(String(r.metadata)) as Record<string, unknown>), updated_at: iso(r.updated_at),
@@ -407,6 +537,8 @@ export class SqlCollectionStore implements CollectionStore {
 
   async removeDocument(account: string, name: string, id: string): Promise<boolean> {
     return this.db.tx(async (q) => {
+      // PostgreSQL: the collection's row is the lock, as in put, so a removal and an addition never rewrite the same blocks at once.
+      if (this.db.dialect === "pg") await q("SELECT name FROM quarry_collections WHERE account = ? AND name = ? FOR UPDATE", [account, name]);
       const gone = await q("DELETE FROM quarry_collection_docs WHERE account = ? AND collection = ? AND id = ? RETURNING title, bytes", [account, name, id]);
       if (!gone.length) return false;
       await this.addHeld(q, account, name, -1, -Number(gone[0]!.bytes));
@@ -425,7 +557,9 @@ export class SqlCollectionStore implements CollectionStore {
     const n = Number(st?.passages ?? 0);
     if (!n) return [];
     const avg = Number(st!.length) / n || 1;
-    const dfs = await this.db.query(`SELECT term, df FROM quarry_collection_df WHERE account = ? AND collection = ? AND term IN (${stems.map(() => "?").join(", ")})`, [account, name, ...stems]);
+    const dfs = this.db.dialect === "sqlite"
+      ? await this.db.query(`SELECT term, df FROM quarry_collection_df WHERE account = ? AND collection = ? AND term IN (${stems.map(() => "?").join(", ")})`, [account, name, ...stems])
+      : await this.db.query("SELECT term, sum(n) AS df FROM quarry_collection_blocks WHERE account = ? AND collection = ? AND term = ANY(?::text[]) GROUP BY term", [account, name, stems]);
     const q = dfs.map((r) => ({ term: String(r.term), df: Number(r.df), idf: idf(n, Number(r.df)) })).filter((t) => t.idf > 0).sort((x, y) => y.idf - x.idf);
     if (!q.length) return [];
     const { k1, b } = BM25;
@@ -460,19 +594,22 @@ export class SqlCollectionStore implements CollectionStore {
           [...(all ? [] : match.map((t) => t.term)), ...q.flatMap((t) => [t.idf, t.term]), avg, account, name, limit],
         );
       }
-      // PostgreSQL reads the terms of each passage it scores from the passage's tsvector.
+      // PostgreSQL reads its terms' postings blocks and nothing else: each entry carries the passage's number, the
+      // term's weighted count and the passage's weighted length; texts are read for the `limit` best only.
+      const chosen = new Set(match.map((t) => t.term));
+      const all = match.length === q.length;
       return this.db.query(
-        `WITH q AS (SELECT * FROM unnest(?::text[], ?::float8[]) AS q(term, idf))
-         SELECT c.id, c.doc_id, c.heading, c.body, sum(q.idf * ${bm25("tf.f", "c.length")}) AS score
-         FROM quarry_collection_chunks c
-         CROSS JOIN LATERAL (
-           SELECT u.lexeme AS term, (SELECT sum(CASE w WHEN 'A' THEN ${W.title} WHEN 'B' THEN ${W.heading} ELSE ${W.body} END) FROM unnest(u.weights) w) AS f
-           FROM unnest(c.tsv) u WHERE u.lexeme = ANY(?::text[])
-         ) tf
-         JOIN q ON q.term = tf.term
-         WHERE c.account = ? AND c.collection = ? AND c.tsv @@ ?::tsquery
-         GROUP BY c.id ORDER BY score DESC, c.id LIMIT ?`,
-        [q.map((t) => t.term), q.map((t) => t.idf), avg, q.map((t) => t.term), account, name, match.map((t) => `'${t.term}'`).join(" | "), limit],
+        `WITH q AS (SELECT * FROM unnest(?::text[], ?::float8[], ?::bool[]) AS q(term, idf, chosen)),
+         p AS (SELECT q.idf, q.chosen, u.v FROM q JOIN quarry_collection_blocks b ON b.account = ? AND b.collection = ? AND b.term = q.term
+               CROSS JOIN LATERAL unnest(b.items) AS u(v)),
+         s AS (SELECT p.v >> 28 AS id, sum(p.idf * ${bm25("((p.v >> 14) & 16383)::float8", "(p.v & 16383)::float8")}) AS score
+               FROM p${all ? "" : " WHERE (p.v >> 28) IN (SELECT c.v >> 28 FROM p c WHERE c.chosen)"}
+               GROUP BY 1 ORDER BY score DESC, id LIMIT ?)
+         SELECT s.id, t.doc_id, t.headings[s.id - t.first + 1] AS heading, t.bodies[s.id - t.first + 1] AS body, s.score
+         FROM s CROSS JOIN LATERAL (SELECT x.doc_id, x.first, x.headings, x.bodies FROM quarry_collection_texts x
+                                    WHERE x.account = ? AND x.collection = ? AND x.first <= s.id ORDER BY x.first DESC LIMIT 1) t
+         ORDER BY s.score DESC, s.id`,
+        [q.map((t) => t.term), q.map((t) => t.idf), q.map((t) => chosen.has(t.term)), account, name, avg, limit, account, name],
       );
     };
     const bound = (t: (typeof q)[number]) => t.idf * (k1 + 1);

@@ -5,13 +5,16 @@
  * its own); data of a newer format was written by a newer Quarry whose records it could misread
  * or overwrite, so it refuses to start on it, with one line naming both versions, before it
  * changes anything. Versions before this marker existed wrote format 1 without saying so.
+ * Format 2: collections keep what each holds on its row (held_documents, held_bytes, which an older
+ * version's writes would leave stale), and PostgreSQL's collections moved from a tsvector per passage to
+ * postings blocks and one text row per document (an older version would look for tables no longer there).
  *
  * Raise DATA_FORMAT with any change an older version would misread (a column or record it would
  * drop or misinterpret, a meaning that changed), never for additions it can ignore.
  */
 import type { SyncSqlite } from "./sqlite-counters.ts";
 
-export const DATA_FORMAT = 1;
+export const DATA_FORMAT = 2;
 
 export const FORMAT_TABLE = "CREATE TABLE IF NOT EXISTS quarry_format (id INTEGER PRIMARY KEY, format INTEGER NOT NULL, version TEXT NOT NULL)";
 

@@ -15,9 +15,13 @@
  * typed), searched as `POST /v1/collections/{name}/search` does (10 documents, 3 passages each).
  *
  *   npx tsx bench/retrieval/scale.ts                          # SQLite, 100,000 passages
- *   npx tsx bench/retrieval/scale.ts --store pg --passages 1000000 --queries 100
+ *   npx tsx bench/retrieval/scale.ts --store pg --passages 1000000 --queries 100 --batch 200
+ *
+ * `--minutes M`: fill for at most M minutes, then measure what was filled. `--batch N`: documents a call of addDocuments (20 by default, as a crawl's pages arrive; a bulk add sends
+ * more). On PostgreSQL the RSS of the server's processes serving the bench's database is read from /proc
+ * (the server must run on this machine), beside the whole server's.
  */
-import { mkdtempSync, readFileSync, rmSync, statSync, existsSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -34,6 +38,9 @@ const arg = (name: string, def: string) => {
 };
 const target = Number(arg("passages", "100000"));
 const stores = arg("store", "sqlite").split(",");
+const batch = Number(arg("batch", "20"));
+/** `--minutes M`: stop filling after M minutes and measure the collection as far as it got. */
+const fillMs = Number(arg("minutes", "0")) * 60_000 || Infinity;
 
 const truth = JSON.parse(readFileSync(join(benchSet("article-extraction"), "ground-truth.json"), "utf8")) as Record<string, { articleBody: string; url: string }>;
 const articles = Object.entries(truth).map(([id, a]) => ({ id, url: a.url, text: a.articleBody }));
@@ -75,7 +82,26 @@ const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(
 const mb = (b: number) => (b / 1048576).toFixed(0);
 const rss = () => process.memoryUsage().rss;
 
-async function run(label: string, db: SqlDriver, size: () => Promise<number>) {
+/** The resident memory of processes: PostgreSQL's own, read from /proc (shared buffers each process touched count in each). */
+const rssOfPid = (pid: number | string) => {
+  try {
+    const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+};
+const postgresPids = () =>
+  readdirSync("/proc").filter((d) => {
+    if (!/^\d+$/.test(d)) return false;
+    try {
+      return readFileSync(`/proc/${d}/comm`, "utf8").trim() === "postgres";
+    } catch {
+      return false;
+    }
+  });
+
+async function run(label: string, db: SqlDriver, size: () => Promise<number>, serverMemory: () => Promise<string> = async () => "—") {
   const store = new SqlCollectionStore(db);
   await store.init();
   await store.create("bench", "scale", null, Date.now());
@@ -83,10 +109,10 @@ async function run(label: string, db: SqlDriver, size: () => Promise<number>) {
   let passages = 0, docs = 0, k = 0;
   const t0 = performance.now();
   let lastReport = t0;
-  while (passages < target) {
+  while (passages < target && performance.now() - t0 < fillMs) {
     const copy = copyOf(k++);
-    for (let i = 0; i < copy.length && passages < target; i += 20) {
-      const part = copy.slice(i, i + 20);
+    for (let i = 0; i < copy.length && passages < target && performance.now() - t0 < fillMs; i += batch) {
+      const part = copy.slice(i, i + batch);
       await addDocuments(store, "bench", "scale", part, null, Date.now());
       docs += part.length;
       passages = (await store.get("bench", "scale"))!.passages;
@@ -98,6 +124,7 @@ async function run(label: string, db: SqlDriver, size: () => Promise<number>) {
     }
   }
   const fillS = (performance.now() - t0) / 1000;
+  const memFilled = await serverMemory();
   const info = (await store.get("bench", "scale"))!;
   const onDisk = await size();
   const times: number[] = [];
@@ -110,12 +137,14 @@ async function run(label: string, db: SqlDriver, size: () => Promise<number>) {
       searchRss.push(rss());
     }
   }
+  const memSearched = await serverMemory();
   const quarter = fillRss.slice(Math.floor(fillRss.length / 4));
   return {
     label, passages: info.passages, documents: info.documents, textMB: mb(info.bytes), diskMB: mb(onDisk), ratio: (onDisk / info.bytes).toFixed(2),
     docsPerS: Math.round(docs / fillS), passagesPerS: Math.round(info.passages / fillS),
     p50: pct(times, 50).toFixed(1), p95: pct(times, 95).toFixed(1), max: Math.max(...times).toFixed(0),
     fillRss: `${mb(Math.min(...quarter))}–${mb(Math.max(...quarter))}`, searchRss: `${mb(Math.min(...searchRss))}–${mb(Math.max(...searchRss))}`,
+    server: memFilled === "—" ? "—" : `${memFilled} / ${memSearched}`,
   };
 }
 
@@ -157,6 +186,12 @@ if (stores.includes("pg")) {
       console.error(`PostgreSQL by relation (tables with their TOAST and indexes, then each index): ${parts.map((p) => `${p.relname} ${mb(Number(p.n))} MB`).join(", ")}`);
       const { rows: r } = await pool.query("SELECT sum(pg_total_relation_size(c.oid))::bigint AS n FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace WHERE c.relkind = 'r' AND c.relname LIKE 'quarry_collection%'");
       return Number(r[0].n);
+    }, async () => {
+      // The backends serving this database (the pool's), and every postgres process on the machine (other databases' too).
+      const { rows: b } = await pool.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database()");
+      const own = b.reduce((n, r) => n + rssOfPid(r.pid), 0);
+      const all = postgresPids().reduce((n, pid) => n + rssOfPid(pid), 0);
+      return `${mb(own)} (${b.length} backends), all ${mb(all)}`;
     }));
   } finally {
     await pool.end();
@@ -165,6 +200,6 @@ if (stores.includes("pg")) {
   }
 }
 console.log(`\n${queries.length} queries of 2–6 words, after one warm-up round; RSS is the whole process's (the bench's copies of the text included), filling from its first quarter on\n`);
-console.log("| store | passages | documents | text MB | on disk MB | disk / text | indexing docs/s | passages/s | query p50 ms | p95 ms | max ms | RSS filling MB | RSS searching MB |");
-console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-for (const r of rows) console.log(`| ${r.label} | ${r.passages} | ${r.documents} | ${r.textMB} | ${r.diskMB} | ${r.ratio} | ${r.docsPerS} | ${r.passagesPerS} | ${r.p50} | ${r.p95} | ${r.max} | ${r.fillRss} | ${r.searchRss} |`);
+console.log("| store | passages | documents | text MB | on disk MB | disk / text | indexing docs/s | passages/s | query p50 ms | p95 ms | max ms | RSS filling MB | RSS searching MB | server RSS MB filled / searched |");
+console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+for (const r of rows) console.log(`| ${r.label} | ${r.passages} | ${r.documents} | ${r.textMB} | ${r.diskMB} | ${r.ratio} | ${r.docsPerS} | ${r.passagesPerS} | ${r.p50} | ${r.p95} | ${r.max} | ${r.fillRss} | ${r.searchRss} | ${r.server} |`);

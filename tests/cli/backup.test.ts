@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { allPages, json, waitFor } from "../helpers/job-http.ts";
 import { cli, createKeyCli, startServer, tempDataDir, type Server } from "../helpers/server.ts";
 import { startTestSite, type TestSite } from "../helpers/test-site.ts";
+import { DATA_FORMAT } from "../../adapters/storage/data-format.ts";
 
 let cleanup: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -60,7 +61,7 @@ describe("quarry backup", () => {
     const made = cli(["backup", out, "--json"], env);
     expect(made.status, made.stderr).toBe(0);
     const result = JSON.parse(made.stdout);
-    expect(result).toMatchObject({ file: out, format: 1 });
+    expect(result).toMatchObject({ file: out, format: DATA_FORMAT });
     expect(result.bytes).toBeGreaterThan(0);
     expect(readdirSync(join(out, "..")).filter((f) => f.includes("partial"))).toEqual([]);
     // The server went on serving meanwhile.

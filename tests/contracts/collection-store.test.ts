@@ -71,6 +71,17 @@ function contract(make: () => Promise<CollectionStore>) {
     expect((await searchCollection(s, "acme", "help", "orders shipped", { maxResults: 5 }))[0]).toMatchObject({ id: "shipping" });
   });
 
+  it("reads a document back with its passages in order, each with its heading; another account's is not there", async () => {
+    const doc = (await s.document("acme", "help", "shipping"))!;
+    expect(doc).toMatchObject({ id: "shipping", url: DOCS[1]!.url, title: "Shipping" });
+    expect(doc.text).toHaveLength(doc.passages);
+    expect(doc.text.map((p) => p.heading)).toEqual(["Shipping", "Shipping › Tracking"]);
+    expect(doc.text[0]!.text).toMatch(/warehouse in Leeds/);
+    expect(doc.text[1]!.text).toMatch(/tracking link is emailed/);
+    expect(await s.document("other", "help", "shipping")).toBeNull();
+    expect(await s.document("acme", "help", "nothing-here")).toBeNull();
+  });
+
   it("never shows one account's documents to another, even under the same collection name", async () => {
     expect(await searchCollection(s, "other", "help", "refunds", { maxResults: 5 })).toEqual([]);
     expect(await s.documents("other", "help", 0, 100)).toEqual([]);
