@@ -30,8 +30,10 @@ async function q<T extends pg.QueryResultRow>(pool: pg.Pool, sql: string, params
  * connection or a client timeout carries no SQLSTATE: the statement may have applied.
  */
 function rolledBack(err: unknown): boolean {
-  const code = (err as { cause?: { code?: unknown } })?.cause?.code;
-  return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code);
+  // PostgreSQL's error message (pg's DatabaseError) has a severity and a five-character SQLSTATE;
+  // socket errors have a code too (EPIPE is five letters), but no severity.
+  const cause = (err as { cause?: { code?: unknown; severity?: unknown } })?.cause;
+  return typeof cause?.severity === "string" && typeof cause.code === "string" && /^[0-9A-Z]{5}$/.test(cause.code);
 }
 
 type AdmitRow = { ok: boolean; reason: string | null; retry_ms: string; used: number };
