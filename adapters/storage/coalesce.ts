@@ -21,3 +21,49 @@ export function coalesced<T>(read: () => T | Promise<T>): () => Promise<T> {
   };
   return () => (next ??= new Promise<T>((resolve, reject) => setImmediate(start, resolve, reject)));
 }
+
+/**
+ * Calls made in one turn of the event loop, run together: the first schedules `all` for the end
+ * of the turn (`setImmediate`, as above), every call until then joins it, and each gets its own
+ * answer, in the order asked. `all` starts after every call of the turn was made, so each answer
+ * is as fresh as a call of its own; it costs one round trip for the turn instead of one per call.
+ * A turn of one call runs `one`.
+ *
+ * One failure must not become many: when `all` fails in a way that `alone` says left nothing
+ * applied (PostgreSQL reported an error, so its statement's transaction rolled back whole), each
+ * call runs again by itself through `one`, and only a call that fails by itself fails. Any other
+ * failure (a lost connection, a timeout: whether the statement applied is unknown) fails every
+ * call of the turn, as it would have failed each of them in flight.
+ */
+export function batched<A, R>(
+  all: (calls: A[]) => Promise<R[]>,
+  one: (call: A) => Promise<R>,
+  alone: (err: unknown) => boolean,
+): (call: A) => Promise<R> {
+  type Waiting = { call: A; resolve: (r: R) => void; reject: (e: unknown) => void };
+  let waiting: Waiting[] | null = null;
+  const each = (mine: Waiting[]) => mine.forEach((w) => one(w.call).then(w.resolve, w.reject));
+  const start = () => {
+    const mine = waiting!;
+    waiting = null;
+    if (mine.length === 1) return each(mine);
+    let answers: Promise<R[]>;
+    try {
+      answers = all(mine.map((w) => w.call));
+    } catch (err) {
+      answers = Promise.reject(err);
+    }
+    answers.then(
+      (rs) => mine.forEach((w, i) => w.resolve(rs[i]!)),
+      (err) => (alone(err) ? each(mine) : mine.forEach((w) => w.reject(err))),
+    );
+  };
+  return (call) =>
+    new Promise<R>((resolve, reject) => {
+      if (!waiting) {
+        waiting = [];
+        setImmediate(start);
+      }
+      waiting.push({ call, resolve, reject });
+    });
+}

@@ -19,6 +19,10 @@ export async function openRedis(url: string, logger: Logger): Promise<Redis> {
     // Keep reconnecting (capped backoff): service resumes by itself when Redis is back.
     retryStrategy: (times) => Math.min(times * 200, 2_000),
     lazyConnect: true,
+    // The commands of one turn of the event loop leave in one write (issue #33: a write per
+    // admission, commit and usage read was most of an instance's CPU). Each command keeps its
+    // own answer and its own error; only the round trip is shared.
+    enableAutoPipelining: true,
   });
   let lastError = "";
   let misconfigured: string | null = null;
