@@ -11,6 +11,8 @@ import { analyzePassage, BM25, idf, stem, type AnalyzedPassage } from "../../cor
 import type { CollectionInfo, CollectionStore, DocumentInfo, IndexedDocument, PassageHit, PutResult } from "../../core/ports/collections.ts";
 import type { Query, Row, SqlDriver } from "../jobs/sql-drivers.ts";
 
+const W = BM25.weights;
+
 /** Tables both dialects share (SQLite's FTS5 index is made apart; PostgreSQL's passages carry their tsvector). */
 const COMMON_SCHEMA = `
 CREATE TABLE IF NOT EXISTS quarry_collections (
@@ -37,6 +39,38 @@ const DF_TABLE = `CREATE TABLE IF NOT EXISTS quarry_collection_df (
   PRIMARY KEY (account, collection, term)
 )`;
 
+/**
+ * SQLite's index of the terms holds, for each passage and term, the term's weighted count f (Σ field weight ×
+ * occurrences, the count BM25F saturates) and nothing else: the columns of the FTS5 table are the bits of f
+ * (column "4" holds the terms whose f has the bit 4), so with `detail = column` the postings (fts5vocab's
+ * instance rows) give a passage's f as the sum of the columns it holds the term in. It is exact and needs no
+ * positions: the index is a third smaller than one of the terms as they occur (detail full, a row per
+ * occurrence), and a query reads one row per bit rather than one per occurrence. A term counts at most 255
+ * occurrences in a passage, as PostgreSQL's tsvector keeps (tsvectorOf), so f < 1024: ten bits. The weights
+ * are BM25.weights as the passage is indexed (a change of them reindexes, as `upgrade` does).
+ */
+const TF_BITS = Array.from({ length: 10 }, (_, i) => 2 ** i);
+const MAX_OCCURRENCES = 255;
+
+/** A passage's terms with their weighted count f, each in the columns of f's bits (TF_BITS). */
+function tfColumns(a: AnalyzedPassage): string[] {
+  const f = new Map<string, number>(), seen = new Map<string, number>();
+  const add = (terms: string[], weight: number) => {
+    for (const t of terms) {
+      const n = seen.get(t) ?? 0;
+      if (n >= MAX_OCCURRENCES) continue;
+      seen.set(t, n + 1);
+      f.set(t, (f.get(t) ?? 0) + weight);
+    }
+  };
+  add(a.title, W.title);
+  add(a.heading, W.heading);
+  add(a.body, W.body);
+  const cols: string[][] = TF_BITS.map(() => []);
+  for (const [t, v] of f) for (let i = 0; i < TF_BITS.length; i++) if (v & TF_BITS[i]!) cols[i]!.push(t);
+  return cols.map((c) => c.join(" "));
+}
+
 export const COLLECTIONS_SQLITE_SCHEMA = `${COMMON_SCHEMA}
 ${DF_TABLE} WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS quarry_collection_chunks (
@@ -45,8 +79,8 @@ CREATE TABLE IF NOT EXISTS quarry_collection_chunks (
 );
 CREATE INDEX IF NOT EXISTS quarry_collection_chunks_doc ON quarry_collection_chunks (account, collection, doc_id);
 CREATE INDEX IF NOT EXISTS quarry_collection_chunks_len ON quarry_collection_chunks (account, collection, rowid, length);
-CREATE VIRTUAL TABLE IF NOT EXISTS quarry_collection_terms USING fts5(title, heading, body, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 0');
-CREATE VIRTUAL TABLE IF NOT EXISTS quarry_collection_postings USING fts5vocab(quarry_collection_terms, instance);
+CREATE VIRTUAL TABLE IF NOT EXISTS quarry_collection_tf USING fts5(${TF_BITS.map((v) => `"${v}"`).join(", ")}, content = '', contentless_delete = 1, detail = column, tokenize = 'unicode61 remove_diacritics 0');
+CREATE VIRTUAL TABLE IF NOT EXISTS quarry_collection_tf_postings USING fts5vocab(quarry_collection_tf, instance);
 `;
 
 export const COLLECTIONS_PG_SCHEMA = `${COMMON_SCHEMA}
@@ -59,8 +93,6 @@ CREATE INDEX IF NOT EXISTS quarry_collection_chunks_doc ON quarry_collection_chu
 CREATE INDEX IF NOT EXISTS quarry_collection_chunks_tsv ON quarry_collection_chunks USING GIN (tsv);
 `;
 
-const W = BM25.weights;
-
 /** A passage's terms as a tsvector literal: each occurrence its own position, weighted A (title), B (heading) or C (text). */
 function tsvectorOf(a: AnalyzedPassage): string {
   const at = new Map<string, string[]>();
@@ -70,7 +102,7 @@ function tsvectorOf(a: AnalyzedPassage): string {
       pos = Math.min(pos + 1, 16383);
       let l = at.get(t);
       if (!l) at.set(t, (l = []));
-      if (l.length < 255) l.push(`${pos}${weight}`);
+      if (l.length < MAX_OCCURRENCES) l.push(`${pos}${weight}`);
     }
   };
   add(a.title, "A");
@@ -78,6 +110,8 @@ function tsvectorOf(a: AnalyzedPassage): string {
   add(a.body, "C");
   return [...at].map(([t, ps]) => `'${t.replace(/'/g, "''").replace(/\\/g, "\\\\")}':${ps.join(",")}`).join(" ");
 }
+
+const TF_INSERT = `INSERT INTO quarry_collection_tf (rowid, ${TF_BITS.map((v) => `"${v}"`).join(", ")}) VALUES (?${", ?".repeat(TF_BITS.length)})`;
 
 const iso = (ms: unknown) => new Date(Number(ms)).toISOString();
 const bytesOf = (d: IndexedDocument) => {
@@ -113,6 +147,7 @@ export class SqlCollectionStore implements CollectionStore {
    */
   private async upgrade(): Promise<void> {
     const sqlite = this.db.dialect === "sqlite";
+    if (sqlite) await this.db.tx((q) => this.upgradeTerms(q));
     await this.db.tx(async (q) => {
       if (!sqlite) await q("SELECT pg_advisory_xact_lock(730130)");
       const old = sqlite
@@ -136,6 +171,31 @@ export class SqlCollectionStore implements CollectionStore {
       if (sqlite) await q("DROP TABLE quarry_collection_fts");
       await q("DROP TABLE quarry_collection_passages");
     });
+  }
+
+  /**
+   * SQLite collections of the previous version indexed each passage's terms as they occur (FTS5
+   * `quarry_collection_terms`, a column per field, every position): their passages are read again into the
+   * index of weighted counts (quarry_collection_tf), 1,000 at a time, and the old index dropped, once.
+   */
+  private async upgradeTerms(q: Query): Promise<void> {
+    if (!(await q("SELECT name FROM sqlite_master WHERE name = 'quarry_collection_terms'")).length) return;
+    for (let after = -1; ; ) {
+      const rows = await q(
+        `SELECT c.rowid, d.title, c.heading, c.body FROM quarry_collection_chunks c
+         LEFT JOIN quarry_collection_docs d ON d.account = c.account AND d.collection = c.collection AND d.id = c.doc_id
+         WHERE c.rowid > ? ORDER BY c.rowid LIMIT 1000`,
+        [after],
+      );
+      if (!rows.length) break;
+      for (const r of rows) {
+        const a = analyzePassage(r.title === null ? null : String(r.title), r.heading === null ? null : String(r.heading), String(r.body));
+        await q(TF_INSERT, [r.rowid, ...tfColumns(a)]);
+      }
+      after = Number(rows[rows.length - 1]!.rowid);
+    }
+    await q("DROP TABLE IF EXISTS quarry_collection_postings");
+    await q("DROP TABLE quarry_collection_terms");
   }
 
   async create(account: string, name: string, description: string | null, now: number): Promise<CollectionInfo | null> {
@@ -179,7 +239,7 @@ export class SqlCollectionStore implements CollectionStore {
       const gone = await q("DELETE FROM quarry_collections WHERE account = ? AND name = ? RETURNING name", [account, name]);
       if (!gone.length) return false;
       if (this.db.dialect === "sqlite") {
-        await q("DELETE FROM quarry_collection_terms WHERE rowid IN (SELECT rowid FROM quarry_collection_chunks WHERE account = ? AND collection = ?)", [account, name]);
+        await q("DELETE FROM quarry_collection_tf WHERE rowid IN (SELECT rowid FROM quarry_collection_chunks WHERE account = ? AND collection = ?)", [account, name]);
       }
       for (const table of ["quarry_collection_chunks", "quarry_collection_df", "quarry_collection_stats", "quarry_collection_docs"]) {
         await q(`DELETE FROM ${table} WHERE account = ? AND collection = ?`, [account, name]);
@@ -199,7 +259,7 @@ export class SqlCollectionStore implements CollectionStore {
       stats.count(a, -1);
     }
     if (this.db.dialect === "sqlite") {
-      await q("DELETE FROM quarry_collection_terms WHERE rowid IN (SELECT rowid FROM quarry_collection_chunks WHERE account = ? AND collection = ? AND doc_id = ?)", [account, name, docId]);
+      await q("DELETE FROM quarry_collection_tf WHERE rowid IN (SELECT rowid FROM quarry_collection_chunks WHERE account = ? AND collection = ? AND doc_id = ?)", [account, name, docId]);
     }
     await q("DELETE FROM quarry_collection_chunks WHERE account = ? AND collection = ? AND doc_id = ?", [account, name, docId]);
   }
@@ -279,7 +339,7 @@ export class SqlCollectionStore implements CollectionStore {
     if (this.db.dialect === "sqlite") {
       for (const p of passages) {
         const [row] = await q("INSERT INTO quarry_collection_chunks (account, collection, doc_id, heading, body, length) VALUES (?, ?, ?, ?, ?, ?) RETURNING rowid", [account, name, p.docId, p.heading, p.text, p.a.length]);
-        await q("INSERT INTO quarry_collection_terms (rowid, title, heading, body) VALUES (?, ?, ?, ?)", [row!.rowid, p.a.title.join(" "), p.a.heading.join(" "), p.a.body.join(" ")]);
+        await q(TF_INSERT, [row!.rowid, ...tfColumns(p.a)]);
       }
       return;
     }
@@ -349,9 +409,9 @@ export class SqlCollectionStore implements CollectionStore {
         // which holds a passage's collection and length by its rowid): the passages' rows, with their text, are
         // read only for the `limit` best, not for every passage that holds a term.
         return this.db.query(
-          `WITH cand(doc) AS (${all ? "SELECT 0" : match.map(() => "SELECT doc FROM quarry_collection_postings WHERE term = ?").join(" UNION ")}),
-           tf AS (SELECT doc, max(idf) AS idf, sum(CASE col WHEN 'title' THEN ${W.title} WHEN 'heading' THEN ${W.heading} ELSE ${W.body} END) AS f
-                  FROM (${q.map((t, i) => `SELECT doc, ${i} AS t, col, ? AS idf FROM quarry_collection_postings WHERE term = ?${chosen.has(t.term) ? "" : " AND doc IN cand"}`).join(" UNION ALL ")})
+          `WITH cand(doc) AS (${all ? "SELECT 0" : match.map(() => "SELECT doc FROM quarry_collection_tf_postings WHERE term = ?").join(" UNION ")}),
+           tf AS (SELECT doc, max(idf) AS idf, sum(col) AS f
+                  FROM (${q.map((t, i) => `SELECT doc, ${i} AS t, col, ? AS idf FROM quarry_collection_tf_postings WHERE term = ?${chosen.has(t.term) ? "" : " AND doc IN cand"}`).join(" UNION ALL ")})
                   GROUP BY doc, t),
            top AS (SELECT tf.doc AS id, sum(tf.idf * ${bm25("tf.f", "l.length")}) AS score
                    FROM tf CROSS JOIN quarry_collection_chunks AS l INDEXED BY quarry_collection_chunks_len

@@ -16,6 +16,7 @@
  *
  *   npx tsx bench/retrieval/scale.ts                          # SQLite, 100,000 passages
  *   npx tsx bench/retrieval/scale.ts --store pg --passages 1000000 --queries 100
+ *   npx tsx bench/retrieval/scale.ts --db /tmp/scale.db         # SQLite: keep the database file there
  */
 import { mkdtempSync, readFileSync, rmSync, statSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -121,8 +122,9 @@ async function run(label: string, db: SqlDriver, size: () => Promise<number>) {
 
 const rows = [];
 if (stores.includes("sqlite")) {
-  const dir = mkdtempSync(join(tmpdir(), "quarry-scale-"));
-  const file = join(dir, "scale.db");
+  const kept = process.argv.includes("--db") ? arg("db", "") : null;
+  const dir = kept ? null : mkdtempSync(join(tmpdir(), "quarry-scale-"));
+  const file = kept ?? join(dir!, "scale.db");
   const sqlite = new Database(file);
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("synchronous = NORMAL");
@@ -130,7 +132,7 @@ if (stores.includes("sqlite")) {
     rows.push(await run("SQLite (file, WAL)", sqliteDriver(sqlite as unknown as SyncSqlite), async () => {
       sqlite.pragma("wal_checkpoint(TRUNCATE)");
       try {
-        const parts = sqlite.prepare("SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC LIMIT 8").all() as { name: string; bytes: number }[];
+        const parts = sqlite.prepare("SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC").all() as { name: string; bytes: number }[];
         console.error(`SQLite by table: ${parts.map((p) => `${p.name} ${mb(p.bytes)} MB`).join(", ")}`);
       } catch {
         // dbstat is not compiled into every SQLite.
@@ -139,7 +141,7 @@ if (stores.includes("sqlite")) {
     }));
   } finally {
     sqlite.close();
-    rmSync(dir, { recursive: true, force: true });
+    if (dir) rmSync(dir, { recursive: true, force: true });
   }
 }
 if (stores.includes("pg")) {
