@@ -408,18 +408,20 @@ export class SqlCollectionStore implements CollectionStore {
         // Scored from the postings and the narrow index of the passages' lengths alone (quarry_collection_chunks_len,
         // which holds a passage's collection and length by its rowid): the passages' rows, with their text, are
         // read only for the `limit` best, not for every passage that holds a term.
+        // One row per passage with each term's f in its own column (one GROUP BY, and one length lookup a
+        // passage rather than one a passage and term, then no second grouping).
         return this.db.query(
           `WITH cand(doc) AS (${all ? "SELECT 0" : match.map(() => "SELECT doc FROM quarry_collection_tf_postings WHERE term = ?").join(" UNION ")}),
-           tf AS (SELECT doc, max(idf) AS idf, sum(col) AS f
-                  FROM (${q.map((t, i) => `SELECT doc, ${i} AS t, col, ? AS idf FROM quarry_collection_tf_postings WHERE term = ?${chosen.has(t.term) ? "" : " AND doc IN cand"}`).join(" UNION ALL ")})
-                  GROUP BY doc, t),
-           top AS (SELECT tf.doc AS id, sum(tf.idf * ${bm25("tf.f", "l.length")}) AS score
+           tf AS (SELECT doc, ${q.map((_, i) => `sum(CASE t WHEN ${i} THEN col END) AS f${i}`).join(", ")}
+                  FROM (${q.map((t, i) => `SELECT doc, ${i} AS t, col FROM quarry_collection_tf_postings WHERE term = ?${chosen.has(t.term) ? "" : " AND doc IN cand"}`).join(" UNION ALL ")})
+                  GROUP BY doc),
+           top AS (SELECT tf.doc AS id, ${q.map((_, i) => `coalesce(? * ${bm25(`tf.f${i}`, "l.length")}, 0)`).join(" + ")} AS score
                    FROM tf CROSS JOIN quarry_collection_chunks AS l INDEXED BY quarry_collection_chunks_len
                    ON l.account = ? AND l.collection = ? AND l.rowid = tf.doc
-                   GROUP BY tf.doc ORDER BY score DESC, tf.doc LIMIT ?)
+                   ORDER BY score DESC, tf.doc LIMIT ?)
            SELECT top.id, c.doc_id, c.heading, c.body, top.score FROM top CROSS JOIN quarry_collection_chunks c ON c.rowid = top.id
            ORDER BY top.score DESC, top.id`,
-          [...(all ? [] : match.map((t) => t.term)), ...q.flatMap((t) => [t.idf, t.term]), avg, account, name, limit],
+          [...(all ? [] : match.map((t) => t.term)), ...q.map((t) => t.term), ...q.flatMap((t) => [t.idf, avg]), account, name, limit],
         );
       }
       // PostgreSQL reads the terms of each passage it scores from the passage's tsvector.
