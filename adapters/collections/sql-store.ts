@@ -12,6 +12,8 @@ import { analyzePassage, BM25, idf, stem, type AnalyzedPassage } from "../../cor
 import type { CollectionInfo, CollectionStore, DocumentInfo, IndexCaps, IndexedDocument, PassageHit, PassageText, PutResult } from "../../core/ports/collections.ts";
 import type { Query, Row, SqlDriver } from "../jobs/sql-drivers.ts";
 
+const W = BM25.weights;
+
 /** Tables both dialects share (SQLite's FTS5 index is made apart; PostgreSQL's passages carry their tsvector). */
 const COMMON_SCHEMA = `
 CREATE TABLE IF NOT EXISTS quarry_collections (
@@ -38,6 +40,46 @@ const DF_TABLE = `CREATE TABLE IF NOT EXISTS quarry_collection_df (
   PRIMARY KEY (account, collection, term)
 )`;
 
+/**
+ * SQLite's index of the terms holds, for each passage and term, the term's weighted count f (Σ field weight ×
+ * occurrences, the count BM25F saturates) and nothing else: the columns of the FTS5 table are the bits of f
+ * (column "4" holds the terms whose f has the bit 4), so with `detail = column` the postings (fts5vocab's
+ * instance rows) give a passage's f as the sum of the columns it holds the term in. It is exact and needs no
+ * positions: the index is a third smaller than one of the terms as they occur (detail full, a row per
+ * occurrence), and a query reads one row per bit rather than one per occurrence. A term counts at most 255
+ * occurrences in a passage (weightedCounts; PostgreSQL's postings count the same), so f < 1024: ten bits. The weights
+ * are BM25.weights as the passage is indexed (a change of them reindexes, as `upgrade` does).
+ */
+const TF_BITS = Array.from({ length: 10 }, (_, i) => 2 ** i);
+const MAX_OCCURRENCES = 255;
+
+/**
+ * A passage's weighted count f of each of its terms (Σ field weight × occurrences, title 3, heading 2, text 1),
+ * counting at most MAX_OCCURRENCES occurrences of a term: the one count both stores index, so they score alike.
+ */
+function weightedCounts(a: AnalyzedPassage): Map<string, number> {
+  const f = new Map<string, number>(), seen = new Map<string, number>();
+  const add = (terms: string[], weight: number) => {
+    for (const t of terms) {
+      const n = seen.get(t) ?? 0;
+      if (n >= MAX_OCCURRENCES) continue;
+      seen.set(t, n + 1);
+      f.set(t, (f.get(t) ?? 0) + weight);
+    }
+  };
+  add(a.title, W.title);
+  add(a.heading, W.heading);
+  add(a.body, W.body);
+  return f;
+}
+
+/** A passage's terms, each in the columns of its weighted count's bits (TF_BITS). */
+function tfColumns(a: AnalyzedPassage): string[] {
+  const cols: string[][] = TF_BITS.map(() => []);
+  for (const [t, v] of weightedCounts(a)) for (let i = 0; i < TF_BITS.length; i++) if (v & TF_BITS[i]!) cols[i]!.push(t);
+  return cols.map((c) => c.join(" "));
+}
+
 export const COLLECTIONS_SQLITE_SCHEMA = `${COMMON_SCHEMA}
 ${DF_TABLE} WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS quarry_collection_chunks (
@@ -46,8 +88,8 @@ CREATE TABLE IF NOT EXISTS quarry_collection_chunks (
 );
 CREATE INDEX IF NOT EXISTS quarry_collection_chunks_doc ON quarry_collection_chunks (account, collection, doc_id);
 CREATE INDEX IF NOT EXISTS quarry_collection_chunks_len ON quarry_collection_chunks (account, collection, rowid, length);
-CREATE VIRTUAL TABLE IF NOT EXISTS quarry_collection_terms USING fts5(title, heading, body, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 0');
-CREATE VIRTUAL TABLE IF NOT EXISTS quarry_collection_postings USING fts5vocab(quarry_collection_terms, instance);
+CREATE VIRTUAL TABLE IF NOT EXISTS quarry_collection_tf USING fts5(${TF_BITS.map((v) => `"${v}"`).join(", ")}, content = '', contentless_delete = 1, detail = column, tokenize = 'unicode61 remove_diacritics 0');
+CREATE VIRTUAL TABLE IF NOT EXISTS quarry_collection_tf_postings USING fts5vocab(quarry_collection_tf, instance);
 `;
 
 /**
@@ -103,16 +145,7 @@ const POSTINGS_BLOCK = 128;
 const CAP = 16383;
 const pack = (id: bigint, tf: number, length: number) => ((id << 28n) | (BigInt(Math.min(tf, CAP)) << 14n) | BigInt(Math.min(Math.round(length), CAP))).toString();
 
-/** A passage's weighted count of each of its terms (title 3, heading 2, text 1). */
-function termCounts(a: AnalyzedPassage): Map<string, number> {
-  const f = new Map<string, number>();
-  for (const [terms, w] of [[a.title, W.title], [a.heading, W.heading], [a.body, W.body]] as const) {
-    for (const t of terms) f.set(t, (f.get(t) ?? 0) + w);
-  }
-  return f;
-}
-
-const W = BM25.weights;
+const TF_INSERT = `INSERT INTO quarry_collection_tf (rowid, ${TF_BITS.map((v) => `"${v}"`).join(", ")}) VALUES (?${", ?".repeat(TF_BITS.length)})`;
 
 const iso = (ms: unknown) => new Date(Number(ms)).toISOString();
 const bytesOf = (d: IndexedDocument) => {
@@ -160,6 +193,7 @@ export class SqlCollectionStore implements CollectionStore {
    */
   private async upgrade(): Promise<void> {
     const sqlite = this.db.dialect === "sqlite";
+    if (sqlite) await this.db.tx((q) => this.upgradeTerms(q));
     await this.db.tx(async (q) => {
       if (!sqlite) {
         await q("SELECT pg_advisory_xact_lock(730130)");
@@ -221,6 +255,31 @@ export class SqlCollectionStore implements CollectionStore {
     await q("DROP TABLE IF EXISTS quarry_collection_df");
   }
 
+  /**
+   * SQLite collections of the previous version indexed each passage's terms as they occur (FTS5
+   * `quarry_collection_terms`, a column per field, every position): their passages are read again into the
+   * index of weighted counts (quarry_collection_tf), 1,000 at a time, and the old index dropped, once.
+   */
+  private async upgradeTerms(q: Query): Promise<void> {
+    if (!(await q("SELECT name FROM sqlite_master WHERE name = 'quarry_collection_terms'")).length) return;
+    for (let after = -1; ; ) {
+      const rows = await q(
+        `SELECT c.rowid, d.title, c.heading, c.body FROM quarry_collection_chunks c
+         LEFT JOIN quarry_collection_docs d ON d.account = c.account AND d.collection = c.collection AND d.id = c.doc_id
+         WHERE c.rowid > ? ORDER BY c.rowid LIMIT 1000`,
+        [after],
+      );
+      if (!rows.length) break;
+      for (const r of rows) {
+        const a = analyzePassage(r.title === null ? null : String(r.title), r.heading === null ? null : String(r.heading), String(r.body));
+        await q(TF_INSERT, [r.rowid, ...tfColumns(a)]);
+      }
+      after = Number(rows[rows.length - 1]!.rowid);
+    }
+    await q("DROP TABLE IF EXISTS quarry_collection_postings");
+    await q("DROP TABLE quarry_collection_terms");
+  }
+
   async create(account: string, name: string, description: string | null, now: number): Promise<CollectionInfo | null> {
     const rows = await this.db.query(
       "INSERT INTO quarry_collections (account, name, description, created_at, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (account, name) DO NOTHING RETURNING name",
@@ -262,7 +321,7 @@ export class SqlCollectionStore implements CollectionStore {
       const gone = await q("DELETE FROM quarry_collections WHERE account = ? AND name = ? RETURNING name", [account, name]);
       if (!gone.length) return false;
       if (this.db.dialect === "sqlite") {
-        await q("DELETE FROM quarry_collection_terms WHERE rowid IN (SELECT rowid FROM quarry_collection_chunks WHERE account = ? AND collection = ?)", [account, name]);
+        await q("DELETE FROM quarry_collection_tf WHERE rowid IN (SELECT rowid FROM quarry_collection_chunks WHERE account = ? AND collection = ?)", [account, name]);
       }
       const tables = this.db.dialect === "sqlite"
         ? ["quarry_collection_chunks", "quarry_collection_df", "quarry_collection_stats", "quarry_collection_docs"]
@@ -307,7 +366,7 @@ export class SqlCollectionStore implements CollectionStore {
       const a = analyzePassage(title, r.heading === null ? null : String(r.heading), String(r.body));
       stats.count(a, -1);
     }
-    await q("DELETE FROM quarry_collection_terms WHERE rowid IN (SELECT rowid FROM quarry_collection_chunks WHERE account = ? AND collection = ? AND doc_id = ?)", [account, name, docId]);
+    await q("DELETE FROM quarry_collection_tf WHERE rowid IN (SELECT rowid FROM quarry_collection_chunks WHERE account = ? AND collection = ? AND doc_id = ?)", [account, name, docId]);
     await q("DELETE FROM quarry_collection_chunks WHERE account = ? AND collection = ? AND doc_id = ?", [account, name, docId]);
   }
 
@@ -442,7 +501,7 @@ export class SqlCollectionStore implements CollectionStore {
     if (this.db.dialect === "sqlite") {
       for (const p of passages) {
         const [row] = await q("INSERT INTO quarry_collection_chunks (account, collection, doc_id, heading, body, length) VALUES (?, ?, ?, ?, ?, ?) RETURNING rowid", [account, name, p.docId, p.heading, p.text, p.a.length]);
-        await q("INSERT INTO quarry_collection_terms (rowid, title, heading, body) VALUES (?, ?, ?, ?)", [row!.rowid, p.a.title.join(" "), p.a.heading.join(" "), p.a.body.join(" ")]);
+        await q(TF_INSERT, [row!.rowid, ...tfColumns(p.a)]);
       }
       return;
     }
@@ -483,7 +542,7 @@ export class SqlCollectionStore implements CollectionStore {
   private async addPostings(q: Query, account: string, name: string, passages: { id: bigint; a: AnalyzedPassage }[]): Promise<void> {
     const terms: string[] = [], items: string[] = [];
     for (const p of passages) {
-      for (const [t, f] of termCounts(p.a)) {
+      for (const [t, f] of weightedCounts(p.a)) {
         terms.push(t);
         items.push(pack(p.id, f, p.a.length));
       }
@@ -580,18 +639,20 @@ export class SqlCollectionStore implements CollectionStore {
         // Scored from the postings and the narrow index of the passages' lengths alone (quarry_collection_chunks_len,
         // which holds a passage's collection and length by its rowid): the passages' rows, with their text, are
         // read only for the `limit` best, not for every passage that holds a term.
+        // One row per passage with each term's f in its own column (one GROUP BY, and one length lookup a
+        // passage rather than one a passage and term, then no second grouping).
         return this.db.query(
-          `WITH cand(doc) AS (${all ? "SELECT 0" : match.map(() => "SELECT doc FROM quarry_collection_postings WHERE term = ?").join(" UNION ")}),
-           tf AS (SELECT doc, max(idf) AS idf, sum(CASE col WHEN 'title' THEN ${W.title} WHEN 'heading' THEN ${W.heading} ELSE ${W.body} END) AS f
-                  FROM (${q.map((t, i) => `SELECT doc, ${i} AS t, col, ? AS idf FROM quarry_collection_postings WHERE term = ?${chosen.has(t.term) ? "" : " AND doc IN cand"}`).join(" UNION ALL ")})
-                  GROUP BY doc, t),
-           top AS (SELECT tf.doc AS id, sum(tf.idf * ${bm25("tf.f", "l.length")}) AS score
+          `WITH cand(doc) AS (${all ? "SELECT 0" : match.map(() => "SELECT doc FROM quarry_collection_tf_postings WHERE term = ?").join(" UNION ")}),
+           tf AS (SELECT doc, ${q.map((_, i) => `sum(CASE t WHEN ${i} THEN col END) AS f${i}`).join(", ")}
+                  FROM (${q.map((t, i) => `SELECT doc, ${i} AS t, col FROM quarry_collection_tf_postings WHERE term = ?${chosen.has(t.term) ? "" : " AND doc IN cand"}`).join(" UNION ALL ")})
+                  GROUP BY doc),
+           top AS (SELECT tf.doc AS id, ${q.map((_, i) => `coalesce(? * ${bm25(`tf.f${i}`, "l.length")}, 0)`).join(" + ")} AS score
                    FROM tf CROSS JOIN quarry_collection_chunks AS l INDEXED BY quarry_collection_chunks_len
                    ON l.account = ? AND l.collection = ? AND l.rowid = tf.doc
-                   GROUP BY tf.doc ORDER BY score DESC, tf.doc LIMIT ?)
+                   ORDER BY score DESC, tf.doc LIMIT ?)
            SELECT top.id, c.doc_id, c.heading, c.body, top.score FROM top CROSS JOIN quarry_collection_chunks c ON c.rowid = top.id
            ORDER BY top.score DESC, top.id`,
-          [...(all ? [] : match.map((t) => t.term)), ...q.flatMap((t) => [t.idf, t.term]), avg, account, name, limit],
+          [...(all ? [] : match.map((t) => t.term)), ...q.map((t) => t.term), ...q.flatMap((t) => [t.idf, avg]), account, name, limit],
         );
       }
       // PostgreSQL reads its terms' postings blocks and nothing else: each entry carries the passage's number, the

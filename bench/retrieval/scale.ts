@@ -16,6 +16,7 @@
  *
  *   npx tsx bench/retrieval/scale.ts                          # SQLite, 100,000 passages
  *   npx tsx bench/retrieval/scale.ts --store pg --passages 1000000 --queries 100 --batch 200
+ *   npx tsx bench/retrieval/scale.ts --db /tmp/scale.db         # SQLite: keep the database file there
  *
  * `--minutes M`: fill for at most M minutes, then measure what was filled. `--batch N`: documents a call of addDocuments (20 by default, as a crawl's pages arrive; a bulk add sends
  * more). On PostgreSQL the RSS of the server's processes serving the bench's database is read from /proc
@@ -150,8 +151,9 @@ async function run(label: string, db: SqlDriver, size: () => Promise<number>, se
 
 const rows = [];
 if (stores.includes("sqlite")) {
-  const dir = mkdtempSync(join(tmpdir(), "quarry-scale-"));
-  const file = join(dir, "scale.db");
+  const kept = process.argv.includes("--db") ? arg("db", "") : null;
+  const dir = kept ? null : mkdtempSync(join(tmpdir(), "quarry-scale-"));
+  const file = kept ?? join(dir!, "scale.db");
   const sqlite = new Database(file);
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("synchronous = NORMAL");
@@ -159,7 +161,7 @@ if (stores.includes("sqlite")) {
     rows.push(await run("SQLite (file, WAL)", sqliteDriver(sqlite as unknown as SyncSqlite), async () => {
       sqlite.pragma("wal_checkpoint(TRUNCATE)");
       try {
-        const parts = sqlite.prepare("SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC LIMIT 8").all() as { name: string; bytes: number }[];
+        const parts = sqlite.prepare("SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC").all() as { name: string; bytes: number }[];
         console.error(`SQLite by table: ${parts.map((p) => `${p.name} ${mb(p.bytes)} MB`).join(", ")}`);
       } catch {
         // dbstat is not compiled into every SQLite.
@@ -168,7 +170,7 @@ if (stores.includes("sqlite")) {
     }));
   } finally {
     sqlite.close();
-    rmSync(dir, { recursive: true, force: true });
+    if (dir) rmSync(dir, { recursive: true, force: true });
   }
 }
 if (stores.includes("pg")) {

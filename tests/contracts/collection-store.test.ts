@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { COLLECTIONS_PG_SCHEMA, COLLECTIONS_SQLITE_SCHEMA, SqlCollectionStore } from "../../adapters/collections/sql-store.ts";
 import { pgDriver, sqliteDriver } from "../../adapters/jobs/sql-drivers.ts";
 import type { SyncSqlite } from "../../adapters/storage/sqlite-counters.ts";
+import { analyzePassage } from "../../core/collections/analyze.ts";
 import { addDocuments, searchCollection, toIndexed } from "../../core/collections/service.ts";
 import type { CollectionStore } from "../../core/ports/collections.ts";
 import { tempDatabase } from "../helpers/pg.ts";
@@ -297,6 +298,34 @@ describe("collections made before the stores ranked alike", () => {
     await again.create("acme", "fresh", null, 1);
     await addDocuments(again, "acme", "fresh", RANKED, null, 2);
     expect(db.prepare("SELECT name FROM sqlite_master WHERE name IN ('quarry_collection_fts', 'quarry_collection_passages')").all()).toEqual([]);
+    expect(await rankings(again, "acme", "old")).toEqual(await rankings(again, "acme", "fresh"));
+    db.close();
+  });
+
+  it("SQLite: are carried over from the index of terms as they occur to the index of weighted counts", async () => {
+    const db = new Database(":memory:");
+    const store = new SqlCollectionStore(sqliteDriver(db as unknown as SyncSqlite));
+    await store.init();
+    await store.create("acme", "old", null, 1);
+    await addDocuments(store, "acme", "old", RANKED, null, 2);
+    const expected = await rankings(store, "acme", "old");
+    // The index as the previous version kept it: a column per field, every occurrence of each term.
+    db.exec(`DROP TABLE quarry_collection_tf_postings; DROP TABLE quarry_collection_tf;
+      CREATE VIRTUAL TABLE quarry_collection_terms USING fts5(title, heading, body, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 0');
+      CREATE VIRTUAL TABLE quarry_collection_postings USING fts5vocab(quarry_collection_terms, instance);`);
+    const put = db.prepare("INSERT INTO quarry_collection_terms (rowid, title, heading, body) VALUES (?, ?, ?, ?)");
+    for (const r of db.prepare("SELECT c.rowid, d.title, c.heading, c.body FROM quarry_collection_chunks c JOIN quarry_collection_docs d ON d.id = c.doc_id").all() as { rowid: number; title: string | null; heading: string | null; body: string }[]) {
+      const a = analyzePassage(r.title, r.heading, r.body);
+      put.run(r.rowid, a.title.join(" "), a.heading.join(" "), a.body.join(" "));
+    }
+    const again = new SqlCollectionStore(sqliteDriver(db as unknown as SyncSqlite));
+    await again.init();
+    expect(db.prepare("SELECT name FROM sqlite_master WHERE name IN ('quarry_collection_terms', 'quarry_collection_postings')").all()).toEqual([]);
+    expect(await rankings(again, "acme", "old")).toEqual(expected);
+    // Removing and replacing documents works on the converted index.
+    expect(await again.removeDocument("acme", "old", "tunnel")).toBe(true);
+    await again.create("acme", "fresh", null, 3);
+    await addDocuments(again, "acme", "fresh", RANKED.filter((d) => d.id !== "tunnel"), null, 4);
     expect(await rankings(again, "acme", "old")).toEqual(await rankings(again, "acme", "fresh"));
     db.close();
   });
