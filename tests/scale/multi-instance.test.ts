@@ -212,7 +212,8 @@ describe.each(modes)("three instances on $name", ({ redis: withRedis }) => {
     const report = await researched.json();
     expect(researched.status, JSON.stringify(report)).toBe(200);
     expect(report.sources.length).toBeGreaterThan(0);
-    for (const src of report.sources) expect(src.url.startsWith(`${site.url}/manual/`)).toBe(true);
+    // Only the collection's documents: its crawled pages, and the memo (no URL) by its citation.
+    for (const src of report.sources) expect(src.url.startsWith(`${site.url}/manual/`) || src.url === "quarry://collections/harbour/documents/memo", src.url).toBe(true);
     expect(report.report.findings.map((f: { text: string }) => f.text).join(" ")).toMatch(/high tide/);
     const other = createKeyCli(env, `coll-other-${withRedis}`, "scrape,search,research");
     for (const i of [0, 1, 2]) expect((await call(i, "/v1/collections/harbour", other.key)).status).toBe(404);
