@@ -10,7 +10,7 @@ import { rmSync } from "node:fs";
 import type { Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSafeFetch, parseAllowList } from "../../adapters/fetch/mod.ts";
-import { makeApp, type TestApp } from "../helpers/app.ts";
+import { makeApp, type TestApp, jsonCalls, type Json } from "../helpers/app.ts";
 import { tempDatabase } from "../helpers/pg.ts";
 import { tempDir } from "../helpers/temp.ts";
 import { startDocsSite, type DocsPages } from "./docs-site.ts";
@@ -56,7 +56,6 @@ afterAll(async () => {
   await new Promise((r) => site?.close(r));
 });
 
-type Json = Record<string, any>;
 
 describe.each(STORES)("index_bytes (%s)", (_name, openStore) => {
   let store: Store;
@@ -77,14 +76,7 @@ describe.each(STORES)("index_bytes (%s)", (_name, openStore) => {
     await store?.close();
   });
 
-  const post = async (path: string, json: unknown, k = key) => {
-    const res = await t.request(path, { method: "POST", key: k, json });
-    return { status: res.status, body: (await res.json()) as Json };
-  };
-  const get = async (path: string, k = key) => {
-    const res = await t.request(path, { key: k });
-    return { status: res.status, body: (await res.json()) as Json };
-  };
+  const { post, get } = jsonCalls(() => t, () => key);
   const held = async (k = key) => ((await get("/v1/collections", k)).body.collections as Json[]).reduce((n, c) => n + c.bytes, 0);
 
   it("refuses documents that would pass it across the account's collections, naming the limit, with nothing added", async () => {

@@ -6,7 +6,7 @@
  */
 import type { Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeApp, type TestApp } from "../helpers/app.ts";
+import { makeApp, type TestApp, jsonCalls, type Json } from "../helpers/app.ts";
 import { replayEnv, startReplayServer, type ReplayServer } from "../helpers/replay-server.ts";
 import { localPages, searxngBody } from "../research/fixtures.ts";
 import { docPage, startDocsSite, type DocsPages } from "./docs-site.ts";
@@ -62,15 +62,7 @@ afterAll(async () => {
   await new Promise((r) => site?.close(r));
 });
 
-type Json = Record<string, any>;
-const post = async (path: string, json: unknown, k = key) => {
-  const res = await t.request(path, { method: "POST", key: k, json });
-  return { status: res.status, body: (await res.json()) as Json };
-};
-const get = async (path: string, k = key) => {
-  const res = await t.request(path, { key: k });
-  return { status: res.status, body: (await res.json()) as Json };
-};
+const { post, get } = jsonCalls(() => t, () => key);
 const QUESTION = "How often are signing keys rotated?";
 const collectionUrls = () => ["/", "/install", "/security", "/limits"].map((p) => `${base}${p}`);
 /** What a page of the site says, as text. */

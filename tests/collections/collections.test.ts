@@ -7,7 +7,7 @@
 import type { Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSafeFetch, parseAllowList } from "../../adapters/fetch/mod.ts";
-import { makeApp, type TestApp } from "../helpers/app.ts";
+import { makeApp, type TestApp, jsonCalls, type Json } from "../helpers/app.ts";
 import { startDocsSite, type DocsPages } from "./docs-site.ts";
 
 const PAGES: DocsPages = {
@@ -38,15 +38,7 @@ afterAll(async () => {
   await new Promise((r) => site?.close(r));
 });
 
-type Json = Record<string, any>;
-const post = async (path: string, json: unknown, k = key) => {
-  const res = await t.request(path, { method: "POST", key: k, json });
-  return { status: res.status, body: (await res.json()) as Json };
-};
-const get = async (path: string, k = key) => {
-  const res = await t.request(path, { key: k });
-  return { status: res.status, body: (await res.json()) as Json };
-};
+const { post, get } = jsonCalls(() => t, () => key);
 async function crawlInto(collection: string, k = key): Promise<Json> {
   const started = await post("/v1/crawl", { url: `${base}/`, collection, limit: 20, max_depth: 2, sitemap: "skip", formats: ["text"] }, k);
   expect(started.status, JSON.stringify(started.body)).toBe(202);

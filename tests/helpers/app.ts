@@ -92,3 +92,18 @@ export async function makeApp(opts: { storage?: StorageKind; /** SQLite: this da
 }
 
 export const ALL_SCOPES = ["search", "research", "scrape", "keys"];
+
+/** Any JSON body, as route tests read answers. */
+export type Json = Record<string, any>;
+
+/**
+ * POST and GET on a test app with a key, answering status and parsed JSON body. The app and the key are
+ * read when a call is made (thunks), so a file may assign them in its beforeAll.
+ */
+export function jsonCalls(app: () => TestApp, defaultKey: () => string) {
+  const answer = async (res: Response) => ({ status: res.status, body: (await res.json()) as Json });
+  return {
+    post: async (path: string, json: unknown, k = defaultKey()) => answer(await app().request(path, { method: "POST", key: k, json })),
+    get: async (path: string, k = defaultKey()) => answer(await app().request(path, { key: k })),
+  };
+}
