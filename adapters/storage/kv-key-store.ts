@@ -10,6 +10,7 @@
 import type { Storage } from "unstorage";
 import { StorageError } from "../../core/errors.ts";
 import type { Account, KeyRecord, KeyStore } from "../../core/ports.ts";
+import { batched } from "./coalesce.ts";
 
 async function wrap<T>(what: string, fn: () => Promise<T>): Promise<T> {
   try {
@@ -132,37 +133,22 @@ export class KvKeyStore implements KeyStore {
   }
 
   /**
-   * Keys' last uses asked for in this turn of the event loop, read together at its end (after every
-   * request of the turn asked, as coalesce.ts reads the change mark): each caller gets a value read
-   * after it asked, as fresh as a read of its own, and a key listed by 50 requests of one turn is
-   * read once, not 50 times (issue #33: the reads were a seventh of GET /v1/keys' CPU on Deno).
+   * Keys' last uses asked for in this turn of the event loop, read together at its end (`batched`,
+   * as the PostgreSQL counters are): each caller gets a value read after it asked, as fresh as a read
+   * of its own, and a key listed by 50 requests of one turn is read once, not 50 times (issue #33:
+   * the reads were a seventh of GET /v1/keys' CPU on Deno). A read that fails takes the turn's reads
+   * one by one again, so it fails only the callers of its own key.
    */
-  private lastUsedAsked: Map<string, { promise: Promise<string | null>; resolve: (v: string | null) => void; reject: (e: unknown) => void }> | null = null;
-
-  private lastUsedOf(id: string): Promise<string | null> {
-    let asked = this.lastUsedAsked;
-    if (!asked) {
-      asked = this.lastUsedAsked = new Map();
-      setImmediate(() => this.readLastUsed());
-    }
-    let entry = asked.get(id);
-    if (!entry) {
-      let resolve!: (v: string | null) => void;
-      let reject!: (e: unknown) => void;
-      const promise = new Promise<string | null>((res, rej) => ((resolve = res), (reject = rej)));
-      entry = { promise, resolve, reject };
-      asked.set(id, entry);
-    }
-    return entry.promise;
-  }
-
-  private readLastUsed(): void {
-    const asked = this.lastUsedAsked;
-    // From here on, whoever asks gets a read that begins after they asked.
-    this.lastUsedAsked = null;
-    if (!asked) return;
-    for (const [id, entry] of asked) this.kv.getItem<string>(`lastused:${id}`).then((v) => entry.resolve(v ?? null), entry.reject);
-  }
+  private readonly lastUsedOf = batched<string, string | null>(
+    async (ids) => {
+      const unique = [...new Set(ids)];
+      const values = await Promise.all(unique.map((id) => this.kv.getItem<string>(`lastused:${id}`)));
+      const byId = new Map(unique.map((id, i) => [id, values[i] ?? null]));
+      return ids.map((id) => byId.get(id) ?? null);
+    },
+    async (id) => (await this.kv.getItem<string>(`lastused:${id}`)) ?? null,
+    () => true,
+  );
 
   isEmpty() {
     return wrap("read", async () => (await this.kv.getKeys("key:")).length === 0);
