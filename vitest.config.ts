@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { LongestFirstSequencer } from "./tests/helpers/sequencer.ts";
 import { processTestFiles } from "./tests/helpers/test-kinds.ts";
 
 // Two kinds of test file (tests/README.md says why and where the time goes):
@@ -19,6 +20,9 @@ export default defineConfig({
     maxWorkers: Number(process.env.QUARRY_TEST_WORKERS ?? 4),
     // Builds dist/ once when it is older than the sources, so spawned `quarry` processes never fall back to tsx.
     globalSetup: ["tests/helpers/global-setup.ts"],
+    // The longest files start first, from a committed table of their times (a fresh clone has no
+    // vitest cache to order by), so no long file starts near the end: tests/helpers/sequencer.ts.
+    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       {
         extends: true,
