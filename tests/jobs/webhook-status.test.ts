@@ -45,47 +45,76 @@ const STORES: Array<[string, () => Promise<Store>]> = [
 /** Finished, with each of its `events` deliveries delivered or given up (the last is stored just after the job ends). */
 const settled = (events: number) => (j: Job) => j.status === "completed" && j.webhook?.pending === 0 && j.webhook.delivered + j.webhook.failed === events;
 
-describe.each(STORES)("a job's webhook deliveries on its status (%s)", (_name, open) => {
-  let store: Store;
+/** One store's server and its four jobs, all settled. */
+type Prepared = {
+  env: Record<string, string>;
+  server: Server;
+  key: string;
+  jobs: Record<string, { id: string; path: string; status: Job; started: number }>;
+  close(): Promise<void>;
+};
+
+async function startJob(p: Pick<Prepared, "server" | "key">, body: Record<string, unknown>, path = "/v1/batch/scrape"): Promise<string> {
+  const res = await fetch(`${p.server.url}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${p.key}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  expect(res.status).toBe(202);
+  return ((await res.json()) as { id: string }).id;
+}
+
+async function prepare(open: () => Promise<Store>): Promise<Prepared> {
+  const store = await open();
+  const env = { ...store.env, QUARRY_EGRESS_ALLOW: "127.0.0.1/32", QUARRY_IP_RATE: "off", QUARRY_PLANS: '{"free":{"quota":1000,"per_minute":100000,"jobs_concurrent":4}}' };
+  const key = createKeyCli(env, "acme", "scrape").key;
+  const p: Prepared = { env, key, server: await startServer("node", env), jobs: {}, close: async () => {
+    await p.server?.stop();
+    await store.close();
+  } };
+  const urls = [`${site.ipUrl}/about`, `${site.ipUrl}/contact`];
+  // All three at once: the failing ones retry over the same 15 s.
+  const started = Date.now();
+  const [refused, accepted, unresolvable, crawl] = await Promise.all([
+    startJob(p, { urls, webhook: { url: `${hookBase}/fail`, secret: SECRET } }),
+    startJob(p, { urls, webhook: { url: `${hookBase}/ok`, secret: SECRET } }),
+    startJob(p, { urls: urls.slice(0, 1), webhook: { url: "http://hooks.invalid/x", events: ["completed"] } }),
+    startJob(p, { url: `${site.ipUrl}/`, limit: 1, webhook: { url: `${hookBase}/ok`, events: ["started", "completed"] } }, "/v1/crawl"),
+  ]);
+  const waits = ([["refused", refused, 4], ["accepted", accepted, 4], ["unresolvable", unresolvable, 1], ["crawl", crawl, 2]] as const).map(async ([name, id, events]) => {
+    const path = name === "crawl" ? "/v1/crawl" : "/v1/batch/scrape";
+    p.jobs[name] = { id: id!, path, started, status: await waitFor(`${p.server.url}${path}/${id}`, key, settled(events), 60_000) };
+  });
+  await Promise.all(waits);
+  return p;
+}
+
+// Both stores' servers start together and their deliveries retry over the same 15 s (each job's
+// deliveries are told apart by its id), rather than one store's wait after the other's.
+const prepared = new Map<string, Promise<Prepared>>();
+beforeAll(() => {
+  for (const [name, open] of STORES) {
+    const ready = prepare(open);
+    ready.catch(() => {}); // awaited by its own describe, which fails with the cause
+    prepared.set(name, ready);
+  }
+});
+afterAll(async () => {
+  for (const ready of prepared.values()) await ready.then((p) => p.close(), () => {});
+});
+
+describe.each(STORES)("a job's webhook deliveries on its status (%s)", (name) => {
   let env: Record<string, string>;
   let server: Server;
   let key: string;
-  const jobs: Record<string, { id: string; path: string; status: Job; started: number }> = {};
-
-  const batch = async (body: Record<string, unknown>, path = "/v1/batch/scrape") => {
-    const res = await fetch(`${server.url}${path}`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    expect(res.status).toBe(202);
-    return ((await res.json()) as { id: string }).id;
-  };
+  let jobs: Prepared["jobs"];
+  let p: Prepared;
+  const batch = (body: Record<string, unknown>, path?: string) => startJob(p, body, path);
 
   beforeAll(async () => {
-    store = await open();
-    env = { ...store.env, QUARRY_EGRESS_ALLOW: "127.0.0.1/32", QUARRY_IP_RATE: "off", QUARRY_PLANS: '{"free":{"quota":1000,"per_minute":100000,"jobs_concurrent":4}}' };
-    key = createKeyCli(env, "acme", "scrape").key;
-    server = await startServer("node", env);
-    const urls = [`${site.ipUrl}/about`, `${site.ipUrl}/contact`];
-    // All three at once: the failing ones retry over the same 15 s.
-    const started = Date.now();
-    const [refused, accepted, unresolvable, crawl] = await Promise.all([
-      batch({ urls, webhook: { url: `${hookBase}/fail`, secret: SECRET } }),
-      batch({ urls, webhook: { url: `${hookBase}/ok`, secret: SECRET } }),
-      batch({ urls: urls.slice(0, 1), webhook: { url: "http://hooks.invalid/x", events: ["completed"] } }),
-      batch({ url: `${site.ipUrl}/`, limit: 1, webhook: { url: `${hookBase}/ok`, events: ["started", "completed"] } }, "/v1/crawl"),
-    ]);
-    const waits = ([["refused", refused, 4], ["accepted", accepted, 4], ["unresolvable", unresolvable, 1], ["crawl", crawl, 2]] as const).map(async ([name, id, events]) => {
-      const path = name === "crawl" ? "/v1/crawl" : "/v1/batch/scrape";
-      jobs[name] = { id: id!, path, started, status: await waitFor(`${server.url}${path}/${id}`, key, settled(events), 60_000) };
-    });
-    await Promise.all(waits);
+    p = await prepared.get(name)!;
+    ({ env, server, key, jobs } = p);
   }, 120_000);
-  afterAll(async () => {
-    await server?.stop();
-    await store?.close();
-  });
 
   it("a receiver that answers 500 to every attempt: each event given up after 5 attempts, failed with http_500", async () => {
     const { id, status: j, started } = jobs.refused!;
@@ -134,7 +163,7 @@ describe.each(STORES)("a job's webhook deliveries on its status (%s)", (_name, o
 
   it("keeps the counts across a restart, and every instance shows the same: they are in the store, not in a process", async () => {
     await server.stop();
-    server = await startServer("node", env);
+    server = p.server = await startServer("node", env);
     // PostgreSQL serves several instances at once: a second one reads the same.
     const other = "QUARRY_DATABASE_URL" in env ? await startServer("node", env) : null;
     try {
