@@ -154,8 +154,9 @@ const bytesOf = (d: IndexedDocument) => {
 };
 
 /**
- * When a search scores in two passes (MaxScore): when its terms' postings number more than `postings`, the
- * first pass taking the rarest terms up to `firstPass` postings (always the rarest one).
+ * When SQLite's search scores in two passes (MaxScore): when its terms' postings number more than `postings`, the
+ * first pass taking the rarest terms up to `firstPass` postings (always the rarest one). PostgreSQL's scores every
+ * passage holding a term, in the process (topPg).
  */
 export interface PassPlan {
   postings: number;
