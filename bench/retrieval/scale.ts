@@ -17,6 +17,9 @@
  *   npx tsx bench/retrieval/scale.ts                          # SQLite, 100,000 passages
  *   npx tsx bench/retrieval/scale.ts --store pg --passages 1000000 --queries 100 --batch 200
  *   npx tsx bench/retrieval/scale.ts --db /tmp/scale.db         # SQLite: keep the database file there
+ *   npx tsx bench/retrieval/scale.ts --store pg --pg-db scale_x  # PostgreSQL: keep the database (made if missing)
+ *
+ * A kept database that already holds the asked number of passages is searched without filling it again.
  *
  * `--minutes M`: fill for at most M minutes, then measure what was filled. `--batch N`: documents a call of addDocuments (20 by default, as a crawl's pages arrive; a bulk add sends
  * more). On PostgreSQL the RSS of the server's processes serving the bench's database is read from /proc
@@ -107,7 +110,8 @@ async function run(label: string, db: SqlDriver, size: () => Promise<number>, se
   await store.init();
   await store.create("bench", "scale", null, Date.now());
   const fillRss: number[] = [];
-  let passages = 0, docs = 0, k = 0;
+  // A kept database (`--db`, `--pg-db`) that already holds the collection is searched as it is, not filled again.
+  let passages = (await store.get("bench", "scale"))!.passages, docs = 0, k = passages >= target ? Infinity : 0;
   const t0 = performance.now();
   let lastReport = t0;
   while (passages < target && performance.now() - t0 < fillMs) {
@@ -142,9 +146,9 @@ async function run(label: string, db: SqlDriver, size: () => Promise<number>, se
   const quarter = fillRss.slice(Math.floor(fillRss.length / 4));
   return {
     label, passages: info.passages, documents: info.documents, textMB: mb(info.bytes), diskMB: mb(onDisk), ratio: (onDisk / info.bytes).toFixed(2),
-    docsPerS: Math.round(docs / fillS), passagesPerS: Math.round(info.passages / fillS),
+    docsPerS: docs ? Math.round(docs / fillS) : "—", passagesPerS: docs ? Math.round(info.passages / fillS) : "—",
     p50: pct(times, 50).toFixed(1), p95: pct(times, 95).toFixed(1), max: Math.max(...times).toFixed(0),
-    fillRss: `${mb(Math.min(...quarter))}–${mb(Math.max(...quarter))}`, searchRss: `${mb(Math.min(...searchRss))}–${mb(Math.max(...searchRss))}`,
+    fillRss: quarter.length ? `${mb(Math.min(...quarter))}–${mb(Math.max(...quarter))}` : "—", searchRss: `${mb(Math.min(...searchRss))}–${mb(Math.max(...searchRss))}`,
     server: memFilled === "—" ? "—" : `${memFilled} / ${memSearched}`,
   };
 }
@@ -177,8 +181,9 @@ if (stores.includes("pg")) {
   const url = process.env.QUARRY_BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/test";
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
-  const name = `quarry_bench_scale_${process.pid}`;
-  await admin.query(`CREATE DATABASE ${name}`);
+  const kept = process.argv.includes("--pg-db") ? arg("pg-db", "") : null;
+  const name = kept ?? `quarry_bench_scale_${process.pid}`;
+  if (!kept || !(await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [kept])).rowCount) await admin.query(`CREATE DATABASE ${name}`);
   const pool = new pg.Pool({ connectionString: url.replace(/\/[^/]*$/, `/${name}`), max: 4 });
   try {
     await pool.query(COLLECTIONS_PG_SCHEMA);
@@ -197,7 +202,7 @@ if (stores.includes("pg")) {
     }));
   } finally {
     await pool.end();
-    await admin.query(`DROP DATABASE ${name}`);
+    if (!kept) await admin.query(`DROP DATABASE ${name}`);
     await admin.end();
   }
 }
