@@ -13,7 +13,7 @@
 import type pg from "pg";
 import { StorageError } from "../../core/errors.ts";
 import { dayOf } from "../../core/limits/period.ts";
-import { batched } from "./coalesce.ts";
+import { batched, serialBatched } from "./coalesce.ts";
 import { makeTicket, parseTicket, RESERVATION_TTL_MS, type AdmitRequest, type AdmitResult, type Counters, type DailyUsage, type UsageCount } from "../../core/ports.ts";
 
 async function q<T extends pg.QueryResultRow>(pool: pg.Pool, sql: string, params: unknown[]): Promise<T[]> {
@@ -39,6 +39,12 @@ function rolledBack(err: unknown): boolean {
 type AdmitRow = { ok: boolean; reason: string | null; retry_ms: string; used: number };
 type AdmitCall = { req: AdmitRequest; ticket: string | null };
 type UsageRow = { key_id: string; period: string; grp: string; n: number };
+
+/**
+ * At most this many admissions in one statement; more asked in a turn go in further statements,
+ * one after another (coalesce.ts `serialBatched`).
+ */
+export const ADMIT_GROUP = 16;
 
 /** How often one instance clears every key's expired reservations (see sweep()). */
 export const SWEEP_EVERY_MS = 60_000;
@@ -115,7 +121,7 @@ export class PgCounters implements Counters {
     return out;
   }
 
-  private readonly admitInTurn = batched((calls: AdmitCall[]) => this.admitAll(calls), (c: AdmitCall) => this.admitAlone(c), rolledBack);
+  private readonly admitInTurn = serialBatched((calls: AdmitCall[]) => this.admitAll(calls), (c: AdmitCall) => this.admitAlone(c), rolledBack, ADMIT_GROUP);
 
   /**
    * quarry_admit drops a key's expired reservations only when that key is admitted again, so a
