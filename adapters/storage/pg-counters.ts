@@ -3,12 +3,12 @@
  * exact across any number of instances. By default the database's clock decides the window,
  * so instances with drifting clocks still agree; tests pass their own time.
  *
- * Round trips (#33): the admissions asked for in one turn of the event loop go in one statement,
- * the commits of a turn in another, the month's use read in a turn in a third (coalesce.ts
- * `batched`), with the same results as one by one; what a turn shares is the round trip and the
- * transaction, so a hot key's instances wait for one WAL flush a turn instead of one a request
- * (quarry_admit held the key's row lock through its commit's flush: 5.1 ms of server time a call
- * under load, 0.30 ms batched).
+ * Round trips (#33): the admissions asked for in one turn of the event loop go in statements of
+ * up to ADMIT_GROUP calls, one at a time (coalesce.ts `serialBatched`); the commits of a turn go in
+ * one statement and the month's use read in a turn in another (`batched`); all with the same
+ * results as one by one. What a group shares is the round trip and the transaction, so a hot key's
+ * instances wait for one WAL flush a group instead of one a request (quarry_admit holds the key's
+ * row lock through its commit's flush: 5.1 ms of server time a call under load, 0.30 ms batched).
  */
 import type pg from "pg";
 import { StorageError } from "../../core/errors.ts";
@@ -59,7 +59,7 @@ export class PgCounters implements Counters {
 
   async admit(req: AdmitRequest): Promise<AdmitResult> {
     const ticket = req.group === null ? null : makeTicket(req.keyId, req.period, req.group, crypto.randomUUID(), dayOf(req.now));
-    // A turn's admissions in one statement (admitAll). The 429 rate_limited answers that had this
+    // A turn's admissions in groups (admitAll). The 429 rate_limited answers that had this
     // withdrawn once (a9c9f92) were not these counters': they said "Too many open connections
     // from this address (limit 256)", the Node server's connection cap (adapters/node/
     // connections.ts) refusing the multi-instance test's client past 256 connections to one
