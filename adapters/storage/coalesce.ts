@@ -67,3 +67,56 @@ export function batched<A, R>(
       waiting.push({ call, resolve, reject });
     });
 }
+
+/**
+ * As `batched`, but one group at a time, of at most `max` calls: the calls of a turn go in groups
+ * of `max` in the order asked, one statement after another, and calls made while a group is in
+ * flight form the next one (it starts after they asked, so each answer is still as fresh as a call
+ * of its own). Used for admissions (pg-counters.ts): one instance's groups never wait on each
+ * other's row locks, one key's calls keep their order, a hot key's lock is held for at most `max`
+ * admissions at a time, and a turn's answers leave in groups rather than all at once. A group's
+ * failure is handled as in `batched`: run again call by call when `alone` says nothing of it was
+ * applied, else every call of that group fails; other groups are not affected.
+ */
+export function serialBatched<A, R>(
+  all: (calls: A[]) => Promise<R[]>,
+  one: (call: A) => Promise<R>,
+  alone: (err: unknown) => boolean,
+  max: number,
+): (call: A) => Promise<R> {
+  type Waiting = { call: A; resolve: (r: R) => void; reject: (e: unknown) => void };
+  const queue: Waiting[] = [];
+  let busy = false;
+  const each = (mine: Waiting[]) => Promise.all(mine.map((w) => one(w.call).then(w.resolve, w.reject)));
+  const settle = async (mine: Waiting[]): Promise<void> => {
+    if (mine.length === 1) return void (await each(mine));
+    let rs: R[];
+    try {
+      rs = await all(mine.map((w) => w.call));
+    } catch (err) {
+      if (alone(err)) await each(mine);
+      else mine.forEach((w) => w.reject(err));
+      return;
+    }
+    mine.forEach((w, i) => w.resolve(rs[i]!));
+  };
+  const run = async () => {
+    try {
+      while (queue.length) await settle(queue.splice(0, max));
+    } finally {
+      busy = false;
+      if (queue.length) {
+        busy = true;
+        setImmediate(run);
+      }
+    }
+  };
+  return (call) =>
+    new Promise<R>((resolve, reject) => {
+      queue.push({ call, resolve, reject });
+      if (!busy) {
+        busy = true;
+        setImmediate(run);
+      }
+    });
+}

@@ -1,7 +1,7 @@
 /**
- * PostgreSQL counters share a turn's round trips (#33): the commits and usage reads asked for in
- * one turn of the event loop go in one statement each, with the same results as one by one
- * (admissions stay one statement each: their batching is withdrawn, see pg-counters.ts). What a user depends on: limits stay exact across instances, every answered unit is
+ * PostgreSQL counters share a turn's round trips (#33): the admissions, commits and usage reads
+ * asked for in one turn of the event loop go in one statement each, with the same decisions as
+ * one by one. What a user depends on: limits stay exact across instances, every answered unit is
  * counted, and one request's failure stays that request's (a batch that fails whole used to fail
  * every request of the turn: 9 of 300 in a loaded multi-instance run, 6a3b071).
  *
@@ -9,7 +9,7 @@
  */
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PgCounters } from "../../adapters/storage/pg-counters.ts";
+import { ADMIT_GROUP, PgCounters } from "../../adapters/storage/pg-counters.ts";
 import { openPostgres, type PgHandle } from "../../adapters/storage/postgres.ts";
 import { StorageError } from "../../core/errors.ts";
 import type { AdmitRequest } from "../../core/ports.ts";
@@ -21,7 +21,7 @@ const handles: PgHandle[] = [];
 /** Every statement sent by the pools opened here, by its text. */
 const sent: string[] = [];
 
-async function instance(): Promise<PgCounters> {
+async function instance(databaseClock = false): Promise<PgCounters> {
   const h = await openPostgres(db.url, new MemoryLogger());
   handles.push(h);
   const query = h.pool.query.bind(h.pool) as (...a: unknown[]) => unknown;
@@ -29,7 +29,7 @@ async function instance(): Promise<PgCounters> {
     sent.push(String(a[0]));
     return query(...a);
   };
-  return new PgCounters(h.pool, { databaseClock: false });
+  return new PgCounters(h.pool, { databaseClock });
 }
 
 beforeAll(async () => {
@@ -54,12 +54,12 @@ async function counted<T>(f: () => Promise<T>): Promise<{ value: T; statements: 
 }
 
 describe("PostgreSQL counters: one statement per turn", () => {
-  it("50 commits and 50 usage reads asked in one turn are one statement each (50 admissions, 50), and count exactly", async () => {
+  it("50 admissions asked in one turn are one statement a group of ADMIT_GROUP, 50 commits and 50 usage reads one statement each, and count exactly", async () => {
     const c = await instance();
     await c.admit(req(newKey("warm"))); // the first admission of an instance also sweeps expired leases
     const key = newKey("fifty");
     const admitted = await counted(() => Promise.all(Array.from({ length: 50 }, () => c.admit(req(key, { quota: 30 })))));
-    expect(admitted.statements).toHaveLength(50);
+    expect(admitted.statements).toHaveLength(Math.ceil(50 / ADMIT_GROUP));
     const ok = admitted.value.filter((r) => r.ok);
     expect(ok).toHaveLength(30);
     expect(admitted.value.filter((r) => !r.ok && r.reason === "quota_exceeded")).toHaveLength(20);
@@ -126,5 +126,77 @@ describe("PostgreSQL counters: one statement per turn", () => {
         expect((await instances[round]!.usage(key, "2026-11")).used).toBe(25 * (round + 1));
       }
     }
+  });
+  it("N admissions of one key over three instances, each instance's turn one statement, admit exactly per_minute on the database's clock", async () => {
+    const instances = await Promise.all([0, 1, 2].map(() => instance(true)));
+    for (const c of instances) await c.admit(req(newKey("warm"))); // each instance's first admission also sweeps
+    for (const [limit, group] of [[37, null], [23, "scrape"]] as const) {
+      const key = newKey(`exact${limit}`);
+      const calls = await counted(() =>
+        Promise.all(Array.from({ length: 300 }, (_, i) => instances[i % 3]!.admit(req(key, { perMinute: limit, group, quota: null })))),
+      );
+      // One statement per group of ADMIT_GROUP on each instance (never one per call).
+      expect(calls.statements).toHaveLength(3 * Math.ceil(100 / ADMIT_GROUP));
+      expect(calls.value.filter((r) => r.ok)).toHaveLength(limit);
+      expect(calls.value.filter((r) => !r.ok && r.reason === "rate_limited")).toHaveLength(300 - limit);
+      // The next turn on any instance sees the full window too.
+      expect((await instances[1]!.admit(req(key, { perMinute: limit, group, quota: null }))).ok).toBe(false);
+      expect((await instances[2]!.admit(req(key, { perMinute: limit + 1, group, quota: null }))).ok).toBe(true);
+    }
+  });
+
+  it("a turn mixing keys, repeats of a key, metered and unmetered calls and quota-only calls decides as the same calls one by one", async () => {
+    const c = await instance();
+    // 90 calls over three keys in an interleaved order: A on 7 a minute, B on 11 with a quota of 9,
+    // C on 1000 a minute with a quota of 13, a third of C's calls quota-only (window: false).
+    const plan = (keys: string[]) =>
+      Array.from({ length: 90 }, (_, i) => {
+        const k = (i * 5 + (i >> 3)) % 3;
+        if (k === 0) return req(keys[0]!, { perMinute: 7, group: i % 2 ? "search" : null, quota: null });
+        if (k === 1) return req(keys[1]!, { perMinute: 11, group: "scrape", quota: 9 });
+        return req(keys[2]!, { perMinute: 1000, group: "scrape", quota: 13, ...(i % 3 === 0 ? { window: false } : {}) });
+      });
+    const shape = (r: Awaited<ReturnType<PgCounters["admit"]>>) => (r.ok ? { ok: true, used: r.used } : r);
+    const oneByOne = [];
+    for (const call of plan(["a1", "b1", "c1"].map(newKey))) oneByOne.push(shape(await c.admit(call)));
+    const inTurn = await counted(() => Promise.all(plan(["a2", "b2", "c2"].map(newKey)).map((call) => c.admit(call))));
+    expect(inTurn.statements).toHaveLength(Math.ceil(90 / ADMIT_GROUP));
+    expect(inTurn.value.map(shape)).toEqual(oneByOne);
+    expect(oneByOne.filter((r) => r.ok)).toHaveLength(7 + 9 + 13);
+  });
+
+  it("the window's edge holds within a turn: full at T0, still full 59.999 s later, exactly per_minute again after 60 s", async () => {
+    const c = await instance();
+    const key = newKey("edge");
+    const turn = (now: number, n = 40) => Promise.all(Array.from({ length: n }, () => c.admit(req(key, { now, perMinute: 15, group: null }))));
+    expect((await turn(T0)).filter((r) => r.ok)).toHaveLength(15);
+    const held = await turn(T0 + 59_999);
+    expect(held.filter((r) => r.ok)).toHaveLength(0);
+    expect(held.every((r) => !r.ok && r.reason === "rate_limited" && r.retryAfterMs === 1)).toBe(true);
+    expect((await turn(T0 + 60_000)).filter((r) => r.ok)).toHaveLength(15);
+  });
+
+  it("a turn PostgreSQL refused is run again call by call and counted once", async () => {
+    const c = await instance();
+    const admin = new pg.Client({ connectionString: db.url });
+    await admin.connect();
+    const poisoned = newKey("poison2");
+    const good = newKey("good2");
+    try {
+      await admin.query(`CREATE OR REPLACE FUNCTION quarry_test_poison2() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF NEW.key_id = '${poisoned}' THEN RAISE EXCEPTION 'poisoned key'; END IF; RETURN NEW; END $$`);
+      await admin.query("CREATE TRIGGER quarry_test_poison2 BEFORE INSERT ON quarry_reservations FOR EACH ROW EXECUTE FUNCTION quarry_test_poison2()");
+      const turn = await counted(() => Promise.allSettled([...Array.from({ length: 10 }, () => c.admit(req(good, { perMinute: 10 }))), c.admit(req(poisoned))]));
+      expect(turn.statements).toHaveLength(Math.ceil(11 / ADMIT_GROUP) + 11); // the turn's group, then each call alone
+      expect(turn.value.slice(0, 10).every((r) => r.status === "fulfilled" && r.value.ok)).toBe(true);
+      expect(turn.value[10]!.status).toBe("rejected");
+    } finally {
+      await admin.query("DROP TRIGGER IF EXISTS quarry_test_poison2 ON quarry_reservations");
+      await admin.end();
+    }
+    // The ten count once in the window and the quota: the eleventh of a minute is refused, not the first of a second ten.
+    expect(await c.admit(req(good, { perMinute: 10 }))).toMatchObject({ ok: false, reason: "rate_limited" });
+    expect((await c.admit(req(good, { perMinute: 11, quota: 11 }))).ok).toBe(true);
+    expect(await c.admit(req(good, { perMinute: 1000, quota: 11 }))).toMatchObject({ ok: false, reason: "quota_exceeded", used: 11 });
   });
 });
