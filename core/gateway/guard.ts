@@ -141,8 +141,9 @@ export async function admit(
   let committed = false;
   let refunded = false;
   // For answers whose status left before the work failed (streams): the committed unit back, once.
-  c.set("refund", async () => {
-    if (!committed || refunded || group === null) return;
+  // Only a metered request has a unit to give back (no closure made for the others).
+  if (group !== null) c.set("refund", async () => {
+    if (!committed || refunded) return;
     refunded = true;
     try {
       await counters.refund(key.id, period, group, dayOf(now));
