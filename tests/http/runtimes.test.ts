@@ -147,9 +147,10 @@ describe.each(RUNTIMES)("HTTP on %s", (runtime) => {
   it("logs one JSON line per request with its id and never the secret", async () => {
     const res = await call("/v1/usage", { key: admin.key });
     const id = res.headers.get("x-request-id")!;
-    await new Promise((r) => setTimeout(r, 100));
-    const line = s.output().split("\n").find((l) => l.includes(id));
-    expect(line).toBeDefined();
+    // The line is written after the answer is sent: wait for it (on a loaded machine 100 ms was not always enough).
+    const lineOf = () => s.output().split("\n").find((l) => l.includes(id));
+    await expect.poll(lineOf, { timeout: 10_000 }).toBeDefined();
+    const line = lineOf();
     expect(JSON.parse(line!)).toMatchObject({ req_id: id, method: "GET", path: "/v1/usage", status: 200 });
     expect(s.output()).not.toContain(admin.key.slice(4));
   });
