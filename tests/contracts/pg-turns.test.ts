@@ -81,9 +81,7 @@ describe("PostgreSQL counters: one statement per turn", () => {
     try {
       // A real failure inside PostgreSQL for one key only: its reservation (admission) and its
       // month's row (commit) are refused by a trigger.
-      await admin.query(`CREATE OR REPLACE FUNCTION quarry_test_poison() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN IF NEW.key_id = '${poisoned}' THEN RAISE EXCEPTION 'poisoned key'; END IF; RETURN NEW; END $$`);
-      await admin.query("CREATE TRIGGER quarry_test_poison BEFORE INSERT ON quarry_reservations FOR EACH ROW EXECUTE FUNCTION quarry_test_poison()");
+      await poison(admin, "quarry_test_poison", poisoned, "quarry_reservations");
       const admissions = await Promise.allSettled([...Array.from({ length: 10 }, () => c.admit(req(good))), c.admit(req(poisoned))]);
       expect(admissions.slice(0, 10).every((r) => r.status === "fulfilled" && r.value.ok)).toBe(true);
       expect(admissions[10]!.status).toBe("rejected");
@@ -92,7 +90,7 @@ describe("PostgreSQL counters: one statement per turn", () => {
       await admin.query("DROP TRIGGER quarry_test_poison ON quarry_reservations");
       const late = await c.admit(req(poisoned));
       expect(late.ok).toBe(true);
-      await admin.query("CREATE TRIGGER quarry_test_poison BEFORE INSERT ON quarry_usage FOR EACH ROW EXECUTE FUNCTION quarry_test_poison()");
+      await poison(admin, "quarry_test_poison", poisoned, "quarry_usage");
       const tickets = admissions.slice(0, 10).map((r) => (r as PromiseFulfilledResult<{ ticket: string }>).value.ticket);
       const commits = await Promise.allSettled([...tickets.map((t) => c.commit(t)), c.commit((late as { ticket: string }).ticket)]);
       expect(commits.slice(0, 10).map((r) => r.status)).toEqual(Array(10).fill("fulfilled"));
@@ -183,9 +181,7 @@ describe("PostgreSQL counters: one statement per turn", () => {
     const poisoned = newKey("poison2");
     const good = newKey("good2");
     try {
-      await admin.query(`CREATE OR REPLACE FUNCTION quarry_test_poison2() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN IF NEW.key_id = '${poisoned}' THEN RAISE EXCEPTION 'poisoned key'; END IF; RETURN NEW; END $$`);
-      await admin.query("CREATE TRIGGER quarry_test_poison2 BEFORE INSERT ON quarry_reservations FOR EACH ROW EXECUTE FUNCTION quarry_test_poison2()");
+      await poison(admin, "quarry_test_poison2", poisoned, "quarry_reservations");
       const turn = await counted(() => Promise.allSettled([...Array.from({ length: 10 }, () => c.admit(req(good, { perMinute: 10 }))), c.admit(req(poisoned))]));
       expect(turn.statements).toHaveLength(Math.ceil(11 / ADMIT_GROUP) + 11); // the turn's group, then each call alone
       expect(turn.value.slice(0, 10).every((r) => r.status === "fulfilled" && r.value.ok)).toBe(true);
@@ -200,3 +196,10 @@ describe("PostgreSQL counters: one statement per turn", () => {
     expect(await c.admit(req(good, { perMinute: 1000, quota: 11 }))).toMatchObject({ ok: false, reason: "quota_exceeded", used: 11 });
   });
 });
+
+/** Makes PostgreSQL refuse `key`'s new rows of `table` (a trigger named `name`): a real failure inside the database, for that key only. */
+async function poison(admin: pg.Client, name: string, key: string, table: string): Promise<void> {
+  await admin.query(`CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN IF NEW.key_id = '${key}' THEN RAISE EXCEPTION 'poisoned key'; END IF; RETURN NEW; END $$`);
+  await admin.query(`CREATE TRIGGER ${name} BEFORE INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION ${name}()`);
+}
