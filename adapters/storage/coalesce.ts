@@ -40,23 +40,11 @@ export function batched<A, R>(
   one: (call: A) => Promise<R>,
   alone: (err: unknown) => boolean,
 ): (call: A) => Promise<R> {
-  type Waiting = { call: A; resolve: (r: R) => void; reject: (e: unknown) => void };
-  let waiting: Waiting[] | null = null;
-  const each = (mine: Waiting[]) => mine.forEach((w) => one(w.call).then(w.resolve, w.reject));
+  let waiting: Waiting<A, R>[] | null = null;
   const start = () => {
     const mine = waiting!;
     waiting = null;
-    if (mine.length === 1) return each(mine);
-    let answers: Promise<R[]>;
-    try {
-      answers = all(mine.map((w) => w.call));
-    } catch (err) {
-      answers = Promise.reject(err);
-    }
-    answers.then(
-      (rs) => mine.forEach((w, i) => w.resolve(rs[i]!)),
-      (err) => (alone(err) ? each(mine) : mine.forEach((w) => w.reject(err))),
-    );
+    void settle(mine, all, one, alone);
   };
   return (call) =>
     new Promise<R>((resolve, reject) => {
@@ -84,25 +72,11 @@ export function serialBatched<A, R>(
   alone: (err: unknown) => boolean,
   max: number,
 ): (call: A) => Promise<R> {
-  type Waiting = { call: A; resolve: (r: R) => void; reject: (e: unknown) => void };
-  const queue: Waiting[] = [];
+  const queue: Waiting<A, R>[] = [];
   let busy = false;
-  const each = (mine: Waiting[]) => Promise.all(mine.map((w) => one(w.call).then(w.resolve, w.reject)));
-  const settle = async (mine: Waiting[]): Promise<void> => {
-    if (mine.length === 1) return void (await each(mine));
-    let rs: R[];
-    try {
-      rs = await all(mine.map((w) => w.call));
-    } catch (err) {
-      if (alone(err)) await each(mine);
-      else mine.forEach((w) => w.reject(err));
-      return;
-    }
-    mine.forEach((w, i) => w.resolve(rs[i]!));
-  };
   const run = async () => {
     try {
-      while (queue.length) await settle(queue.splice(0, max));
+      while (queue.length) await settle(queue.splice(0, max), all, one, alone);
     } finally {
       busy = false;
       if (queue.length) {
@@ -119,4 +93,30 @@ export function serialBatched<A, R>(
         setImmediate(run);
       }
     });
+}
+
+type Waiting<A, R> = { call: A; resolve: (r: R) => void; reject: (e: unknown) => void };
+
+/**
+ * One group's calls answered (never rejects): a group of one through `one`; else together through
+ * `all`, each its own answer in order; when `all` fails in a way `alone` says left nothing applied,
+ * each call again through `one`, else every call of the group fails with that error.
+ */
+async function settle<A, R>(
+  mine: Waiting<A, R>[],
+  all: (calls: A[]) => Promise<R[]>,
+  one: (call: A) => Promise<R>,
+  alone: (err: unknown) => boolean,
+): Promise<void> {
+  const each = () => Promise.all(mine.map((w) => one(w.call).then(w.resolve, w.reject)));
+  if (mine.length === 1) return void (await each());
+  let rs: R[];
+  try {
+    rs = await all(mine.map((w) => w.call));
+  } catch (err) {
+    if (alone(err)) await each();
+    else mine.forEach((w) => w.reject(err));
+    return;
+  }
+  mine.forEach((w, i) => w.resolve(rs[i]!));
 }
