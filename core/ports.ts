@@ -76,6 +76,12 @@ import type { Counters } from "./ports/counters.ts";
 export interface CachePort {
   get<T>(key: string): Promise<T | null>;
   set(key: string, value: unknown, ttlSeconds: number): Promise<void>;
+  /**
+   * Optional: the value under `key` as its JSON text (`JSON.stringify` of what was set), for a
+   * caller that sends it on without parsing it. A cache that keeps its entries as JSON text (the
+   * in-process LRU) answers from that text as it is; without it, callers use `get`.
+   */
+  getJson?(key: string): Promise<string | null>;
   stats(): Promise<{ entries: number; bytes: number }>;
 }
 

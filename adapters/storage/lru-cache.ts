@@ -9,10 +9,11 @@
  * are then exactly the bytes kept (JS strings may take two bytes a character, objects more),
  * and long-lived entries do not sit between the short-lived garbage of page extraction in the
  * heap's pages, which kept the heap from giving those pages back (issue #19, bench/footprint).
+ * An entry is its expiry time in 8 bytes, then the value's JSON: no key inside it (the map's key
+ * is the caller's own), so the JSON text can be handed out as it is (`getJson`), unparsed.
  */
 import lruCacheDriver from "unstorage/drivers/lru-cache";
 import type { CachePort } from "../../core/ports.ts";
-import { entryFor } from "./cache-key.ts";
 
 export interface CacheLimits {
   /** Entries kept at most. */
@@ -35,6 +36,8 @@ interface Lru {
   calculatedSize: number;
 }
 
+/** An entry's bytes: its expiry (ms since the epoch, a float64), then the UTF-8 of the value's JSON. */
+const EXP_BYTES = 8;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -61,26 +64,42 @@ export class LruCache implements CachePort {
     this.lru = driver.getInstance!() as unknown as Lru;
   }
 
-  async get<T>(key: string): Promise<T | null> {
-    const slot = key;
-    const bytes = this.lru.get(slot);
+  /** The value's JSON text, or null (missing or expired: an expired entry is dropped). */
+  private text(key: string): string | null {
+    const bytes = this.lru.get(key);
     if (!bytes) return null;
-    const e = entryFor(key, JSON.parse(decoder.decode(bytes)));
-    if (!e) return null;
-    if ((e.exp ?? 0) <= this.now()) {
-      this.lru.delete(slot);
+    if (new DataView(bytes.buffer, bytes.byteOffset, EXP_BYTES).getFloat64(0) <= this.now()) {
+      this.lru.delete(key);
       return null;
     }
-    return e.v as T;
+    return decoder.decode(bytes.subarray(EXP_BYTES));
+  }
+
+  async get<T>(key: string): Promise<T | null> {
+    const json = this.text(key);
+    return json === null ? null : (JSON.parse(json) as T);
+  }
+
+  /** The JSON text as kept: no parse (a cached scrape answer is sent on as it is, issue #33). */
+  async getJson(key: string): Promise<string | null> {
+    return this.text(key);
   }
 
   async set(key: string, value: unknown, ttlSeconds: number): Promise<void> {
     if (this.off) return;
-    const slot = key;
-    const bytes = encoder.encode(JSON.stringify({ k: key, v: value, exp: this.now() + ttlSeconds * 1000 }));
+    const json = JSON.stringify(value);
+    // Nothing JSON can say (undefined): nothing kept, and no older value served in its place.
+    if (json === undefined) {
+      this.lru.delete(key);
+      return;
+    }
+    const text = encoder.encode(json);
+    const bytes = new Uint8Array(EXP_BYTES + text.byteLength);
+    new DataView(bytes.buffer).setFloat64(0, this.now() + ttlSeconds * 1000);
+    bytes.set(text, EXP_BYTES);
     // Too large to keep: also forget an older value under this key, so it is not served stale.
-    if (bytes.byteLength + slot.length > this.maxEntryBytes) this.lru.delete(slot);
-    else this.lru.set(slot, bytes);
+    if (bytes.byteLength + key.length > this.maxEntryBytes) this.lru.delete(key);
+    else this.lru.set(key, bytes);
   }
 
   async stats() {

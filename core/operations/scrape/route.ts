@@ -1,9 +1,9 @@
 /** POST /v1/scrape: one page as clean main content (api.md §6). */
 import type { AppDeps } from "../../gateway/context.ts";
 import type { RouteDef } from "../../gateway/route.ts";
-import { replyJson } from "../../gateway/headers.ts";
+import { reply } from "../../gateway/headers.ts";
 import { ScrapeBody, ScrapeResponse, type ScrapeRequest } from "./schema.ts";
-import { scrape } from "./scrape.ts";
+import { scrapeJson } from "./scrape.ts";
 import { planCaps } from "../../collections/service.ts";
 
 export function scrapeRoutes({ ports, services }: AppDeps): RouteDef[] {
@@ -24,7 +24,8 @@ export function scrapeRoutes({ ports, services }: AppDeps): RouteDef[] {
       status: 200,
       response: ScrapeResponse,
       errors: ["not_found", "index_full", "service_unavailable", "url_not_allowed", "unsupported_content", "model_unavailable", "upstream_error", "blocked", "timeout"],
-      handler: async (c) => replyJson(c, await scrape(ports, c.get("body") as ScrapeRequest, c.get("auth")?.account.name, model, c.get("auth") ? planCaps(c.get("auth")!.plan) : null)),
+      // As JSON text: a cached read is sent from the cache's text, unparsed (scrape.ts).
+      handler: async (c) => reply(c, await scrapeJson(ports, c.get("body") as ScrapeRequest, c.get("auth")?.account.name, model, c.get("auth") ? planCaps(c.get("auth")!.plan) : null)),
     },
   ];
 }
