@@ -14,6 +14,8 @@ type Row = Record<string, unknown>;
 
 /** Window hits with no commit to ride along with are written at most this long after they were admitted. */
 export const HIT_FLUSH_MS = 250;
+/** A key's window rows older than the window are deleted at most this often (they are never read). */
+const EXPIRE_EVERY_MS = 1_000;
 export interface SyncStatement {
   get(...params: unknown[]): Row | undefined | null;
   all(...params: unknown[]): Row[];
@@ -128,6 +130,8 @@ export class SqliteCounters implements Counters {
   }
 
   private hitTimer: ReturnType<typeof setTimeout> | null = null;
+  /** The cutoff each key's window rows were last deleted up to (in a committed transaction). */
+  private readonly expired = new Map<string, number>();
 
   private flushHits(): void {
     this.hitTimer = null;
@@ -155,8 +159,10 @@ export class SqliteCounters implements Counters {
   }
 
   private flush(): void {
-    if (this.hitTimer) clearTimeout(this.hitTimer);
-    this.hitTimer = null;
+    // The hits' timer is left to run: a flush takes every hit queued so far, so it finds nothing
+    // or only later hits, which it then writes within HIT_FLUSH_MS of being queued, as promised.
+    // Clearing and arming it again each turn of metered requests was a timer per turn (on Deno a
+    // timer costs several times an immediate).
     if (!this.queue.length) {
       this.scheduled = false;
       return;
@@ -169,6 +175,7 @@ export class SqliteCounters implements Counters {
     const hits = new Map<string, number>();
     const counts = new Map<string, number>();
     const cutoffs = new Map<string, number>();
+    const expiredNow: Array<[string, number]> = [];
     for (const op of ops) {
       if (op.kind === "hit") {
         const h = `${op.keyId}\u0000${op.ms}`;
@@ -196,8 +203,15 @@ export class SqliteCounters implements Counters {
           this.q.refund.run(op.keyId, op.period, op.group);
           this.q.refundDay.run(op.keyId, op.period, op.day, op.group);
         }
-        for (const [keyId, cutoff] of cutoffs) this.q.expire.run(keyId, cutoff);
+        // Rows older than the window are never read (the window is read `ms > now - window`): a
+        // key's are deleted at most once a second, not in every transaction.
+        for (const [keyId, cutoff] of cutoffs) {
+          if (cutoff - (this.expired.get(keyId) ?? -Infinity) < EXPIRE_EVERY_MS) continue;
+          this.q.expire.run(keyId, cutoff);
+          expiredNow.push([keyId, cutoff]);
+        }
         this.db.exec("COMMIT");
+        for (const [keyId, cutoff] of expiredNow) this.expired.set(keyId, cutoff);
       } catch (err) {
         try {
           this.db.exec("ROLLBACK");
