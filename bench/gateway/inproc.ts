@@ -5,6 +5,9 @@
  * request costs on each runtime; it is a probe for profiling work, not the benchmark of record
  * (that is run.ts).
  *
+ * Routes: usage, keys, health, post (a cached, metered POST /v1/scrape of a local page, against
+ * a bare POST that parses the body and echoes its URL, as bench/footprint/bare.mjs does), or a path.
+ *
  *   deno run -A bench/gateway/inproc.ts [route] [requests] >/dev/null
  *   bun bench/gateway/inproc.ts [route] [requests] >/dev/null
  *   npx tsx bench/gateway/inproc.ts [route] [requests] >/dev/null
@@ -12,6 +15,7 @@
  * Results go to stderr; stdout is the server's log.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Hono } from "hono";
@@ -35,9 +39,17 @@ else {
   parts = { sqlite: (opts) => cachedStatements(connector(opts)) };
 }
 
+// The page the POST scrapes (read once, then answered from the cache), as in run.ts.
+const PAGE = `<!doctype html><html lang="en"><head><title>Bench article</title></head><body><nav>Home · About</nav><article><h1>Bench article</h1>${
+  "<p>A paragraph of the page the benchmark scrapes, long enough to be read as the page's content rather than its chrome.</p>".repeat(6)
+}</article><footer>Footer</footer></body></html>`;
+const site = route === "post" ? createServer((_req, res) => res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(PAGE)) : null;
+if (site) await new Promise<void>((r) => site.listen(0, "127.0.0.1", () => r()));
+const pageUrl = site ? `http://127.0.0.1:${(site.address() as { port: number }).port}/article` : "";
+
 const dir = mkdtempSync(join(tmpdir(), "quarry-inproc-"));
 const env = {
-  QUARRY_DATA_DIR: dir, QUARRY_IP_RATE: "off", QUARRY_LOG_LEVEL: process.env.INPROC_LOG ?? "info",
+  QUARRY_DATA_DIR: dir, QUARRY_IP_RATE: "off", QUARRY_LOG_LEVEL: process.env.INPROC_LOG ?? "info", QUARRY_EGRESS_ALLOW: "127.0.0.1/32",
   QUARRY_PLANS: '{"enterprise":{"per_minute":1000000000}}',
 };
 const p = await prepare(env, parts);
@@ -46,15 +58,19 @@ const secret = (await createKey(p.built.ports.keys, { account: "bench", name: "b
 
 const bare = new Hono();
 bare.get("/health", (c) => c.json({ status: "ok" }));
+bare.post("/v1/scrape", async (c) => c.json({ url: ((await c.req.json()) as { url: string }).url }));
 
-const path = route === "usage" ? "/v1/usage" : route === "keys" ? "/v1/keys" : route === "health" ? "/health" : route;
+const path = route === "usage" ? "/v1/usage" : route === "keys" ? "/v1/keys" : route === "health" ? "/health" : route === "post" ? "/v1/scrape" : route;
 const headers: Record<string, string> = route === "health" ? {} : { authorization: `Bearer ${secret}` };
+const body = route === "post" ? JSON.stringify({ url: pageUrl, formats: ["text"] }) : undefined;
+if (body) Object.assign(headers, { "content-type": "application/json", "content-length": String(new TextEncoder().encode(body).byteLength) });
+const barePath = route === "post" ? "/v1/scrape" : "/health";
 
 async function run(fetch: (r: Request) => Response | Promise<Response>, url: string, n: number): Promise<number> {
   const t0 = performance.now();
   for (let done = 0; done < n; done += 50) {
     await Promise.all(Array.from({ length: 50 }, async () => {
-      const res = await fetch(new Request(url, { headers }));
+      const res = await fetch(new Request(url, body ? { method: "POST", headers, body } : { headers }));
       if (res.status !== 200) throw new Error(`${url}: ${res.status} ${await res.text()}`);
       await res.text();
     }));
@@ -65,7 +81,7 @@ async function run(fetch: (r: Request) => Response | Promise<Response>, url: str
 const quarryFetch = (r: Request) => p.quarry.app.fetch(r);
 const bareFetch = (r: Request) => bare.fetch(r);
 await run(quarryFetch, `http://127.0.0.1${path}`, 5_000);
-await run(bareFetch, "http://127.0.0.1/health", 5_000);
+await run(bareFetch, `http://127.0.0.1${barePath}`, 5_000);
 // INPROC_PROFILE=file: a CPU profile of the measured rounds (node:inspector, on Node and Deno; on Bun use bun --cpu-prof).
 const profileTo = process.env.INPROC_PROFILE;
 let session: import("node:inspector").Session | null = null;
@@ -80,7 +96,7 @@ if (profileTo) {
 }
 const rows: string[] = [];
 for (let round = 0; round < 3; round++) {
-  const b = await run(bareFetch, "http://127.0.0.1/health", total / 3);
+  const b = await run(bareFetch, `http://127.0.0.1${barePath}`, total / 3);
   const q = await run(quarryFetch, `http://127.0.0.1${path}`, total / 3);
   rows.push(`${runtime} ${path}: bare ${b.toFixed(1)} µs, Quarry ${q.toFixed(1)} µs, ratio ${(b / q).toFixed(2)}`);
 }
@@ -94,4 +110,5 @@ await p.built.close();
 await p.lock?.release();
 rmSync(dir, { recursive: true, force: true });
 await p.flushLogs(200);
+site?.close();
 process.exit(0);
