@@ -13,7 +13,7 @@ import { PageFetchError } from "./net/fetch-errors.ts";
 import type { AppDeps, AppEnv } from "./gateway/context.ts";
 import { routePipeline, type PipelineDeps } from "./gateway/pipeline.ts";
 import { corsGate } from "./gateway/cors.ts";
-import { createGateway, reply, type InFlight } from "./gateway/headers.ts";
+import { createGateway, InFlightTable, reply } from "./gateway/headers.ts";
 import { ipCheck } from "./gateway/ip-limit.ts";
 import { periodOf } from "./limits/period.ts";
 import { Authenticator } from "./keys/authenticate.ts";
@@ -77,7 +77,7 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
   // Not strict: `/v1/usage/` is `/v1/usage`, rather than a 405 that names the method it was sent with.
   const app = new Hono<AppEnv>({ strict: false });
 
-  const inFlight = new Map<string, InFlight>();
+  const inFlight = new InFlightTable();
   const usedSoFar = async (keyId: string, now: number) => (await ports.counters.usage(keyId, periodOf(now))).used;
   // The request id, headers and log line, CORS (preflights end there, uncounted) and the per-IP
   // bucket: one step wrapped around each route's one handler (gateway/headers.ts), so that Hono
@@ -115,12 +115,12 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
   const routes: RouteDef[] = [...builtIn.filter((r) => !replaced.has(`${r.method} ${r.path}`)), ...extra];
   // Each route's gateway steps and handler run as one Hono handler (gateway/pipeline.ts); the
   // error handler is read when a request fails, so it may be defined below.
-  const pipelineDeps: PipelineDeps = { auth, planOf: services.accountPlans, counters: ports.counters, clock, lastUsed, logger, onError: (err, c) => errorResponse(err, c) };
+  const pipelineDeps: PipelineDeps = { auth, planOf: services.accountPlans, counters: ports.counters, clock, lastUsed, logger, onError: (err, c) => errorResponse(err, c), nameRoutes: ports.metrics !== undefined };
   for (const r of routes) app.on([r.method], [r.path], gateway.wrap(routePipeline(r, pipelineDeps)));
 
   // Compatible APIs and MCP: they authenticate through the native routes they call, and answer in their own shapes.
   const compat = compatRoutes(() => app, deps, auth, routes, services.accountPlans);
-  for (const r of compat) app.on([r.method], [r.path], gateway.wrap(r.handler));
+  for (const r of compat) app.on([r.method], [r.path], gateway.wrap(r.handler, { startedAt: true }));
 
   // The document does not change while the server runs: serialized once.
   const document = JSON.stringify(openApiDocument(routes, config.version, apiGuide(routes, config.plans, config.ipRate)));
@@ -185,7 +185,7 @@ export function createQuarry(given: Ports, config: Config, options: AppOptions =
       services.jobs?.changes.close();
       services.jobs?.pause();
     },
-    inFlight: () => [...inFlight.values()].map((r) => ({ req_id: r.req_id, method: r.method, path: r.path, running_ms: clock.now() - r.started })),
+    inFlight: () => inFlight.list().map((r) => ({ req_id: r.req_id, method: r.method, path: r.path, running_ms: clock.now() - r.started })),
   };
 }
 

@@ -112,6 +112,13 @@ export interface Logger {
   info(obj: object, msg?: string): void;
   warn(obj: object, msg?: string): void;
   error(obj: object, msg?: string): void;
+  /**
+   * Optional: the gateway's line for an answered request, at info, as `info` would write
+   * `{req_id, method, path, via?, status, duration_ms, key_id?, account?, client_gone?}` with
+   * the message "request" (members left undefined, and `client_gone` when false, left out).
+   * Given by a logger that can write it without the object: one per request (issue #33).
+   */
+  request?(reqId: string, method: string, path: string, via: string | undefined, status: number, durationMs: number, keyId: string | undefined, account: string | undefined, clientGone: boolean): void;
 }
 
 /** What a guarded page fetch returns (adapters/fetch implements it with its SSRF guard). */

@@ -27,6 +27,10 @@ async function wrap<T>(what: string, fn: () => Promise<T>): Promise<T> {
 const enc = (s: string) => s.replace(/[%?:/\\]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`);
 const ID = /^key_[0-9A-Z]{26}$/;
 
+function readFailed(err: unknown): StorageError {
+  return err instanceof StorageError ? err : new StorageError(`storage read failed: ${(err as Error).message}`, { cause: err });
+}
+
 export class KvKeyStore implements KeyStore {
   private localWrites = 0;
 
@@ -42,13 +46,27 @@ export class KvKeyStore implements KeyStore {
     private readonly probe?: () => Promise<void>,
   ) {}
 
-  async changeMark(): Promise<string> {
+  /** The last mark made from a read of `externalMark` that was a promise, with the write count it was made with. */
+  private shared: { local: number; from: Promise<number | string>; mark: Promise<string> } | null = null;
+
+  changeMark(): Promise<string> {
     const local = this.localWrites;
+    let external: number | string | Promise<number | string> | undefined;
     try {
-      return `${local}:${(await this.externalMark?.()) ?? ""}`;
+      external = this.externalMark?.();
     } catch (err) {
-      throw err instanceof StorageError ? err : new StorageError(`storage read failed: ${(err as Error).message}`, { cause: err });
+      return Promise.reject(readFailed(err));
     }
+    // The requests of one turn of the event loop share one read of the external mark (coalesce.ts):
+    // with no write of this store between them, they share its mark too, one promise and one
+    // string for all rather than an async step and a string each (issue #33).
+    const s = this.shared;
+    if (s !== null && s.from === external && s.local === local) return s.mark;
+    const mark = Promise.resolve(external).then((v) => `${local}:${v ?? ""}`, (err) => {
+      throw readFailed(err);
+    });
+    if (external instanceof Promise) this.shared = { local, from: external, mark };
+    return mark;
   }
 
   getAccount(name: string) {

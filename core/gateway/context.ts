@@ -29,6 +29,7 @@ export interface LimitInfo {
 export type AppEnv = {
   Variables: {
     requestId: string;
+    /** When the gateway took the request: set for the compatibility routes only (gateway/headers.ts, `wrap`). */
     startedAt: number;
     auth: AuthInfo | undefined;
     limits: LimitInfo | undefined;

@@ -19,7 +19,7 @@ import { requestId } from "../ids.ts";
 import { LOWEST_PLAN, type PlanTable } from "../limits/plans.ts";
 import { periodResetAt } from "../limits/period.ts";
 import type { Clock, Logger, Metrics } from "../ports.ts";
-import type { AppEnv, LimitInfo, Reply } from "./context.ts";
+import type { AppEnv, AuthInfo, LimitInfo, Reply } from "./context.ts";
 import { parentOf } from "./internal.ts";
 
 /** A request being answered, for a stopping server to name the ones it cuts off. */
@@ -28,6 +28,37 @@ export interface InFlight {
   method: string;
   path: string;
   started: number;
+}
+
+/**
+ * The requests being answered, for a stopping server to name the ones it cuts off. A request
+ * takes a free slot of an array and gives it back: no hashing of its fresh id and no map growing
+ * and shrinking with every request, as a Map keyed by id did (issue #33).
+ */
+export class InFlightTable {
+  private slots: Array<InFlight | undefined> = [];
+  private free: number[] = [];
+
+  /** Holds `r` until `remove(r)`: its slot is kept on it. */
+  add(r: InFlight & { slot: number }): void {
+    const i = this.free.pop();
+    if (i === undefined) r.slot = this.slots.push(r) - 1;
+    else this.slots[(r.slot = i)] = r;
+  }
+
+  /** Lets `r` go (again: nothing). */
+  remove(r: InFlight & { slot: number }): void {
+    const i = r.slot;
+    if (i < 0 || this.slots[i] !== r) return;
+    this.slots[i] = undefined;
+    r.slot = -1;
+    this.free.push(i);
+  }
+
+  /** The requests held, oldest first. */
+  list(): InFlight[] {
+    return this.slots.filter((r): r is InFlight => r !== undefined).sort((a, b) => a.started - b.started);
+  }
 }
 
 /** The month's use of a key so far, for the headers of a request it made that was refused before admission. */
@@ -40,7 +71,7 @@ export interface GatewayOptions {
   logger: Logger;
   plans: PlanTable;
   metrics?: Metrics;
-  inFlight?: Map<string, InFlight>;
+  inFlight?: InFlightTable;
   usedSoFar?: UsedSoFar;
   /** The app's error handler: what a wrapped handler throws is answered with it, as Hono's compose did. */
   onError: (err: Error, c: Context<AppEnv>) => Response | Promise<Response>;
@@ -50,9 +81,17 @@ export interface GatewayOptions {
   ipCheck?: (c: Context<AppEnv>) => void;
 }
 
+export interface WrapOptions {
+  /**
+   * Set `startedAt` on the context (the compatibility routes read it for their timings). The
+   * native routes do without: a fifth variable grows the context's map of them (issue #33).
+   */
+  startedAt?: boolean;
+}
+
 export interface Gateway {
   /** A route's handler with the gateway around it: one Hono handler. */
-  wrap(handler: GatewayHandler): GatewayHandler;
+  wrap(handler: GatewayHandler, opts?: WrapOptions): GatewayHandler;
   /** The same as Hono middleware, for paths whose handlers are mounted by others (dashboard, docs). */
   middleware: MiddlewareHandler<AppEnv>;
 }
@@ -108,33 +147,51 @@ export function createGateway(opts: GatewayOptions): Gateway {
     return text;
   };
 
-  interface Started { id: string; parent: Context<AppEnv> | undefined; started: number; t0: number }
+  /**
+   * A request under way: what its log line and headers need, and, as it is, its entry in the
+   * in-flight table (one object per request, not two).
+   */
+  interface Started extends InFlight { parent: Context<AppEnv> | undefined; t0: number; slot: number }
 
-  const begin = (c: Context<AppEnv>): Started => {
+  const begin = (c: Context<AppEnv>, timed = true): Started => {
     const started = clock.now();
     // A request the app sends itself (compatibility routes, MCP tools) shares its parent's id.
     const parent = parentOf(c);
     const id = parent?.get("requestId") ?? requestId(started);
     c.set("requestId", id);
-    c.set("startedAt", started);
-    if (!parent && inFlight) inFlight.set(id, { req_id: id, method: c.req.method, path: c.req.path, started });
-    return { id, parent, started, t0: performance.now() };
+    if (timed) c.set("startedAt", started);
+    const req = c.req;
+    const s: Started = { req_id: id, method: req.method, path: req.path, started, parent, t0: performance.now(), slot: -1 };
+    if (!parent && inFlight) inFlight.add(s);
+    return s;
   };
 
-  /** The response that leaves, with the gateway headers; the log line and metrics. */
-  const finish = async (c: Context<AppEnv>, res: Response, s: Started, fresh: boolean): Promise<Response> => {
-    const { id, parent, started } = s;
-    if (!parent) inFlight?.delete(id);
+  /**
+   * The response that leaves, with the gateway headers; the log line and metrics. Synchronous
+   * unless a key refused after it was recognised needs its month's use read (an async function
+   * returning into another costs a promise and two turns of the microtask queue per request).
+   */
+  const finish = (c: Context<AppEnv>, res: Response, s: Started, fresh: boolean): Response | Promise<Response> => {
     const auth = c.get("auth");
-    let limits = c.get("limits");
+    const limits = c.get("limits");
     // A key refused after it was recognised (scope, body, query) still has its own plan and use.
-    if (!limits && auth && usedSoFar) c.set("limits", (limits = await knownKeyLimits(auth.plan.quota, auth.key.id, started, usedSoFar, resetAt)));
+    if (!limits && auth && usedSoFar) {
+      return knownKeyLimits(auth.plan.quota, auth.key.id, s.started, usedSoFar, resetAt).then((known) => {
+        c.set("limits", known);
+        return headed(c, res, s, fresh, auth, known);
+      });
+    }
+    return headed(c, res, s, fresh, auth, limits);
+  };
+
+  const headed = (c: Context<AppEnv>, res: Response, s: Started, fresh: boolean, auth: AuthInfo | undefined, limits: LimitInfo | undefined): Response => {
+    const { req_id: id, parent, started, method, path } = s;
+    if (!parent) inFlight?.remove(s);
     // Without a valid key the headers describe the lowest plan's full allowance (api.md §3).
     const quota = limits ? limits.quota : anonymousQuota;
     const limit = quota === null ? "unlimited" : String(quota);
     const remaining = quota === null ? "unlimited" : String(Math.max(0, quota - (limits ? limits.used : 0)));
     const reset = limits ? limits.resetAt : resetAt(started);
-    const method = c.req.method;
     const r = c.get("reply");
     let out: Response;
     if (fresh && r !== undefined && r.res === res) {
@@ -162,31 +219,26 @@ export function createGateway(opts: GatewayOptions): Gateway {
     }
     const seconds = (performance.now() - s.t0) / 1000;
     const status = out.status;
-    metrics?.request(c.get("route") ?? (c.req.path.startsWith("/dashboard") ? "/dashboard" : "unmatched"), method, status, seconds);
-    // Built field by field, in the line's order (no spread copies per request).
-    const line: Record<string, unknown> = { req_id: id, method, path: c.req.path };
-    if (parent) line.via = parent.req.path;
-    line.status = status;
-    line.duration_ms = Math.round(seconds * 10_000) / 10;
-    if (auth) {
-      line.key_id = auth.key.id;
-      line.account = auth.account.name;
-    }
+    metrics?.request(c.get("route") ?? (path.startsWith("/dashboard") ? "/dashboard" : "unmatched"), method, status, seconds);
+    const durationMs = Math.round(seconds * 10_000) / 10;
     // The status above never reached the client; gone before its answer was ready, it was not charged (gateway/guard.ts).
-    if (c.get("clientGone")) line.client_gone = true;
-    logger.info(line, "request");
-    return out;
-  };
-
-  /** The handler's answer, or the error handler's for what it (or a step before it) threw. */
-  const answer = async (c: Context<AppEnv>, handler: GatewayHandler): Promise<Response> => {
-    try {
-      return await handler(c);
-    } catch (err) {
-      if (!(err instanceof Error)) throw err;
-      c.error = err;
-      return await onError(err, c);
+    const gone = c.get("clientGone") === true;
+    const via = parent ? parent.req.path : undefined;
+    if (logger.request) logger.request(id, method, path, via, status, durationMs, auth?.key.id, auth?.account.name, gone);
+    else {
+      // Built field by field, in the line's order (no spread copies per request).
+      const line: Record<string, unknown> = { req_id: id, method, path };
+      if (via !== undefined) line.via = via;
+      line.status = status;
+      line.duration_ms = durationMs;
+      if (auth) {
+        line.key_id = auth.key.id;
+        line.account = auth.account.name;
+      }
+      if (gone) line.client_gone = true;
+      logger.info(line, "request");
     }
+    return out;
   };
 
   /** CORS as Hono's compose ran it (a step around the handler), then the handler; the answer is `c.res`. */
@@ -216,31 +268,39 @@ export function createGateway(opts: GatewayOptions): Gateway {
     if (res !== undefined && (!c.finalized || failed)) c.res = res;
   };
 
-  const wrap = (route: GatewayHandler): GatewayHandler => {
+  const wrap = (route: GatewayHandler, opts: WrapOptions = {}): GatewayHandler => {
+    const timed = opts.startedAt === true;
     // The per-IP bucket before the route's own steps (it throws its refusal, answered below).
     const handler: GatewayHandler = ipCheck ? (c) => (ipCheck(c), route(c)) : route;
     if (!cors) {
       return async (c) => {
         // Already inside the gateway (its middleware ran for this path): the handler alone.
         if (c.get("requestId") !== undefined) return handler(c);
-        const s = begin(c);
+        const s = begin(c, timed);
         let res: Response;
         try {
-          res = await answer(c, handler);
+          // The handler's answer, or the error handler's for what it (or a step before it) threw.
+          res = await handler(c);
         } catch (err) {
-          if (!s.parent) inFlight?.delete(s.id);
-          throw err;
+          try {
+            if (!(err instanceof Error)) throw err;
+            c.error = err;
+            res = await onError(err, c);
+          } catch (failed) {
+            if (!s.parent) inFlight?.remove(s);
+            throw failed;
+          }
         }
         return finish(c, res, s, true);
       };
     }
     return async (c) => {
       if (c.get("requestId") !== undefined) return handler(c);
-      const s = begin(c);
+      const s = begin(c, timed);
       try {
         await withCors(c, handler);
       } catch (err) {
-        if (!s.parent) inFlight?.delete(s.id);
+        if (!s.parent) inFlight?.remove(s);
         throw err;
       }
       // CORS sets its headers on the made response: the gateway's go on it too.
@@ -267,7 +327,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
         }
       }
     } finally {
-      if (!s.parent) inFlight?.delete(s.id);
+      if (!s.parent) inFlight?.remove(s);
     }
     const out = await finish(c, c.res, s, false);
     if (out !== c.res) c.res = out;

@@ -29,10 +29,12 @@ export interface PipelineDeps {
   logger: Logger;
   /** The app's error handler: an error of the handler is answered with it, as Hono's own would. */
   onError: ErrorHandler<AppEnv>;
+  /** Name the route on the context (`route`): only metrics read it. */
+  nameRoutes?: boolean;
 }
 
 export function routePipeline(r: RouteDef, deps: PipelineDeps): (c: Context<AppEnv>) => Promise<Response> {
-  const { auth, planOf, counters, clock, lastUsed, logger, onError } = deps;
+  const { auth, planOf, counters, clock, lastUsed, logger, onError, nameRoutes } = deps;
   // The native API's query parameters are checked as its body fields are (/health and /metrics take what probes add).
   const query = r.path.startsWith("/v1/") ? (r.query ?? {}) : null;
   // Operations parse HTML and count tokens: those libraries load on the first one, not at start-up.
@@ -52,7 +54,7 @@ export function routePipeline(r: RouteDef, deps: PipelineDeps): (c: Context<AppE
   };
 
   return async (c) => {
-    c.set("route", r.path);
+    if (nameRoutes) c.set("route", r.path);
     if (r.auth) await authorize(c, auth, planOf, r.scope, r.path);
     if (query) checkQuery(c, query, r.path);
     if (r.body) await jsonBody(c, r.body, r.maxBodyBytes);

@@ -5,7 +5,9 @@ import type { AppDeps } from "../gateway/context.ts";
 import { USAGE_GROUPS } from "../limits/groups.ts";
 import { periodOf, periodResetAt } from "../limits/period.ts";
 import type { RouteDef } from "../gateway/route.ts";
-import { replyJson } from "../gateway/headers.ts";
+import { reply } from "../gateway/headers.ts";
+import type { Plan } from "../limits/plans.ts";
+import type { UsageCount } from "../ports.ts";
 import { IsoTimestamp } from "./schemas.ts";
 import { dailyUsageRoute } from "./usage-daily.ts";
 
@@ -19,6 +21,28 @@ export const UsageRecord = v.object({
   per_minute_limit: Count,
   endpoints: v.record(v.string(), Count),
 });
+
+/** A number as JSON.stringify writes it (one that is not finite is null). */
+const num = (n: number | null): string => (n === null || !Number.isFinite(n) ? "null" : String(n));
+/** Each plan's id as a JSON string, made once. */
+const planIds = new Map<string, string>();
+
+/**
+ * The Usage record's JSON, member by member in the schema's order: what JSON.stringify writes for
+ * `{plan, quota, used, remaining, reset_at, per_minute_limit, endpoints}`, without the two objects
+ * and the walk over them per request (issue #33; tests/unit/usage-record.test.ts holds them equal).
+ */
+export function usageRecord(plan: Plan, usage: UsageCount, resetAt: string): string {
+  let id = planIds.get(plan.id);
+  if (id === undefined) {
+    id = JSON.stringify(plan.id);
+    if (planIds.size < 1000) planIds.set(plan.id, id);
+  }
+  const remaining = plan.quota === null ? null : Math.max(0, plan.quota - usage.used);
+  let endpoints = "";
+  for (const g of USAGE_GROUPS) endpoints += `${endpoints === "" ? "" : ","}"${g}":${num(usage.groups[g] ?? 0)}`;
+  return `{"plan":${id},"quota":${num(plan.quota)},"used":${num(usage.used)},"remaining":${num(remaining)},"reset_at":${JSON.stringify(resetAt)},"per_minute_limit":${num(plan.perMinute)},"endpoints":{${endpoints}}}`;
+}
 
 export function usageRoutes(deps: AppDeps): RouteDef[] {
   const { ports } = deps;
@@ -38,17 +62,7 @@ export function usageRoutes(deps: AppDeps): RouteDef[] {
         const { key, plan } = c.get("auth")!;
         const now = ports.clock.now();
         const usage = await ports.counters.usage(key.id, periodOf(now));
-        const endpoints: Record<string, number> = {};
-        for (const g of USAGE_GROUPS) endpoints[g] = usage.groups[g] ?? 0;
-        return replyJson(c, {
-          plan: plan.id,
-          quota: plan.quota,
-          used: usage.used,
-          remaining: plan.quota === null ? null : Math.max(0, plan.quota - usage.used),
-          reset_at: periodResetAt(now),
-          per_minute_limit: plan.perMinute,
-          endpoints,
-        });
+        return reply(c, usageRecord(plan, usage, periodResetAt(now)));
       },
     },
     dailyUsageRoute(deps),

@@ -13,7 +13,8 @@
  *   account's key index and records kept while the mark stays the same (keys/list-cache.ts); no
  *   read of a request's signal or body; one setImmediate (two for /v1/keys: the mark, the last
  *   uses) and at most one timer for the 50.
- * - GET /v1/usage one at a time: one statement each (the mark), none else.
+ * - GET /v1/usage one at a time: one statement each (the mark), none else. 50 at once share one
+ *   promise of the key store's mark (one async step and one string for the turn, not one each).
  * - A metered POST, 50 at once: the units are committed in group transactions (BEGIN, the month's
  *   and the day's count, the window's expiry, COMMIT: 5 statements, and a window row per distinct
  *   millisecond of admission), at most 2 of them for the 50; each request reads its body and its
@@ -180,6 +181,18 @@ describe("the gateway's work per authenticated request (budgets in the file's he
     expect(s.timeouts).toBeLessThanOrEqual(1);
   });
 
+  it("GET /v1/usage, 50 at once: the key store's mark is one promise for all of them, not an async step each", async () => {
+    const keys = built.ports.keys;
+    const marks = vi.spyOn(keys, "changeMark");
+    try {
+      await spend(50, (r) => request("/v1/usage", r));
+      expect(marks).toHaveBeenCalledTimes(50);
+      expect(new Set(marks.mock.results.map((r) => r.value)).size).toBe(1);
+    } finally {
+      marks.mockRestore();
+    }
+  });
+
   it("GET /v1/usage, one at a time: the mark and nothing else per request", async () => {
     const s = await spend(20, (r) => request("/v1/usage", r), false);
     expect(s.statements.filter((sql) => sql === DATA_VERSION)).toHaveLength(20);
@@ -209,8 +222,12 @@ describe("the gateway's work per authenticated request (budgets in the file's he
     expect(s.statements.filter((sql) => sql === DATA_VERSION)).toHaveLength(1);
     // Per group commit: BEGIN, the month's and the day's count, the window's expiry, COMMIT, and
     // one window row per distinct millisecond in which units were admitted.
-    const hits = other(s).filter((sql) => sql.startsWith("INSERT INTO quarry_window"));
-    expect(other(s).length - hits.length).toBeLessThanOrEqual(commits * 5);
+    // last_used_at is written at most once a second per key (not per request): on a loaded machine a
+    // second can pass between the files' cases, so that one write may fall in here.
+    const statements = other(s).filter((sql) => !/INSERT INTO "?quarry_kv/.test(sql));
+    const hits = statements.filter((sql) => sql.startsWith("INSERT INTO quarry_window"));
+    expect(statements.length - hits.length, JSON.stringify(statements)).toBeLessThanOrEqual(commits * 5);
+    expect(other(s).length - statements.length).toBeLessThanOrEqual(1);
     expect(hits.length).toBeLessThanOrEqual(50);
     expect(s.reads).toEqual({ signal: 50, body: 50 });
     // The window's old rows: at most once a second per key, not once per commit.

@@ -89,3 +89,42 @@ describe("createLogger's own writing of flat lines", () => {
     expect(ours.lines.join("")).not.toContain(SECRET);
   });
 });
+
+describe("createLogger's line for a request (the gateway's, issue #33)", () => {
+  it("writes, byte for byte, what pino writes for the same members in the gateway's order, and nothing below info", async () => {
+    const pino = (await import("pino")).default;
+    const capture = () => {
+      const lines: string[] = [];
+      return { lines, write: (l: string) => (lines.push(l), true) };
+    };
+    const ours = capture();
+    const theirs = capture();
+    const logger = createLogger("info", ours as never);
+    const reference = pino({ level: "info", base: undefined, timestamp: () => "", formatters: { log: redactSecrets } }, theirs as never);
+    type Args = [string, string, string, string | undefined, number, number, string | undefined, string | undefined, boolean];
+    const cases: Args[] = [
+      ["req_01", "GET", "/v1/usage", undefined, 200, 0.4, "key_01", "acme", false],
+      ["req_02", "POST", "/v1/scrape", "/v2/scrape", 503, 12, "key_02", 'a"b\\c\n\ud800é', true],
+      ["req_03", "GET", '/x"y\u0001', undefined, 404, NaN, undefined, undefined, false],
+      ["req_04", "HEAD", "/health", undefined, 200, Infinity, undefined, undefined, true],
+    ];
+    for (const [id, method, path, via, status, ms, keyId, account, gone] of cases) {
+      logger.request!(id, method, path, via, status, ms, keyId, account, gone);
+      // The object as the gateway built it before: field by field, in this order.
+      const line: Record<string, unknown> = { req_id: id, method, path };
+      if (via !== undefined) line.via = via;
+      line.status = status;
+      line.duration_ms = ms;
+      if (keyId !== undefined) line.key_id = keyId;
+      if (account !== undefined) line.account = account;
+      if (gone) line.client_gone = true;
+      reference.info(line, "request");
+    }
+    const strip = (l: string) => l.replace(/,"time":"[^"]*"/, "");
+    expect(ours.lines.map(strip)).toEqual(theirs.lines.map(strip));
+    expect(ours.lines.every((l) => /^\{"level":30,"time":"\d{4}-\d\d-\d\dT[\d:.]+Z",/.test(l))).toBe(true);
+    const quiet = capture();
+    createLogger("warn", quiet as never).request!("req_05", "GET", "/", undefined, 200, 1, undefined, undefined, false);
+    expect(quiet.lines).toEqual([]);
+  });
+});
