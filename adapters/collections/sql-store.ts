@@ -58,7 +58,7 @@ const MAX_OCCURRENCES = 255;
  * A passage's weighted count f of each of its terms (Σ field weight × occurrences, title 3, heading 2, text 1),
  * counting at most MAX_OCCURRENCES occurrences of a term: the one count both stores index, so they score alike.
  */
-function weightedCounts(a: AnalyzedPassage): Map<string, number> {
+export function weightedCounts(a: AnalyzedPassage): Map<string, number> {
   const f = new Map<string, number>(), seen = new Map<string, number>();
   const add = (terms: string[], weight: number) => {
     for (const t of terms) {
