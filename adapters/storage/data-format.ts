@@ -8,13 +8,16 @@
  * Format 2: collections keep what each holds on its row (held_documents, held_bytes, which an older
  * version's writes would leave stale), and PostgreSQL's collections moved from a tsvector per passage to
  * postings blocks and one text row per document (an older version would look for tables no longer there).
+ * Format 3: PostgreSQL's postings blocks hold their entries as varint bytes keyed by their first passage number
+ * (adapters/collections/postings.ts), which format 2's bigint[] reader would misread; format 2's blocks are
+ * converted when the server starts. SQLite's data is unchanged from format 2.
  *
  * Raise DATA_FORMAT with any change an older version would misread (a column or record it would
  * drop or misinterpret, a meaning that changed), never for additions it can ignore.
  */
 import type { SyncSqlite } from "./sqlite-counters.ts";
 
-export const DATA_FORMAT = 2;
+export const DATA_FORMAT = 3;
 
 export const FORMAT_TABLE = "CREATE TABLE IF NOT EXISTS quarry_format (id INTEGER PRIMARY KEY, format INTEGER NOT NULL, version TEXT NOT NULL)";
 

@@ -1,11 +1,12 @@
 /**
- * PostgreSQL collections written by the version that kept a row per passage with a `tsvector` (GIN index) and
- * a table of the terms' passage counts: after the upgrade at start they are searched, ranked, changed and
- * removed like collections made by this version, and the old tables are gone.
+ * PostgreSQL collections written by older versions: the one that kept a row per passage with a `tsvector` (GIN
+ * index) and a table of the terms' passage counts, and data format 2, whose postings blocks were bigint[] of
+ * packed entries. After the upgrade at start they are searched, ranked, changed and removed like collections
+ * made by this version, and the old tables are gone.
  */
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { COLLECTIONS_PG_SCHEMA, SqlCollectionStore } from "../../adapters/collections/sql-store.ts";
+import { COLLECTIONS_PG_SCHEMA, SqlCollectionStore, weightedCounts } from "../../adapters/collections/sql-store.ts";
 import { pgDriver } from "../../adapters/jobs/sql-drivers.ts";
 import { analyzePassage } from "../../core/collections/analyze.ts";
 import { addDocuments, searchCollection, toIndexed } from "../../core/collections/service.ts";
@@ -31,9 +32,58 @@ CREATE INDEX quarry_collection_chunks_doc ON quarry_collection_chunks (account, 
 CREATE INDEX quarry_collection_chunks_tsv ON quarry_collection_chunks USING GIN (tsv);
 `;
 
-async function rankings(s: CollectionStore, name: string) {
+/** The collections' tables as data format 2 made them on PostgreSQL (its COLLECTIONS_PG_SCHEMA). */
+const FORMAT2_SCHEMA = `
+CREATE TABLE quarry_collections (account TEXT NOT NULL, name TEXT NOT NULL, description TEXT, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL,
+  held_documents BIGINT NOT NULL DEFAULT 0, held_bytes BIGINT NOT NULL DEFAULT 0, next_passage BIGINT NOT NULL DEFAULT 1, PRIMARY KEY (account, name));
+CREATE TABLE quarry_collection_docs (account TEXT NOT NULL, collection TEXT NOT NULL, id TEXT NOT NULL, url TEXT, title TEXT, hash TEXT NOT NULL, passages INTEGER NOT NULL, bytes BIGINT NOT NULL, metadata TEXT, updated_at BIGINT NOT NULL, PRIMARY KEY (account, collection, id));
+CREATE INDEX quarry_collection_docs_account ON quarry_collection_docs (account);
+CREATE TABLE quarry_collection_stats (account TEXT NOT NULL, collection TEXT NOT NULL, passages BIGINT NOT NULL, length DOUBLE PRECISION NOT NULL, PRIMARY KEY (account, collection));
+CREATE TABLE quarry_collection_texts (account TEXT NOT NULL, collection TEXT NOT NULL, doc_id TEXT NOT NULL, first BIGINT NOT NULL, headings TEXT[] NOT NULL, bodies TEXT[] NOT NULL, PRIMARY KEY (account, collection, doc_id));
+CREATE UNIQUE INDEX quarry_collection_texts_first ON quarry_collection_texts (account, collection, first);
+CREATE TABLE quarry_collection_blocks (account TEXT NOT NULL, collection TEXT NOT NULL, term TEXT NOT NULL, block INTEGER NOT NULL, n INTEGER NOT NULL, items BIGINT[] NOT NULL,
+  PRIMARY KEY (account, collection, term, block)) WITH (fillfactor = 75);
+ALTER TABLE quarry_collection_blocks ALTER COLUMN items SET STORAGE MAIN;
+`;
+
+/**
+ * A collection as data format 2 wrote it: passages numbered from 1, each document's texts in a row, and each
+ * term's entries (passage × 2^28 + weighted count × 2^14 + weighted length) in blocks of at most `perBlock`
+ * (the store wrote 128; fewer here, so that a term spans several blocks). The first passage is numbered
+ * `from`, as in a collection whose first documents were replaced.
+ */
+async function writeFormat2(pool: pg.Pool, account: string, name: string, pages: typeof PAGES, perBlock: number, from: number) {
+  let passages = 0, length = 0, next = from;
+  const postings = new Map<string, bigint[]>();
+  const docs = await Promise.all(pages.map((p) => toIndexed(p)));
+  for (const d of docs) {
+    await pool.query("INSERT INTO quarry_collection_docs VALUES ($1, $2, $3, NULL, $4, $5, $6, 0, NULL, 1)", [account, name, d.id, d.title, d.hash, d.passages.length]);
+    await pool.query("INSERT INTO quarry_collection_texts VALUES ($1, $2, $3, $4, $5, $6)", [account, name, d.id, next, d.passages.map((p) => p.heading), d.passages.map((p) => p.text)]);
+    for (const p of d.passages) {
+      const a = analyzePassage(d.title, p.heading, p.text);
+      passages++;
+      length += a.length;
+      for (const [t, f] of weightedCounts(a)) {
+        if (!postings.has(t)) postings.set(t, []);
+        postings.get(t)!.push((BigInt(next) << 28n) | (BigInt(f) << 14n) | BigInt(a.length));
+      }
+      next++;
+    }
+  }
+  await pool.query("INSERT INTO quarry_collections VALUES ($1, $2, NULL, 1, 1, $3, 0, $4)", [account, name, docs.length, next]);
+  await pool.query("INSERT INTO quarry_collection_stats VALUES ($1, $2, $3, $4)", [account, name, passages, length]);
+  for (const [t, items] of postings) {
+    for (let i = 0; i * perBlock < items.length; i++) {
+      const part = items.slice(i * perBlock, (i + 1) * perBlock).map(String);
+      await pool.query("INSERT INTO quarry_collection_blocks VALUES ($1, $2, $3, $4, $5, $6::bigint[])", [account, name, t, i, part.length, part]);
+    }
+  }
+  return passages;
+}
+
+async function rankings(s: CollectionStore, name: string, account = "acme") {
   const out: [string, string[]][] = [];
-  for (const q of QUERIES) out.push([q, (await searchCollection(s, "acme", name, q, { maxResults: 10 })).map((d) => `${d.id} ${d.score.toFixed(9)} ${d.passages.map((p) => `${p.heading}|${p.text}`).join(" ")}`)]);
+  for (const q of QUERIES) out.push([q, (await searchCollection(s, account, name, q, { maxResults: 10 })).map((d) => `${d.id} ${d.score.toFixed(9)} ${d.passages.map((p) => `${p.heading}|${p.text}`).join(" ")}`)]);
   return out;
 }
 
@@ -90,5 +140,51 @@ describe("PostgreSQL collections made before the postings blocks", () => {
     expect(await s.remove("acme", "old")).toBe(true);
     const rest = await pool.query("SELECT (SELECT count(*) FROM quarry_collection_texts WHERE collection = 'old')::int AS texts, (SELECT count(*) FROM quarry_collection_blocks WHERE collection = 'old')::int AS blocks");
     expect(rest.rows[0]).toEqual({ texts: 0, blocks: 0 });
+  });
+
+  it("data format 2's postings blocks (bigint[]) are converted at start: same answers as collections filled now, and they change and go as new ones do", async () => {
+    const db = await tempDatabase("collupgrade2");
+    const pool2 = new pg.Pool({ connectionString: db.url, max: 2 });
+    try {
+      await pool2.query(FORMAT2_SCHEMA);
+      // Two accounts' collections, so the conversion passes from one collection's terms to the next.
+      const passages = await writeFormat2(pool2, "acme", "old", PAGES, 2, 1);
+      await writeFormat2(pool2, "beta", "old", PAGES.slice(1, 3), 1, 40);
+      expect((await pool2.query("SELECT count(*)::int AS n FROM quarry_collection_blocks WHERE term = 'heat' AND account = 'acme'")).rows[0].n).toBeGreaterThan(1);
+
+      await pool2.query(COLLECTIONS_PG_SCHEMA);
+      const s = new SqlCollectionStore(pgDriver(pool2));
+      await s.init();
+      // Starting again finds nothing left to convert.
+      await new SqlCollectionStore(pgDriver(pool2)).init();
+      const columns = await pool2.query("SELECT column_name FROM information_schema.columns WHERE table_name = 'quarry_collection_blocks' ORDER BY column_name");
+      expect(columns.rows.map((r) => r.column_name)).toEqual(["account", "block", "collection", "items", "last", "term"]);
+      expect((await pool2.query("SELECT to_regclass('quarry_collection_blocks_format2') AS t")).rows[0].t).toBeNull();
+
+      for (const [account, pages] of [["acme", PAGES], ["beta", PAGES.slice(1, 3)]] as const) {
+        await s.create(account, "fresh", null, 1);
+        await addDocuments(s, account, "fresh", pages, null, 2);
+        const old = await rankings(s, "old", account);
+        expect(old.some(([, hits]) => hits.length > 0)).toBe(true);
+        expect(old).toEqual(await rankings(s, "fresh", account));
+      }
+      expect((await s.get("acme", "old"))!.passages).toBe(passages);
+
+      // Replaced, removed and added documents of the converted collection leave its postings right.
+      const changed = [{ ...PAGES[2]!, markdown: "The wind tunnel was rebuilt for heat transfer tests." }];
+      const extra = { id: "nozzle", title: "Nozzle flow", markdown: "Flow through a supersonic nozzle of a wind tunnel, with heat transfer at the throat." };
+      for (const name of ["old", "fresh"]) {
+        expect(await addDocuments(s, "acme", name, changed, null, 3)).toEqual({ added: [], replaced: ["tunnel"], unchanged: [] });
+        expect(await s.removeDocument("acme", name, "wing-flutter")).toBe(true);
+        expect((await addDocuments(s, "acme", name, [extra], null, 4)).added).toEqual(["nozzle"]);
+      }
+      expect(await rankings(s, "old")).toEqual(await rankings(s, "fresh"));
+      expect(await s.remove("acme", "old")).toBe(true);
+      const rest = await pool2.query("SELECT (SELECT count(*) FROM quarry_collection_texts WHERE account = 'acme' AND collection = 'old')::int AS texts, (SELECT count(*) FROM quarry_collection_blocks WHERE account = 'acme' AND collection = 'old')::int AS blocks");
+      expect(rest.rows[0]).toEqual({ texts: 0, blocks: 0 });
+    } finally {
+      await pool2.end();
+      await db.drop();
+    }
   });
 });
