@@ -10,6 +10,7 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedisCounters } from "../../adapters/storage/redis-counters.ts";
+import { RedisCache } from "../../adapters/storage/redis-cache.ts";
 import { openPostgres, type PgHandle } from "../../adapters/storage/postgres.ts";
 import type { AdmitRequest, AdmitResult } from "../../core/ports.ts";
 import { MemoryLogger } from "../helpers/app.ts";
@@ -24,6 +25,10 @@ const commands: string[] = [];
 const statements: string[] = [];
 
 async function instance(redisClock = true): Promise<RedisCounters> {
+  return new RedisCounters(client(), h.pool, { redisClock });
+}
+
+function client(): Redis {
   const redis = new Redis(REDIS_URL, { enableAutoPipelining: true });
   clients.push(redis);
   const send = redis.sendCommand.bind(redis);
@@ -31,7 +36,7 @@ async function instance(redisClock = true): Promise<RedisCounters> {
     commands.push(cmd.name);
     return (send as (...a: unknown[]) => unknown)(cmd, ...rest);
   }) as typeof redis.sendCommand;
-  return new RedisCounters(redis, h.pool, { redisClock });
+  return redis;
 }
 
 beforeAll(async () => {
@@ -44,13 +49,14 @@ beforeAll(async () => {
   };
 });
 afterAll(async () => {
-  const own = await clients[0]?.keys("quarry:{key_rturns_*");
+  const own = [...((await clients[0]?.keys("quarry:{key_rturns_*")) ?? []), ...((await clients[0]?.keys(`${CACHE_BASE}*`)) ?? [])];
   if (own?.length) await clients[0]!.del(...own);
   for (const c of clients) c.disconnect();
   await h?.close();
   await db?.drop();
 });
 
+const CACHE_BASE = `quarry:test-rturns-cache-${process.pid}`;
 let seq = 0;
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
 const req = (keyId: string, over: Partial<AdmitRequest> = {}): AdmitRequest => ({
@@ -152,5 +158,21 @@ describe("Redis counters: one command per key and turn", () => {
     // The one in flight, then one for everything that waited for it (a statement per turn before).
     const writes = statements.slice(from).filter((s) => s.includes("INSERT INTO quarry_window_log")).length;
     expect(writes).toBe(2);
+  });
+
+  it("50 cache reads of one entry asked in one turn are one GET, each caller with its own copy; a turn's other entries are read apart", async () => {
+    const cache = new RedisCache(client(), { base: CACHE_BASE });
+    await cache.set("scrape:a", { text: "A", n: 1 }, 60);
+    await cache.set("scrape:b", { text: "B", n: 2 }, 60);
+    const read = await counted(() => Promise.all([...Array.from({ length: 50 }, () => cache.get<{ text: string; n: number }>("scrape:a")), cache.get<{ text: string; n: number }>("scrape:b"), cache.get<{ text: string; n: number }>("scrape:none")]));
+    expect(read.commands).toEqual(["get", "get", "get"]);
+    expect(read.value.slice(0, 50).every((v) => v?.text === "A")).toBe(true);
+    expect(read.value[50]).toEqual({ text: "B", n: 2 });
+    expect(read.value[51]).toBeNull();
+    read.value[0]!.n = 99;
+    expect(read.value[1]!.n).toBe(1);
+    // A write then a read in one turn: the read sees the write.
+    const [, after] = await Promise.all([cache.set("scrape:a", { text: "A2", n: 3 }, 60), cache.get<{ text: string }>("scrape:a")]);
+    expect(after?.text).toBe("A2");
   });
 });
