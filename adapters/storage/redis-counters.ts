@@ -118,6 +118,28 @@ end
 return 1
 `;
 
+/**
+ * One flush of the write-through: the window log and the units (month and day) in one statement,
+ * so both commit together or not at all. Rows go in key order, so that two instances' flushes take
+ * their row locks alike and never wait on each other in a cycle. Sent as a named statement: each
+ * pooled connection parses and plans it once (its text was most of the bytes sent to PostgreSQL).
+ */
+const FLUSH = `WITH w AS (
+     INSERT INTO quarry_window_log AS t (key_id, ms, n)
+     SELECT * FROM unnest($1::text[], $2::bigint[], $3::int[]) AS w (key_id, ms, n) ORDER BY key_id, ms
+     ON CONFLICT (key_id, ms) DO UPDATE SET n = t.n + excluded.n RETURNING 1
+   ), a AS (
+     SELECT * FROM unnest($4::text[], $5::text[], $6::text[], $8::text[], $7::int[]) AS a (key_id, period, grp, day, n)
+   ), u AS (
+     INSERT INTO quarry_usage AS t (key_id, period, grp, n)
+     SELECT key_id, period, grp, sum(n)::int FROM a GROUP BY key_id, period, grp ORDER BY key_id, period, grp
+     ON CONFLICT (key_id, period, grp) DO UPDATE SET n = greatest(0, t.n + excluded.n) RETURNING 1
+   ), y AS (
+     INSERT INTO quarry_usage_daily AS t (key_id, period, day, grp, n)
+     SELECT key_id, period, day, grp, n FROM a ORDER BY key_id, period, day, grp
+     ON CONFLICT (key_id, period, day, grp) DO UPDATE SET n = greatest(0, t.n + excluded.n) RETURNING 1
+   ) SELECT (SELECT count(*) FROM w) AS w, (SELECT count(*) FROM u) AS u, (SELECT count(*) FROM y) AS y`;
+
 const MONTH_TTL_MS = 35 * 86_400_000;
 
 const digests = new Map<string, string>();
@@ -216,9 +238,9 @@ export class RedisCounters implements Counters {
     }
   }
 
-  private async pg<T extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<T[]> {
+  private async pg<T extends pg.QueryResultRow>(sql: string | { name: string; text: string }, params: unknown[]): Promise<T[]> {
     try {
-      return (await this.pool.query<T>(sql, params)).rows;
+      return (await (typeof sql === "string" ? this.pool.query<T>(sql, params) : this.pool.query<T>({ ...sql, values: params }))).rows;
     } catch (err) {
       throw new StorageError(`PostgreSQL: ${(err as Error).message}`, { cause: err });
     }
@@ -397,24 +419,8 @@ export class RedisCounters implements Counters {
     const wk = [...win.keys()].map((k) => k.split("\u0000"));
     const uk = [...use.keys()].map((k) => k.split("\u0000"));
     try {
-      // One statement: both inserts commit together or not at all. Rows go in key order, so
-      // that two instances' flushes take their row locks alike and never wait on each other in a cycle.
       await this.pg(
-        `WITH w AS (
-           INSERT INTO quarry_window_log AS t (key_id, ms, n)
-           SELECT * FROM unnest($1::text[], $2::bigint[], $3::int[]) AS w (key_id, ms, n) ORDER BY key_id, ms
-           ON CONFLICT (key_id, ms) DO UPDATE SET n = t.n + excluded.n RETURNING 1
-         ), a AS (
-           SELECT * FROM unnest($4::text[], $5::text[], $6::text[], $8::text[], $7::int[]) AS a (key_id, period, grp, day, n)
-         ), u AS (
-           INSERT INTO quarry_usage AS t (key_id, period, grp, n)
-           SELECT key_id, period, grp, sum(n)::int FROM a GROUP BY key_id, period, grp ORDER BY key_id, period, grp
-           ON CONFLICT (key_id, period, grp) DO UPDATE SET n = greatest(0, t.n + excluded.n) RETURNING 1
-         ), y AS (
-           INSERT INTO quarry_usage_daily AS t (key_id, period, day, grp, n)
-           SELECT key_id, period, day, grp, n FROM a ORDER BY key_id, period, day, grp
-           ON CONFLICT (key_id, period, day, grp) DO UPDATE SET n = greatest(0, t.n + excluded.n) RETURNING 1
-         ) SELECT (SELECT count(*) FROM w) AS w, (SELECT count(*) FROM u) AS u, (SELECT count(*) FROM y) AS y`,
+        { name: "quarry_redis_flush", text: FLUSH },
         [
           wk.map((k) => k[0]), wk.map((k) => Number(k[1])), [...win.values()],
           uk.map((k) => k[0]), uk.map((k) => k[1]), uk.map((k) => k[2]), [...use.values()], uk.map((k) => k[3]),

@@ -34,7 +34,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createServer, type Server } from "node:http";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -403,6 +403,8 @@ const shared: Row[] = [];
 try {
   for (const runtime of runtimes) rows.push(...(await runRuntime(runtime, routes, site.url)));
   if (!values["no-pg"]) {
+    // The bare app serves a copy of Quarry's document, written by the single-instance rows (none with --runtimes '').
+    if (!existsSync(join(work, "openapi.json"))) writeFileSync(join(work, "openapi.json"), "{}");
     const bare = await startBare("node", join(work, "openapi.json"));
     try {
       const pgRoutes = routes.filter((r): r is RouteId => r === "usage" || r === "post");

@@ -44,7 +44,7 @@ beforeAll(async () => {
   h = await openPostgres(db.url, new MemoryLogger());
   const query = h.pool.query.bind(h.pool) as (...a: unknown[]) => unknown;
   (h.pool as unknown as { query: (...a: unknown[]) => unknown }).query = (...a: unknown[]) => {
-    statements.push(String(a[0]));
+    statements.push(typeof a[0] === "string" ? a[0] : String((a[0] as { text?: string }).text));
     return query(...a);
   };
 });
