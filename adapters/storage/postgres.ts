@@ -93,7 +93,8 @@ export async function openPostgres(url: string, logger: Logger, opts: { max?: nu
     db: createDatabase(poolConnector(pool)),
     async keysVersion() {
       try {
-        const r = await pool.query<{ v: string }>("SELECT v FROM quarry_meta WHERE k = 'keys_version'");
+        // Named: each pooled connection parses and plans it once, then only binds it (read once a turn per instance).
+        const r = await pool.query<{ v: string }>({ name: "quarry_keys_version", text: "SELECT v FROM quarry_meta WHERE k = 'keys_version'" });
         return r.rows[0]?.v ?? "0";
       } catch (err) {
         throw new StorageError(`PostgreSQL: ${(err as Error).message}`, { cause: err });

@@ -10,6 +10,7 @@ import { StorageError } from "../../core/errors.ts";
 import type { CachePort } from "../../core/ports.ts";
 import { cacheSlot, entryFor } from "./cache-key.ts";
 import { CACHE_DEFAULTS } from "./lru-cache.ts";
+import { batched } from "./coalesce.ts";
 
 const BASE = "quarry:cache";
 
@@ -32,12 +33,29 @@ export class RedisCache implements CachePort {
 
   async get<T>(key: string): Promise<T | null> {
     try {
-      const raw = await this.redis.get(this.at(key));
+      const raw = await this.read(this.at(key));
+      // Each caller parses its own copy: callers of one turn share the read, never an object.
       return raw === null ? null : ((entryFor(key, JSON.parse(raw))?.v as T | undefined) ?? null);
     } catch {
       return null; // a cache that cannot answer (or an unreadable entry) is a miss, not an error
     }
   }
+
+  /**
+   * Entries asked for in one turn of the event loop, each read once (coalesce.ts: the read starts
+   * after every caller of the turn asked): fifty requests for one cached answer in a turn were
+   * fifty GETs of the same bytes (issue #33).
+   */
+  private readonly read = batched<string, string | null>(
+    async (slots) => {
+      const unique = [...new Set(slots)];
+      const values = await Promise.all(unique.map((k) => this.redis.get(k)));
+      const bySlot = new Map(unique.map((k, i) => [k, values[i] ?? null]));
+      return slots.map((k) => bySlot.get(k) ?? null);
+    },
+    (slot) => this.redis.get(slot),
+    () => true,
+  );
 
   async set(key: string, value: unknown, ttlSeconds: number): Promise<void> {
     const json = JSON.stringify({ k: key, v: value });

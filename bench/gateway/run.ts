@@ -4,6 +4,8 @@
  *
  *   npm run bench:gateway [-- --quick] [--seconds 6] [--rounds 3] [--runtimes node,deno,bun]
  *                         [--routes usage,keys,post,health,openapi] [--no-pg] [--connections 50]
+ *                         [--pg-variants pg,redis]   (which three-instance rows: PostgreSQL, PostgreSQL + Redis;
+ *                                                     --runtimes '' leaves out the single-instance rows)
  *
  * Quarry is `quarry serve` as an operator runs it: Node from dist/ (built first), Deno and Bun
  * from their adapters, on its SQLite default, logging every request at info to a file,
@@ -32,7 +34,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createServer, type Server } from "node:http";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -51,6 +53,7 @@ const { values } = parseArgs({
     runtimes: { type: "string", default: "node,deno,bun" },
     routes: { type: "string", default: "usage,keys,post,health,openapi" },
     "no-pg": { type: "boolean", default: false },
+    "pg-variants": { type: "string", default: "pg,redis" },
     connections: { type: "string", default: "50" },
   },
 });
@@ -400,11 +403,14 @@ const shared: Row[] = [];
 try {
   for (const runtime of runtimes) rows.push(...(await runRuntime(runtime, routes, site.url)));
   if (!values["no-pg"]) {
+    // The bare app serves a copy of Quarry's document, written by the single-instance rows (none with --runtimes '').
+    if (!existsSync(join(work, "openapi.json"))) writeFileSync(join(work, "openapi.json"), "{}");
     const bare = await startBare("node", join(work, "openapi.json"));
     try {
       const pgRoutes = routes.filter((r): r is RouteId => r === "usage" || r === "post");
-      shared.push(...(await runShared("Node, PostgreSQL ×3", false, pgRoutes, site.url, bare)));
-      shared.push(...(await runShared("Node, PostgreSQL + Redis ×3", true, pgRoutes, site.url, bare)));
+      const variants = values["pg-variants"]!.split(",").map((s) => s.trim());
+      if (variants.includes("pg")) shared.push(...(await runShared("Node, PostgreSQL ×3", false, pgRoutes, site.url, bare)));
+      if (variants.includes("redis")) shared.push(...(await runShared("Node, PostgreSQL + Redis ×3", true, pgRoutes, site.url, bare)));
     } finally {
       await stop(bare);
     }
