@@ -11,6 +11,22 @@ import { createLogger, FdDestination, REDACTED, redactSecrets } from "../../adap
 
 const SECRET = "qry_" + "ab".repeat(32);
 
+/** A line sink that keeps what it is given. */
+const capture = () => {
+  const lines: string[] = [];
+  return { lines, write: (l: string) => (lines.push(l), true) };
+};
+
+/** createLogger and, beside it, pino as createLogger configures it but writing every line itself, each into its own sink. */
+async function beside() {
+  const pino = (await import("pino")).default;
+  const ours = capture();
+  const theirs = capture();
+  const logger = createLogger("info", ours as never);
+  const reference = pino({ level: "info", base: undefined, timestamp: () => "", formatters: { log: redactSecrets } }, theirs as never);
+  return { ours, theirs, logger, reference };
+}
+
 describe("redactSecrets", () => {
   it("censors authorization, key and secret at the top, key and secret one level down, and the two header paths", () => {
     const given = {
@@ -55,16 +71,7 @@ describe("createLogger over an FdDestination", () => {
 
 describe("createLogger's own writing of flat lines", () => {
   it("writes the same JSON pino writes, and leaves errors, nested objects and secrets to pino", async () => {
-    const pino = (await import("pino")).default;
-    const capture = () => {
-      const lines: string[] = [];
-      return { lines, write: (l: string) => (lines.push(l), true) };
-    };
-    const ours = capture();
-    const theirs = capture();
-    const logger = createLogger("info", ours as never);
-    // pino as createLogger configures it, but every line written by pino itself.
-    const reference = pino({ level: "info", base: undefined, timestamp: () => "", formatters: { log: redactSecrets } }, theirs as never);
+    const { ours, theirs, logger, reference } = await beside();
     const objects: object[] = [
       { req_id: "req_1", method: "GET", path: "/v1/usage", status: 200, duration_ms: 0.4, key_id: "key_1", account: "acme" },
       { path: '/a"b\\c\n', n: NaN, inf: -Infinity, yes: true, no: false, gone: undefined, lone: "\ud800x", unicode: "é✓" },
@@ -92,15 +99,7 @@ describe("createLogger's own writing of flat lines", () => {
 
 describe("createLogger's line for a request (the gateway's, issue #33)", () => {
   it("writes, byte for byte, what pino writes for the same members in the gateway's order, and nothing below info", async () => {
-    const pino = (await import("pino")).default;
-    const capture = () => {
-      const lines: string[] = [];
-      return { lines, write: (l: string) => (lines.push(l), true) };
-    };
-    const ours = capture();
-    const theirs = capture();
-    const logger = createLogger("info", ours as never);
-    const reference = pino({ level: "info", base: undefined, timestamp: () => "", formatters: { log: redactSecrets } }, theirs as never);
+    const { ours, theirs, logger, reference } = await beside();
     type Args = [string, string, string, string | undefined, number, number, string | undefined, string | undefined, boolean];
     const cases: Args[] = [
       ["req_01", "GET", "/v1/usage", undefined, 200, 0.4, "key_01", "acme", false],
