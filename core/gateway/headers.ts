@@ -19,47 +19,9 @@ import { requestId } from "../ids.ts";
 import { LOWEST_PLAN, type PlanTable } from "../limits/plans.ts";
 import { periodResetAt } from "../limits/period.ts";
 import type { Clock, Logger, Metrics } from "../ports.ts";
-import type { AppEnv, AuthInfo, LimitInfo, Reply } from "./context.ts";
+import type { AppEnv, AuthInfo, LimitInfo } from "./context.ts";
 import { parentOf } from "./internal.ts";
-
-/** A request being answered, for a stopping server to name the ones it cuts off. */
-export interface InFlight {
-  req_id: string;
-  method: string;
-  path: string;
-  started: number;
-}
-
-/**
- * The requests being answered, for a stopping server to name the ones it cuts off. A request
- * takes a free slot of an array and gives it back: no hashing of its fresh id and no map growing
- * and shrinking with every request, as a Map keyed by id did (issue #33).
- */
-export class InFlightTable {
-  private slots: Array<InFlight | undefined> = [];
-  private free: number[] = [];
-
-  /** Holds `r` until `remove(r)`: its slot is kept on it. */
-  add(r: InFlight & { slot: number }): void {
-    const i = this.free.pop();
-    if (i === undefined) r.slot = this.slots.push(r) - 1;
-    else this.slots[(r.slot = i)] = r;
-  }
-
-  /** Lets `r` go (again: nothing). */
-  remove(r: InFlight & { slot: number }): void {
-    const i = r.slot;
-    if (i < 0 || this.slots[i] !== r) return;
-    this.slots[i] = undefined;
-    r.slot = -1;
-    this.free.push(i);
-  }
-
-  /** The requests held, oldest first. */
-  list(): InFlight[] {
-    return this.slots.filter((r): r is InFlight => r !== undefined).sort((a, b) => a.started - b.started);
-  }
-}
+import type { InFlight, InFlightTable } from "./in-flight.ts";
 
 /** The month's use of a key so far, for the headers of a request it made that was refused before admission. */
 export type UsedSoFar = (keyId: string, now: number) => Promise<number>;
@@ -96,43 +58,7 @@ export interface Gateway {
   middleware: MiddlewareHandler<AppEnv>;
 }
 
-const JSON_TYPE = "application/json";
-
-/**
- * Deno 2 answers a Response of a string body whose only header is its Content-Type from a fast
- * path, and prepares a native response (an op and a finalization registration) for any other at
- * construction; reading `.headers` after drops either. Side by side on Deno.serve (wrk, CPU per
- * request): a body with its type, then four `headers.set`, 16–19 µs; the five headers in the
- * constructor 17–23 µs; Hono's way (a Headers object copied in, then four sets) 21–25 µs. On Bun
- * and on @hono/node-server (whose Response keeps a plain header object until `.headers` is read)
- * the constructor is the cheaper. So on Deno the gateway headers are set on the made Response.
- */
-const SET_AFTER = typeof (globalThis as { Deno?: unknown }).Deno === "object";
-
-/**
- * A text answer (JSON by default) whose gateway headers are added in its Response's constructor
- * when it is final (headers.ts). The Response returned stands for it until then: its status and
- * headers are the answer's, and an answer that leaves through another path (a parent's
- * middleware) still gets every header, set on it.
- */
-export function reply(c: Context<AppEnv>, body: string, status = 200, type = JSON_TYPE, extra?: Record<string, string>): Response {
-  if (SET_AFTER) {
-    const res = new Response(body, { status, headers: { "Content-Type": type } });
-    if (extra) for (const k in extra) res.headers.set(k, extra[k]!);
-    return res;
-  }
-  let headers: Record<string, string> = { "Content-Type": type };
-  if (extra) headers = { ...headers, ...extra };
-  const res = new Response(body, { status, headers });
-  const r: Reply = { res, body, status, headers };
-  c.set("reply", r);
-  return res;
-}
-
-/** `reply` of a value as JSON. */
-export function replyJson(c: Context<AppEnv>, data: unknown, status = 200, extra?: Record<string, string>): Response {
-  return reply(c, JSON.stringify(data), status, JSON_TYPE, extra);
-}
+export { reply, replyJson } from "./reply.ts";
 
 export function createGateway(opts: GatewayOptions): Gateway {
   const { clock, logger, metrics, inFlight, usedSoFar, onError } = opts;
