@@ -46,7 +46,7 @@ afterAll(async () => {
 });
 
 async function run(kind: "crawl" | "batch/scrape", body: Record<string, unknown>): Promise<{ job: Job; pages: Job[] }> {
-  const started = await json(`${server.url}/v1/${kind}`, key, { method: "POST", body: JSON.stringify({ timeout_ms: 5000, ...body }) });
+  const started = await json(`${server.url}/v1/${kind}`, key, { method: "POST", body: JSON.stringify({ timeout_ms: 15000, ...body }) });
   expect(started.id, JSON.stringify(started)).toBeTruthy();
   const job = await waitFor(`${server.url}/v1/${kind}/${started.id}`, key, finished, 90_000);
   return { job, pages: await allPages(job, server.url, key) };

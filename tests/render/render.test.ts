@@ -111,10 +111,11 @@ describe.skipIf(!BROWSERS.length).each(BROWSERS)("scrape with a browser (%s)", (
 
   it("a wait_for selector that never appears says so at the deadline, not that the fetch was slow", async () => {
     // The page itself answers at once: "Fetching … took longer than 2000 ms" named the wrong thing.
-    const res = await scrape({ url: `${site.url}/click`, wait_for: "#never-there", timeout_ms: 2000 });
+    // 6 s: room for the page itself on a loaded machine, so only the selector can run out of time.
+    const res = await scrape({ url: `${site.url}/click`, wait_for: "#never-there", timeout_ms: 6000 });
     expect(res.status).toBe(504);
     expect(res.body.error.code).toBe("timeout");
-    expect(res.body.error.message).toBe(`wait_for: "#never-there" did not appear on ${site.url}/click within 2000 ms (timeout_ms).`);
+    expect(res.body.error.message).toBe(`wait_for: "#never-there" did not appear on ${site.url}/click within 6000 ms (timeout_ms).`);
   }, 60_000);
 
   it("scrolls an infinite list and waits for what it loads", async () => {
@@ -155,6 +156,9 @@ describe.skipIf(!BROWSERS.length).each(BROWSERS)("scrape with a browser (%s)", (
     expect(first).toHaveLength(1);
     const during = scrape({ url: `${site.url}/click`, render: "always", wait_for: 4_000 });
     await new Promise((r) => setTimeout(r, 1_500));
+    // And not before its page is open (a loaded machine may not have begun the render by then).
+    for (const until = Date.now() + 20_000; pool.health().pages_in_use === 0 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 25));
+    expect(pool.health().pages_in_use).toBe(1);
     process.kill(first[0]!, "SIGKILL");
     const died = await during;
     expect(died.status).toBe(503);
