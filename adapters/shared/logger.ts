@@ -89,14 +89,23 @@ export class FdDestination {
     const chunk = this.queue.join("");
     this.queue = [];
     this.queuedBytes = 0;
-    if (this.file) return this.writeFile(Buffer.from(chunk));
+    if (this.file) return this.writeFile(chunk);
     this.writing = true;
     this.send(Buffer.from(chunk));
   }
 
-  private writeFile(buf: Buffer): void {
+  /**
+   * A batch written as its string, encoded by the write itself rather than copied into a Buffer
+   * first (issue #33: a copy of every line). A file takes it whole; a short write (a full disk)
+   * writes the rest from its bytes.
+   */
+  private writeFile(chunk: string): void {
     try {
-      for (let at = 0; at < buf.length; ) at += writeSync(this.fd, buf, at, buf.length - at);
+      const wrote = writeSync(this.fd, chunk);
+      if (wrote < Buffer.byteLength(chunk)) {
+        const buf = Buffer.from(chunk);
+        for (let at = wrote; at < buf.length; ) at += writeSync(this.fd, buf, at, buf.length - at);
+      }
     } catch {
       // ENOSPC, EBADF, EIO: logging ends, as for a broken pipe.
       this.broken = true;

@@ -11,14 +11,6 @@ export interface AuthInfo {
   mark?: string | null;
 }
 
-/** An answer made by gateway/headers.ts's `reply`: its gateway headers go in when it is final. */
-export interface Reply {
-  res: Response;
-  body: string;
-  status: number;
-  headers: Record<string, string>;
-}
-
 /** What the X-RateLimit-* headers report for this response. */
 export interface LimitInfo {
   quota: number | null;
@@ -43,8 +35,6 @@ export type AppEnv = {
     refused: boolean | undefined;
     /** Set by admission when the client left before its answer was ready, so its reservation was released uncharged. */
     clientGone: boolean | undefined;
-    /** The answer as `reply` made it (gateway/headers.ts). */
-    reply: Reply | undefined;
     /** The matched route's pattern (`/v1/keys/:key_id`), for metrics; unset when nothing matched. */
     route: string | undefined;
   };

@@ -16,6 +16,7 @@ import type { Clock, Counters, Logger } from "../ports.ts";
 import type { AppEnv } from "./context.ts";
 import { validOrThrow } from "./validate.ts";
 import { documentedPath } from "./route.ts";
+import type { Answer } from "./reply.ts";
 import { readAllCapped } from "../net/read-capped.ts";
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -90,8 +91,8 @@ export interface LastUsedTracker {
 }
 
 /**
- * Admits the request, then runs `answer` (which sets `c.res`, errors included: the route's
- * response is ready when it returns) and commits or releases its unit.
+ * Admits the request, then runs `answer` (whose result is the route's answer, errors included:
+ * it is ready when it returns), commits or releases its unit, and hands the answer on.
  */
 export async function admit(
   c: Context<AppEnv>,
@@ -100,8 +101,8 @@ export async function admit(
   group: string | null,
   lastUsed: LastUsedTracker,
   logger: Logger,
-  answer: () => Promise<void>,
-): Promise<void> {
+  answer: () => Promise<Answer>,
+): Promise<Answer> {
   const auth = c.get("auth");
   if (!auth) throw new Error("admit() needs authorize() before it");
   const now = clock.now();
@@ -137,7 +138,9 @@ export async function admit(
   // read's CPU). A metered request has built them already, to read its body, before the
   // answer: the signal follows the connection from then on.
   const signal = ticket ? c.req.raw.signal : null;
-  const uncounted = () => c.res.status >= 500 || c.get("refused") === true || signal?.aborted === true;
+  // The answer's status (`c.res` if `answer` threw).
+  let out: Answer | undefined;
+  const uncounted = () => (out ?? c.res).status >= 500 || c.get("refused") === true || signal?.aborted === true;
   let committed = false;
   let refunded = false;
   // For answers whose status left before the work failed (streams): the committed unit back, once.
@@ -153,7 +156,7 @@ export async function admit(
     }
   });
   try {
-    await answer();
+    out = await answer();
   } finally {
     // The answer is ready: a 5xx, a refusal or a client gone drops the reservation, anything else counts it, before it leaves.
     if (ticket && uncounted()) {
@@ -165,4 +168,5 @@ export async function admit(
     limits.used = await counters.commit(ticket);
     committed = true;
   }
+  return out;
 }

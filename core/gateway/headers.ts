@@ -9,10 +9,12 @@
  * docs) take it as middleware (`middleware`); not-found answers are wrapped too. A request wrapped
  * twice (a dashboard path no route matched) is logged and headed once.
  *
- * An answer made with `reply` (a string body and its type) gets the gateway headers in its
- * Response's constructor, once, when the answer is final: setting them on a made Response costs a
- * Headers object and a validation per header (on Deno it also throws away the native response
- * the constructor had prepared). Any other Response gets them set on it after, as before.
+ * An answer made with `reply` (a string body and its type, gateway/reply.ts) is made its one
+ * Response here, with the gateway headers given to the constructor: setting them on a made
+ * Response costs a Headers object and a validation per header, and a Response made by the route
+ * and remade here with them was two constructions a request. A reply that leaves through another
+ * path (CORS, the middleware below) is made a Response first; any Response gets the headers set
+ * on it after, as before.
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { requestId } from "../ids.ts";
@@ -22,11 +24,14 @@ import type { Clock, Logger, Metrics } from "../ports.ts";
 import type { AppEnv, AuthInfo, LimitInfo } from "./context.ts";
 import { parentOf } from "./internal.ts";
 import type { InFlight, InFlightTable } from "./in-flight.ts";
+import { type Answer, asResponse, Reply } from "./reply.ts";
 
 /** The month's use of a key so far, for the headers of a request it made that was refused before admission. */
 export type UsedSoFar = (keyId: string, now: number) => Promise<number>;
 
 export type GatewayHandler = (c: Context<AppEnv>) => Response | Promise<Response>;
+/** What `wrap` takes: a handler whose answer may be a `reply`, made a Response here. */
+export type RouteHandler = (c: Context<AppEnv>) => Answer | Promise<Answer>;
 
 export interface GatewayOptions {
   clock: Clock;
@@ -53,7 +58,7 @@ export interface WrapOptions {
 
 export interface Gateway {
   /** A route's handler with the gateway around it: one Hono handler. */
-  wrap(handler: GatewayHandler, opts?: WrapOptions): GatewayHandler;
+  wrap(handler: RouteHandler, opts?: WrapOptions): GatewayHandler;
   /** The same as Hono middleware, for paths whose handlers are mounted by others (dashboard, docs). */
   middleware: MiddlewareHandler<AppEnv>;
 }
@@ -97,20 +102,20 @@ export function createGateway(opts: GatewayOptions): Gateway {
    * unless a key refused after it was recognised needs its month's use read (an async function
    * returning into another costs a promise and two turns of the microtask queue per request).
    */
-  const finish = (c: Context<AppEnv>, res: Response, s: Started, fresh: boolean): Response | Promise<Response> => {
+  const finish = (c: Context<AppEnv>, res: Answer, s: Started): Response | Promise<Response> => {
     const auth = c.get("auth");
     const limits = c.get("limits");
     // A key refused after it was recognised (scope, body, query) still has its own plan and use.
     if (!limits && auth && usedSoFar) {
       return knownKeyLimits(auth.plan.quota, auth.key.id, s.started, usedSoFar, resetAt).then((known) => {
         c.set("limits", known);
-        return headed(c, res, s, fresh, auth, known);
+        return headed(c, res, s, auth, known);
       });
     }
-    return headed(c, res, s, fresh, auth, limits);
+    return headed(c, res, s, auth, limits);
   };
 
-  const headed = (c: Context<AppEnv>, res: Response, s: Started, fresh: boolean, auth: AuthInfo | undefined, limits: LimitInfo | undefined): Response => {
+  const headed = (c: Context<AppEnv>, res: Answer, s: Started, auth: AuthInfo | undefined, limits: LimitInfo | undefined): Response => {
     const { req_id: id, parent, started, method, path } = s;
     if (!parent) inFlight?.remove(s);
     // Without a valid key the headers describe the lowest plan's full allowance (api.md §3).
@@ -118,17 +123,10 @@ export function createGateway(opts: GatewayOptions): Gateway {
     const limit = quota === null ? "unlimited" : String(quota);
     const remaining = quota === null ? "unlimited" : String(Math.max(0, quota - (limits ? limits.used : 0)));
     const reset = limits ? limits.resetAt : resetAt(started);
-    const r = c.get("reply");
     let out: Response;
-    if (fresh && r !== undefined && r.res === res) {
-      // One Response, its headers given to its constructor.
-      const headers = r.headers;
-      headers["X-Request-Id"] = id;
-      headers["X-RateLimit-Limit"] = limit;
-      headers["X-RateLimit-Remaining"] = remaining;
-      headers["X-RateLimit-Reset"] = reset;
-      out = new Response(method === "HEAD" ? null : r.body, { status: r.status, headers });
-    } else {
+    // A reply: its one Response, the headers given to its constructor.
+    if (res instanceof Reply) out = res.final(id, limit, remaining, reset, method === "HEAD");
+    else {
       const h = res.headers;
       h.set("X-Request-Id", id);
       h.set("X-RateLimit-Limit", limit);
@@ -168,7 +166,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
   };
 
   /** CORS as Hono's compose ran it (a step around the handler), then the handler; the answer is `c.res`. */
-  const withCors = async (c: Context<AppEnv>, handler: GatewayHandler): Promise<void> => {
+  const withCors = async (c: Context<AppEnv>, handler: RouteHandler): Promise<void> => {
     let res: Response | void;
     let failed = false;
     try {
@@ -176,7 +174,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
         let inner: Response;
         let innerFailed = false;
         try {
-          inner = await handler(c);
+          inner = asResponse(await handler(c));
         } catch (err) {
           if (!(err instanceof Error)) throw err;
           c.error = err;
@@ -194,16 +192,16 @@ export function createGateway(opts: GatewayOptions): Gateway {
     if (res !== undefined && (!c.finalized || failed)) c.res = res;
   };
 
-  const wrap = (route: GatewayHandler, opts: WrapOptions = {}): GatewayHandler => {
+  const wrap = (route: RouteHandler, opts: WrapOptions = {}): GatewayHandler => {
     const timed = opts.startedAt === true;
     // The per-IP bucket before the route's own steps (it throws its refusal, answered below).
-    const handler: GatewayHandler = ipCheck ? (c) => (ipCheck(c), route(c)) : route;
+    const handler: RouteHandler = ipCheck ? (c) => (ipCheck(c), route(c)) : route;
     if (!cors) {
       return async (c) => {
         // Already inside the gateway (its middleware ran for this path): the handler alone.
-        if (c.get("requestId") !== undefined) return handler(c);
+        if (c.get("requestId") !== undefined) return asResponse(await handler(c));
         const s = begin(c, timed);
-        let res: Response;
+        let res: Answer;
         try {
           // The handler's answer, or the error handler's for what it (or a step before it) threw.
           res = await handler(c);
@@ -217,11 +215,11 @@ export function createGateway(opts: GatewayOptions): Gateway {
             throw failed;
           }
         }
-        return finish(c, res, s, true);
+        return finish(c, res, s);
       };
     }
     return async (c) => {
-      if (c.get("requestId") !== undefined) return handler(c);
+      if (c.get("requestId") !== undefined) return asResponse(await handler(c));
       const s = begin(c, timed);
       try {
         await withCors(c, handler);
@@ -230,7 +228,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
         throw err;
       }
       // CORS sets its headers on the made response: the gateway's go on it too.
-      return finish(c, c.res, s, false);
+      return finish(c, c.res, s);
     };
   };
 
@@ -255,7 +253,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
     } finally {
       if (!s.parent) inFlight?.remove(s);
     }
-    const out = await finish(c, c.res, s, false);
+    const out = await finish(c, c.res, s);
     if (out !== c.res) c.res = out;
   };
 

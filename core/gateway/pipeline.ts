@@ -8,7 +8,8 @@
  * A step's refusal is thrown, before admission, to Hono's error handler as before. An error of the
  * handler (or of loading the libraries) becomes its error response here, inside admission, as
  * Hono's compose made it there: admission sees the answer's status, releasing the unit of a 5xx
- * or a refusal and committing any other, before the response leaves.
+ * or a refusal and committing any other, before the response leaves. A handler's `reply` is
+ * handed out as it is: the outer step (headers.ts) makes its one Response.
  */
 import type { Context, ErrorHandler } from "hono";
 import type { Authenticator } from "../keys/authenticate.ts";
@@ -18,6 +19,7 @@ import { librariesLoaded, loadLibraries } from "../lazy.ts";
 import type { AppEnv } from "./context.ts";
 import { admit, authorize, jsonBody, type LastUsedTracker } from "./guard.ts";
 import { checkQuery } from "./query.ts";
+import { type Answer, Reply } from "./reply.ts";
 import type { RouteDef } from "./route.ts";
 
 export interface PipelineDeps {
@@ -33,24 +35,31 @@ export interface PipelineDeps {
   nameRoutes?: boolean;
 }
 
-export function routePipeline(r: RouteDef, deps: PipelineDeps): (c: Context<AppEnv>) => Promise<Response> {
+export function routePipeline(r: RouteDef, deps: PipelineDeps): (c: Context<AppEnv>) => Promise<Answer> {
   const { auth, planOf, counters, clock, lastUsed, logger, onError, nameRoutes } = deps;
   // The native API's query parameters are checked as its body fields are (/health and /metrics take what probes add).
   const query = r.path.startsWith("/v1/") ? (r.query ?? {}) : null;
   // Operations parse HTML and count tokens: those libraries load on the first one, not at start-up.
   const needsLibraries = r.group !== null;
 
-  /** Runs the handler; its response, or the error response for what it threw, is `c.res` after. */
-  const answer = async (c: Context<AppEnv>): Promise<void> => {
+  /**
+   * Runs the handler: its answer (a `reply` stays one, made a Response by the outer step), or the
+   * error response for what it threw, which is `c.res` as a Response the handler set is.
+   */
+  const answer = async (c: Context<AppEnv>): Promise<Answer> => {
     try {
       if (needsLibraries && !librariesLoaded()) await loadLibraries();
       const res = await r.handler(c);
-      if (res && !c.finalized) c.res = res;
+      if (res && !c.finalized) {
+        if (res instanceof Reply) return res;
+        c.res = res;
+      }
     } catch (err) {
       if (!(err instanceof Error)) throw err;
       c.error = err;
       c.res = await onError(err, c);
     }
+    return c.res;
   };
 
   return async (c) => {
@@ -58,8 +67,7 @@ export function routePipeline(r: RouteDef, deps: PipelineDeps): (c: Context<AppE
     if (r.auth) await authorize(c, auth, planOf, r.scope, r.path);
     if (query) checkQuery(c, query, r.path);
     if (r.body) await jsonBody(c, r.body, r.maxBodyBytes);
-    if (r.auth) await admit(c, counters, clock, r.group, lastUsed, logger, () => answer(c));
-    else await answer(c);
-    return c.res;
+    if (r.auth) return admit(c, counters, clock, r.group, lastUsed, logger, () => answer(c));
+    return answer(c);
   };
 }

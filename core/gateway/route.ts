@@ -7,6 +7,7 @@ import type { Context } from "hono";
 import type * as v from "valibot";
 import type { ErrorCode } from "../errors.ts";
 import type { AppEnv } from "./context.ts";
+import type { Answer } from "./reply.ts";
 
 export type Method = "GET" | "POST" | "PATCH" | "DELETE";
 
@@ -43,7 +44,8 @@ export interface RouteDef {
   alsoProduces?: string[];
   /** Route-specific errors; the gateway's own (auth, limits, 5xx) are added automatically. */
   errors: ErrorCode[];
-  handler: (c: Context<AppEnv>) => Response | Promise<Response>;
+  /** Its answer: a Response, or a `reply` (gateway/reply.ts) whose one Response the gateway makes with its headers. */
+  handler: (c: Context<AppEnv>) => Answer | Promise<Answer>;
 }
 
 /** A route's path as the API reference writes it: `/v1/keys/:key_id` → `/v1/keys/{key_id}`. */

@@ -69,10 +69,47 @@ export async function createKey(
  * passes none and sees all. `records`, when given, are the account's records read already (keys/list-cache.ts).
  */
 export async function listKeys(store: KeyStore, account: string, viewer?: readonly string[], records?: Promise<KeyRecord[]>): Promise<PublicKey[]> {
-  const active = (await (records ?? store.listKeys(account))).filter((k) => !k.revoked_at && (!viewer || canManage(viewer, k.scopes)));
-  active.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+  const active = activeKeys(await (records ?? store.listKeys(account)), viewer);
   const used = await store.lastUsed(active.map((k) => k.id));
   return active.map((k) => publicKey(k, used[k.id] ?? null));
+}
+
+/**
+ * `{"keys": listKeys(…)}` as JSON, the same text JSON.stringify writes, with each record's text
+ * made once (GET /v1/keys, issue #33): only its last use is written per request.
+ */
+export async function listKeysJson(store: KeyStore, account: string, viewer: readonly string[], records: Promise<KeyRecord[]>): Promise<string> {
+  const active = activeKeys(await records, viewer);
+  const used = await store.lastUsed(active.map((k) => k.id));
+  let out = '{"keys":[';
+  for (let i = 0; i < active.length; i++) {
+    const k = active[i]!;
+    const lastUsed = used[k.id] ?? null;
+    const around = recordText(k);
+    out += (i === 0 ? "" : ",") + (around ? around[0] + JSON.stringify(lastUsed) + around[1] : JSON.stringify(publicKey(k, lastUsed)));
+  }
+  return `${out}]}`;
+}
+
+function activeKeys(records: KeyRecord[], viewer?: readonly string[]): KeyRecord[] {
+  const active = records.filter((k) => !k.revoked_at && (!viewer || canManage(viewer, k.scopes)));
+  return active.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+}
+
+/** A record's public JSON before and after its `last_used_at` value, by record (kept while the record is). */
+const texts = new WeakMap<KeyRecord, [string, string] | null>();
+const LAST_USED = '"last_used_at":null,"scopes":';
+
+function recordText(k: KeyRecord): [string, string] | null {
+  let t = texts.get(k);
+  if (t === undefined) {
+    const whole = JSON.stringify(publicKey(k, null));
+    // The first such member is the record's own: the strings before it hold no bare quote.
+    const at = whole.indexOf(LAST_USED);
+    t = at < 0 ? null : [whole.slice(0, at + 15), whole.slice(at + 19)];
+    texts.set(k, t);
+  }
+  return t;
 }
 
 /**

@@ -41,10 +41,18 @@ export function makeTicket(keyId: string, period: string, group: string, id: str
   return `${keyId}|${period}|${group}|${id}|${day}`;
 }
 
-export function parseTicket(ticket: string): { keyId: string; period: string; group: string; id: string; day: string } {
+export type TicketParts = Readonly<{ keyId: string; period: string; group: string; id: string; day: string }>;
+
+/** The last ticket read: a commit reads its ticket twice (the durable counters, then the memory ones). */
+let lastTicket: { ticket: string; parts: TicketParts } | null = null;
+
+export function parseTicket(ticket: string): TicketParts {
+  if (lastTicket !== null && ticket === lastTicket.ticket) return lastTicket.parts;
   const [keyId, period, group, id, day] = ticket.split("|");
   // A ticket issued before days were recorded (a lease alive across an upgrade) counts on the month's first day.
-  return { keyId, period, group, id, day: day || `${period}-01` };
+  const parts = { keyId, period, group, id, day: day || `${period}-01` };
+  lastTicket = { ticket, parts };
+  return parts;
 }
 
 export interface UsageCount {

@@ -3,11 +3,11 @@ import * as v from "valibot";
 import { ApiError } from "../errors.ts";
 import type { AppDeps } from "../gateway/context.ts";
 import { escalatedScopes, SCOPES } from "../keys/scopes.ts";
-import { createKey, listKeys, revokeKey } from "../keys/service.ts";
+import { createKey, listKeysJson, revokeKey } from "../keys/service.ts";
 import { KeyLists } from "../keys/list-cache.ts";
 import { IsoTimestamp, KeyRecordSchema } from "./schemas.ts";
 import type { RouteDef } from "../gateway/route.ts";
-import { replyJson } from "../gateway/headers.ts";
+import { reply } from "../gateway/headers.ts";
 
 /** A key's label, as POST /v1/keys and `quarry keys create --name` take it. */
 export const KeyName = v.pipe(
@@ -45,7 +45,7 @@ export function keyRoutes({ ports }: AppDeps): RouteDef[] {
       handler: async (c) => {
         // Only keys the caller could also create or revoke (scopes ⊆ its own), see keys/scopes.ts.
         const auth = c.get("auth")!;
-        return replyJson(c, { keys: await listKeys(store, auth.account.name, auth.key.scopes, lists.records(auth.account.name, auth.mark)) });
+        return reply(c, await listKeysJson(store, auth.account.name, auth.key.scopes, lists.records(auth.account.name, auth.mark)));
       },
     },
     {

@@ -28,6 +28,9 @@
  *   answer's serialisation were a fifth of the cached POST on Bun).
  * - GET /health, 50 at once: one probe write for all of them; the cache and sources counts not
  *   read again within 2 s.
+ * - One Response constructed per request (GET /v1/usage, GET /v1/keys, the cached POST, /health):
+ *   a route's `reply` is made its Response once, with the gateway headers (gateway/reply.ts), not
+ *   made by the route and remade by the gateway.
  * - Hono's chain: every native route is one handler, the gateway's outer step (request id, CORS,
  *   per-IP bucket, headers, log line; gateway/headers.ts) wrapped around the route's steps
  *   (gateway/pipeline.ts), with the bucket and CORS on or off: Hono's single-handler path, no
@@ -125,7 +128,7 @@ function request(path: string, reads: Reads, init: { method?: string; body?: str
   });
 }
 
-interface Spent { statements: string[]; reads: Reads; immediates: number; timeouts: number }
+interface Spent { statements: string[]; reads: Reads; immediates: number; timeouts: number; responses: number }
 
 /** Sends `n` requests in one go (or one after another) and counts what answering them took, until all are answered. */
 async function spend(n: number, make: (reads: Reads) => Request, together = true): Promise<Spent> {
@@ -138,9 +141,14 @@ async function spend(n: number, make: (reads: Reads) => Request, together = true
   vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
   const fakeTimeout = globalThis.setTimeout;
   const realImmediate = globalThis.setImmediate;
-  const counts = { immediates: 0, timeouts: 0 };
+  const counts = { immediates: 0, timeouts: 0, responses: 0 };
   globalThis.setTimeout = ((...args: Parameters<typeof setTimeout>) => (counts.timeouts++, fakeTimeout(...args))) as typeof setTimeout;
   globalThis.setImmediate = ((...args: Parameters<typeof setImmediate>) => (counts.immediates++, realImmediate(...args))) as typeof setImmediate;
+  // Responses constructed (by the app: the test's own clone() constructs none through the global).
+  const RealResponse = globalThis.Response;
+  globalThis.Response = new Proxy(RealResponse, {
+    construct: (target, args, newTarget) => (counts.responses++, Reflect.construct(target, args, newTarget)),
+  });
   const from = executed.length;
   try {
     const answer = async (req: Request) => {
@@ -154,6 +162,7 @@ async function spend(n: number, make: (reads: Reads) => Request, together = true
   } finally {
     globalThis.setTimeout = fakeTimeout;
     globalThis.setImmediate = realImmediate;
+    globalThis.Response = RealResponse;
     vi.runOnlyPendingTimers();
     vi.useRealTimers();
   }
@@ -179,6 +188,8 @@ describe("the gateway's work per authenticated request (budgets in the file's he
     expect(s.reads).toEqual({ signal: 0, body: 0 });
     expect(s.immediates).toBe(1);
     expect(s.timeouts).toBeLessThanOrEqual(1);
+    // One Response each: the route's reply is made one with the gateway headers, not made and remade.
+    expect(s.responses).toBe(50);
   });
 
   it("GET /v1/usage, 50 at once: the key store's mark is one promise for all of them, not an async step each", async () => {
@@ -212,6 +223,7 @@ describe("the gateway's work per authenticated request (budgets in the file's he
     expect(s.reads).toEqual({ signal: 0, body: 0 });
     // One immediate for the mark, one for the last-use read.
     expect(s.immediates).toBe(2);
+    expect(s.responses).toBe(50);
   });
 
   it("a metered POST, 50 at once: at most two group commits, one body and one signal read each", async () => {
@@ -258,6 +270,7 @@ describe("the gateway's work per authenticated request (budgets in the file's he
     expect(get).not.toHaveBeenCalled();
     expect(hits).toBe(50);
     expect(calls).toEqual({ parse: 50, stringify: 50 });
+    expect(s.responses).toBe(50);
     expect(site.hits.filter((h) => h === "/article")).toHaveLength(1);
     expect(s.statements.filter((sql) => sql === "COMMIT").length).toBeLessThanOrEqual(2);
     expect(s.reads).toEqual({ signal: 50, body: 0 });
@@ -273,6 +286,7 @@ describe("the gateway's work per authenticated request (budgets in the file's he
     await new Promise((r) => setTimeout(r, 2_100));
     const first = await spend(50, (r) => request("/health", r, { auth: false }));
     expect(first.statements.filter((sql) => /INSERT INTO quarry_probe/.test(sql))).toHaveLength(1);
+    expect(first.responses).toBe(50);
     const again = await spend(50, (r) => request("/health", r, { auth: false }));
     // Within 2 s the cache and sources counts are not read again: the probe is all.
     expect(again.statements.filter((sql) => !/quarry_probe/.test(sql))).toEqual([]);
