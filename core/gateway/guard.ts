@@ -101,6 +101,7 @@ export async function admit(
   lastUsed: LastUsedTracker,
   logger: Logger,
   answer: () => Promise<void>,
+  withUsage = false,
 ): Promise<void> {
   const auth = c.get("auth");
   if (!auth) throw new Error("admit() needs authorize() before it");
@@ -116,6 +117,7 @@ export async function admit(
     period,
     group,
     quota: plan.quota,
+    ...(withUsage ? { withUsage } : {}),
   });
   const limits = { quota: plan.quota, used: result.used, resetAt: periodResetAt(now) };
   c.set("limits", limits);
@@ -130,6 +132,7 @@ export async function admit(
     throw new ApiError("quota_exceeded", `Monthly quota of ${plan.quota} requests exhausted; it resets at ${limits.resetAt}. Upgrade the plan for more.`);
   }
   lastUsed.touch(key.id, now);
+  if (result.usage) c.set("usage", { period, count: result.usage });
   const ticket = result.ticket;
   // A client that closed its connection before its answer was ready is owed nothing, and is
   // charged nothing. Only a reservation asks: reading `signal` makes @hono/node-server build a

@@ -58,7 +58,7 @@ export function routePipeline(r: RouteDef, deps: PipelineDeps): (c: Context<AppE
     if (r.auth) await authorize(c, auth, planOf, r.scope, r.path);
     if (query) checkQuery(c, query, r.path);
     if (r.body) await jsonBody(c, r.body, r.maxBodyBytes);
-    if (r.auth) await admit(c, counters, clock, r.group, lastUsed, logger, () => answer(c));
+    if (r.auth) await admit(c, counters, clock, r.group, lastUsed, logger, () => answer(c), r.readsUsage === true);
     else await answer(c);
     return c.res;
   };

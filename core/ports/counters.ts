@@ -17,6 +17,13 @@ export interface AdmitRequest {
    * admitted long after the request that started the job). Default true.
    */
   window?: boolean;
+  /**
+   * true: the caller will read this key's use of `period` next (GET /v1/usage). A store that can
+   * read it in the admission's own round trip answers it as `usage` (read atomically with the
+   * decision, after the request arrived: as fresh as a read of its own); one that cannot leaves
+   * it out, and the caller reads `usage()` as before.
+   */
+  withUsage?: boolean;
 }
 
 export type AdmitResult =
@@ -25,7 +32,7 @@ export type AdmitResult =
    * and becomes use only when committed (the answer is ready); released or expired, it is
    * nothing. Null for unmetered requests.
    */
-  | { ok: true; used: number; ticket: string | null }
+  | { ok: true; used: number; ticket: string | null; usage?: UsageCount }
   | { ok: false; reason: "rate_limited"; retryAfterMs: number; used: number }
   | { ok: false; reason: "quota_exceeded"; used: number };
 
