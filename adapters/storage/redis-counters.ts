@@ -306,7 +306,7 @@ export class RedisCounters implements Counters {
       rows = (await this.call(ADMIT, keys, args)) as string[][];
     }
     const month = withUsage ? rows[g.length] : undefined;
-    return g.map(({ req, ticket }, i): Settled<AdmitResult> => {
+    return g.map(({ req, ticket, member }, i): Settled<AdmitResult> => {
       const r = rows[i];
       if (!r) return { ok: false, e: new StorageError(`Redis: no admission answer for call ${i + 1} of ${g.length}`) };
       const used = Number(r[2]);
@@ -315,9 +315,11 @@ export class RedisCounters implements Counters {
       if (r[0] !== "ok") return { ok: false, e: new StorageError(`Redis: unexpected admission answer ${r[0]}`) };
       // Logged for re-seeding the window after a Redis restart; it rides along with the next commit.
       if (req.window !== false) this.write({ keyId: req.keyId, ms: Number(r[1]), period: req.period, group: null, day: "", sign: 1, window: true }, false).catch(() => {});
-      if (req.withUsage !== true || !month) return { ok: true, v: { ok: true, used, ticket } };
-      // Each caller its own copy.
-      return { ok: true, v: { ok: true, used, ticket, usage: usageOf(month) } };
+      const ok: AdmitResult & { ok: true } = { ok: true, used, ticket };
+      // The window entry (its time and member), for withdraw; the month's use, each caller its own copy.
+      if (req.withdrawable === true && req.window !== false) ok.entry = `${r[1]}|${member}`;
+      if (req.withUsage === true && month) ok.usage = usageOf(month);
+      return { ok: true, v: ok };
     });
   }
 
@@ -344,6 +346,28 @@ export class RedisCounters implements Counters {
       return g.map((_, i) => ({ ok: true, v: Number(rows[i] ?? -1) }));
     }),
   );
+
+  /**
+   * Takes an admission back (gateway/speculate.ts): its window entry and its lease out of Redis,
+   * and its window log entry out of PostgreSQL (a -1 on the same millisecond, riding along as the
+   * +1 did), so that neither Redis nor a re-seed from the log counts it.
+   */
+  async withdraw(req: AdmitRequest, admitted: { ticket: string | null; entry?: string }): Promise<void> {
+    const [window, , leases] = this.keys(req.keyId, req.period);
+    const at = admitted.entry?.indexOf("|") ?? -1;
+    try {
+      await Promise.all([
+        at > 0 ? this.redis.zrem(window, admitted.entry!.slice(at + 1)) : null,
+        admitted.ticket ? this.redis.zrem(leases, admitted.ticket) : null,
+      ]);
+    } catch (err) {
+      throw new StorageError(`Redis: ${(err as Error).message}`, { cause: err });
+    }
+    if (at > 0) {
+      const ms = Number(admitted.entry!.slice(0, at));
+      this.write({ keyId: req.keyId, ms, period: req.period, group: null, day: "", sign: -1, window: true }, false).catch(() => {});
+    }
+  }
 
   async release(ticket: string): Promise<void> {
     const t = parseTicket(ticket);
@@ -431,7 +455,7 @@ export class RedisCounters implements Counters {
     const win = new Map<string, number>();
     const use = new Map<string, number>();
     for (const w of batch) {
-      if (w.window) win.set(`${w.keyId}\u0000${w.ms}`, (win.get(`${w.keyId}\u0000${w.ms}`) ?? 0) + 1);
+      if (w.window) win.set(`${w.keyId}\u0000${w.ms}`, (win.get(`${w.keyId}\u0000${w.ms}`) ?? 0) + w.sign);
       if (w.group !== null) {
         const k = `${w.keyId}\u0000${w.period}\u0000${w.group}\u0000${w.day}`;
         use.set(k, (use.get(k) ?? 0) + w.sign);

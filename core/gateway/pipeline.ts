@@ -18,6 +18,7 @@ import { librariesLoaded, loadLibraries } from "../lazy.ts";
 import type { AppEnv } from "./context.ts";
 import { admit, authorize, jsonBody, type LastUsedTracker } from "./guard.ts";
 import { checkQuery } from "./query.ts";
+import { admitBeside } from "./speculate.ts";
 import type { RouteDef } from "./route.ts";
 
 export interface PipelineDeps {
@@ -53,8 +54,12 @@ export function routePipeline(r: RouteDef, deps: PipelineDeps): (c: Context<AppE
     }
   };
 
+  // The admission asked beside the key's confirmation where the counters can take it back (gateway/speculate.ts).
+  const beside = r.auth && !r.body && counters.withdraw !== undefined;
+
   return async (c) => {
     if (nameRoutes) c.set("route", r.path);
+    if (beside && (await admitBeside(c, r, deps, query, () => answer(c)))) return c.res;
     if (r.auth) await authorize(c, auth, planOf, r.scope, r.path);
     if (query) checkQuery(c, query, r.path);
     if (r.body) await jsonBody(c, r.body, r.maxBodyBytes);
