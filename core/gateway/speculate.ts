@@ -64,6 +64,8 @@ export async function admitBeside(
   const withUsage = r.readsUsage === true;
   const req = admitRequest(held.key.id, plan, clock.now(), r.group, withUsage, true);
   const result = counters.admit(req);
+  // Awaited only once the mark is read: a refusal meanwhile (Redis down) must not count as unhandled.
+  result.catch(noop);
   let confirmed: Authenticated;
   try {
     confirmed = await auth.authenticate(header);
@@ -80,6 +82,8 @@ export async function admitBeside(
   await admit(c, counters, clock, r.group, deps.lastUsed, deps.logger, answer, withUsage, { req, result });
   return true;
 }
+
+function noop(): void {}
 
 /** The admission made for nothing, taken back before the request is answered otherwise. */
 async function takeBack(counters: Counters, req: AdmitRequest, result: Promise<AdmitResult>, deps: BesideDeps): Promise<void> {

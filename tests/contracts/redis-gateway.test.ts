@@ -9,7 +9,8 @@
  *
  * Rules held: a key revoked on the other instance is refused on its next request here, and the
  * admission made beside the mark is taken back (the key's window holds the answered requests
- * only); a plan lowered on the other instance applies to the next request here, counted once.
+ * only); a plan lowered on the other instance applies to the next request here, counted once; an
+ * admission Redis refuses before the mark is answered is a 503, not an unhandled rejection.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -32,7 +33,12 @@ const MARK = "quarry_keys_version";
 /** What went to PostgreSQL (the mark's read, sent and answered) and to Redis, in order. */
 const events: string[] = [];
 const poolQuery = pg.Pool.prototype.query;
+/** Redis refuses the admissions (as when it is down: ioredis fails them at once, before the mark's read is answered). */
+let refuseAdmissions = false;
 const sendCommand = Redis.prototype.sendCommand;
+const evalsha = Redis.prototype.evalsha;
+/** The mark's read answered 100 ms late: an admission refused meanwhile is refused before the mark is known. */
+let holdMark = false;
 
 let db: { url: string; drop(): Promise<void> };
 let dir: string;
@@ -44,12 +50,22 @@ beforeAll(async () => {
   pg.Pool.prototype.query = function (this: pg.Pool, ...args: unknown[]) {
     const named = (args[0] as { name?: string } | undefined)?.name === MARK;
     if (named) events.push("mark sent");
-    const p = (poolQuery as (...a: unknown[]) => unknown).apply(this, args);
+    let p = (poolQuery as (...a: unknown[]) => unknown).apply(this, args);
+    if (named && holdMark && p instanceof Promise) p = p.then((v) => new Promise((r) => setTimeout(() => r(v), 100)));
     if (named && p instanceof Promise) p.then(() => events.push("mark answered"), () => {});
     return p;
   } as typeof poolQuery;
-  Redis.prototype.sendCommand = function (this: Redis, cmd: { name: string }, ...rest: unknown[]) {
+  // The admission asked (ioredis writes it at the end of the loop's turn, with the turn's other commands).
+  Redis.prototype.evalsha = function (this: Redis, ...args: unknown[]) {
+    events.push("admission asked");
+    return (evalsha as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof evalsha;
+  Redis.prototype.sendCommand = function (this: Redis, cmd: { name: string; reject: (e: Error) => void; promise: Promise<unknown> }, ...rest: unknown[]) {
     events.push(cmd.name);
+    if (refuseAdmissions && cmd.name === "evalsha") {
+      cmd.reject(new Error("Connection is closed."));
+      return cmd.promise;
+    }
     return (sendCommand as (...a: unknown[]) => unknown).call(this, cmd, ...rest);
   } as typeof sendCommand;
   db = await tempDatabase("rgateway");
@@ -69,6 +85,7 @@ beforeAll(async () => {
 afterAll(async () => {
   pg.Pool.prototype.query = poolQuery;
   Redis.prototype.sendCommand = sendCommand;
+  Redis.prototype.evalsha = evalsha;
   const own = (await redis?.keys("quarry:{key_*"))?.filter((k) => ids.some((id) => k.includes(id))) ?? [];
   if (own.length) await redis.del(...own);
   redis?.disconnect();
@@ -104,8 +121,8 @@ describe("the gateway on PostgreSQL + Redis", () => {
     expect(answers.map((r) => r.status)).toEqual(Array(50).fill(200));
     const bodies = await Promise.all(answers.map((r) => r.json()));
     expect(bodies.every((b) => b.used === 0 && b.plan === "enterprise")).toBe(true);
-    const seen = events.filter((e) => e !== "ping");
-    expect(seen).toEqual(["mark sent", "evalsha", "mark answered"]);
+    expect(events.filter((e) => e !== "ping" && e !== "evalsha")).toEqual(["admission asked", "mark sent", "mark answered"]);
+    expect(events.filter((e) => e === "evalsha" || e === "hgetall")).toEqual(["evalsha"]);
   });
 
   it("a key revoked on the other instance is refused on its next request here, and the admission made beside it is taken back", async () => {
@@ -116,6 +133,23 @@ describe("the gateway on PostgreSQL + Redis", () => {
     const refused = await usage(0, secret);
     expect(refused.status).toBe(401);
     expect((await refused.json()).error.code).toBe("invalid_key");
+    expect(await windowOf(id)).toBe(3);
+  });
+
+  it("an admission Redis refuses while the mark is read is a 503, nothing counted, and the process goes on", async () => {
+    const { id, secret } = await newKey("refused", "enterprise");
+    for (let i = 0; i < 2; i++) expect((await usage(0, secret)).status).toBe(200);
+    refuseAdmissions = holdMark = true;
+    let down: Response;
+    try {
+      down = await usage(0, secret);
+    } finally {
+      refuseAdmissions = holdMark = false;
+    }
+    expect(down.status).toBe(503);
+    expect((await down.json()).error.code).toBe("service_unavailable");
+    await new Promise((r) => setTimeout(r, 50)); // an unhandled rejection would surface here and fail the file
+    expect((await usage(0, secret)).status).toBe(200);
     expect(await windowOf(id)).toBe(3);
   });
 
