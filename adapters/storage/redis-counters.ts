@@ -29,11 +29,13 @@ import { readDaily } from "./pg-counters.ts";
  * The admissions of one key asked for in one turn of the event loop, decided in one call, one after
  * another in the order asked, each exactly as a call of its own would be (the script runs
  * atomically, so no other instance's admission falls between them). KEYS: window, month,
- * reservations. ARGV[1]: window ms, ARGV[2]: reservation ttl ms; then 6 per admission: per-minute
- * limit (-1: no window), group ('' unmetered), quota (-1: none), window member, now ('' Redis's
- * clock), ticket. Answers one row per admission: {'ok', now, used} | {'rate_limited', now, used,
- * retry ms} | {'quota_exceeded', now, used}; or {{'seed', now}} alone when Redis lacks the key's
- * month (nothing decided: the caller seeds it and asks again).
+ * reservations. ARGV[1]: window ms, ARGV[2]: reservation ttl ms, ARGV[3]: '1' to answer the month's
+ * use too; then 6 per admission: per-minute limit (-1: no window), group ('' unmetered), quota (-1:
+ * none), window member, now ('' Redis's clock), ticket. Answers one row per admission: {'ok', now,
+ * used} | {'rate_limited', now, used, retry ms} | {'quota_exceeded', now, used}, then with ARGV[3]
+ * the month's hash (HGETALL's field, value list: admissions do not change it, so it is the month of
+ * every call of the group); or {{'seed', now}} alone when Redis lacks the key's month (nothing
+ * decided: the caller seeds it and asks again).
  */
 const ADMIT = `
 local clock
@@ -42,11 +44,11 @@ local function now_of(arg)
   if not clock then local t = redis.call('TIME'); clock = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) end
   return clock
 end
-if redis.call('EXISTS', KEYS[2]) == 0 then return {{'seed', tostring(now_of(ARGV[7]))}} end
+if redis.call('EXISTS', KEYS[2]) == 0 then return {{'seed', tostring(now_of(ARGV[8]))}} end
 local win = tonumber(ARGV[1]); local ttl = tonumber(ARGV[2])
 local out = {}
 local windowed = false; local leased = false
-local i = 3
+local i = 4
 while ARGV[i] do
   local limit = tonumber(ARGV[i]); local grp = ARGV[i + 1]; local quota = tonumber(ARGV[i + 2])
   local now = now_of(ARGV[i + 4])
@@ -71,6 +73,7 @@ while ARGV[i] do
 end
 if windowed then redis.call('PEXPIRE', KEYS[1], win + 5000) end
 if leased then redis.call('PEXPIRE', KEYS[3], ttl + 5000) end
+if ARGV[3] == '1' then out[#out + 1] = redis.call('HGETALL', KEYS[2]) end
 return out
 `;
 
@@ -192,6 +195,19 @@ async function eachGroup<A, R>(calls: A[], keyOf: (call: A) => string, run: (gro
   return out;
 }
 
+/** The month's use from its hash as a field, value list (HGETALL's reply in a script): groups above zero, `_total` left out. */
+function usageOf(fields: string[]): UsageCount {
+  const groups: Record<string, number> = {};
+  let used = 0;
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const n = Number(fields[i + 1]);
+    if (fields[i] === "_total" || !(n > 0)) continue;
+    groups[fields[i]!] = n;
+    used += n;
+  }
+  return { used, groups };
+}
+
 type Write = { keyId: string; ms: number; period: string; group: string | null; day: string; sign: 1 | -1; window: boolean };
 
 export class RedisCounters implements Counters {
@@ -277,7 +293,10 @@ export class RedisCounters implements Counters {
   private async admitGroup(g: Asked[]): Promise<Settled<AdmitResult>[]> {
     const first = g[0]!.req;
     const keys = this.keys(first.keyId, first.period);
-    const args: (string | number)[] = [first.windowMs, RESERVATION_TTL_MS];
+    // GET /v1/usage reads the month right after its admission: the script answers it too, so the
+    // read costs no command and no round trip of its own (issue #33).
+    const withUsage = g.some((a) => a.req.withUsage === true);
+    const args: (string | number)[] = [first.windowMs, RESERVATION_TTL_MS, withUsage ? "1" : ""];
     for (const { req, member, ticket } of g) {
       args.push(req.window === false ? -1 : req.perMinute, req.group ?? "", req.quota ?? -1, member, this.opts.redisClock ? "" : req.now, ticket ?? "");
     }
@@ -286,7 +305,8 @@ export class RedisCounters implements Counters {
       await this.seed(first.keyId, first.period, Number(rows[0][1]), first.windowMs);
       rows = (await this.call(ADMIT, keys, args)) as string[][];
     }
-    return g.map(({ req, ticket }, i): Settled<AdmitResult> => {
+    const month = withUsage ? rows[g.length] : undefined;
+    return g.map(({ req, ticket, member }, i): Settled<AdmitResult> => {
       const r = rows[i];
       if (!r) return { ok: false, e: new StorageError(`Redis: no admission answer for call ${i + 1} of ${g.length}`) };
       const used = Number(r[2]);
@@ -295,7 +315,11 @@ export class RedisCounters implements Counters {
       if (r[0] !== "ok") return { ok: false, e: new StorageError(`Redis: unexpected admission answer ${r[0]}`) };
       // Logged for re-seeding the window after a Redis restart; it rides along with the next commit.
       if (req.window !== false) this.write({ keyId: req.keyId, ms: Number(r[1]), period: req.period, group: null, day: "", sign: 1, window: true }, false).catch(() => {});
-      return { ok: true, v: { ok: true, used, ticket } };
+      const ok: AdmitResult & { ok: true } = { ok: true, used, ticket };
+      // The window entry (its time and member), for withdraw; the month's use, each caller its own copy.
+      if (req.withdrawable === true && req.window !== false) ok.entry = `${r[1]}|${member}`;
+      if (req.withUsage === true && month) ok.usage = usageOf(month);
+      return { ok: true, v: ok };
     });
   }
 
@@ -322,6 +346,28 @@ export class RedisCounters implements Counters {
       return g.map((_, i) => ({ ok: true, v: Number(rows[i] ?? -1) }));
     }),
   );
+
+  /**
+   * Takes an admission back (gateway/speculate.ts): its window entry and its lease out of Redis,
+   * and its window log entry out of PostgreSQL (a -1 on the same millisecond, riding along as the
+   * +1 did), so that neither Redis nor a re-seed from the log counts it.
+   */
+  async withdraw(req: AdmitRequest, admitted: { ticket: string | null; entry?: string }): Promise<void> {
+    const [window, , leases] = this.keys(req.keyId, req.period);
+    const at = admitted.entry?.indexOf("|") ?? -1;
+    try {
+      await Promise.all([
+        at > 0 ? this.redis.zrem(window, admitted.entry!.slice(at + 1)) : null,
+        admitted.ticket ? this.redis.zrem(leases, admitted.ticket) : null,
+      ]);
+    } catch (err) {
+      throw new StorageError(`Redis: ${(err as Error).message}`, { cause: err });
+    }
+    if (at > 0) {
+      const ms = Number(admitted.entry!.slice(0, at));
+      this.write({ keyId: req.keyId, ms, period: req.period, group: null, day: "", sign: -1, window: true }, false).catch(() => {});
+    }
+  }
 
   async release(ticket: string): Promise<void> {
     const t = parseTicket(ticket);
@@ -367,8 +413,7 @@ export class RedisCounters implements Counters {
       const rows = await this.pg<{ grp: string; n: number }>("SELECT grp, n FROM quarry_usage WHERE key_id = $1 AND period = $2", [keyId, period]);
       h = Object.fromEntries(rows.map((row) => [row.grp, String(row.n)]));
     }
-    const groups = Object.fromEntries(Object.entries(h).filter(([g, n]) => g !== "_total" && Number(n) > 0).map(([g, n]) => [g, Number(n)]));
-    return { used: Object.values(groups).reduce((a, b) => a + b, 0), groups };
+    return usageOf(Object.entries(h).flat());
   }
 
   /**
@@ -410,7 +455,7 @@ export class RedisCounters implements Counters {
     const win = new Map<string, number>();
     const use = new Map<string, number>();
     for (const w of batch) {
-      if (w.window) win.set(`${w.keyId}\u0000${w.ms}`, (win.get(`${w.keyId}\u0000${w.ms}`) ?? 0) + 1);
+      if (w.window) win.set(`${w.keyId}\u0000${w.ms}`, (win.get(`${w.keyId}\u0000${w.ms}`) ?? 0) + w.sign);
       if (w.group !== null) {
         const k = `${w.keyId}\u0000${w.period}\u0000${w.group}\u0000${w.day}`;
         use.set(k, (use.get(k) ?? 0) + w.sign);

@@ -1,6 +1,6 @@
 import type { Config } from "../config.ts";
 import type { Plan } from "../limits/plans.ts";
-import type { Account, KeyRecord, Ports } from "../ports.ts";
+import type { Account, KeyRecord, Ports, UsageCount } from "../ports.ts";
 import type { Services } from "../services.ts";
 
 export interface AuthInfo {
@@ -25,6 +25,8 @@ export type AppEnv = {
     startedAt: number;
     auth: AuthInfo | undefined;
     limits: LimitInfo | undefined;
+    /** The key's use of `period` as admission read it, on a route that `readsUsage` and counters that answer it. */
+    usage: { period: string; count: UsageCount } | undefined;
     body: unknown;
     /**
      * Gives the request's metered unit back, once. For answers whose status is sent before

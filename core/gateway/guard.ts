@@ -9,10 +9,10 @@ import type { Context } from "hono";
 import type * as v from "valibot";
 import { ApiError } from "../errors.ts";
 import type { Authenticator } from "../keys/authenticate.ts";
-import type { AccountPlans } from "../limits/plans.ts";
+import type { AccountPlans, Plan } from "../limits/plans.ts";
 import { dayOf, periodOf, periodResetAt, WINDOW_MS } from "../limits/period.ts";
 import { retryAfterSeconds } from "../limits/sliding-window.ts";
-import type { Clock, Counters, Logger } from "../ports.ts";
+import type { AdmitRequest, AdmitResult, Clock, Counters, Logger } from "../ports.ts";
 import type { AppEnv } from "./context.ts";
 import { validOrThrow } from "./validate.ts";
 import { documentedPath } from "./route.ts";
@@ -86,6 +86,14 @@ export function tooLarge(maxBytes = MAX_BODY_BYTES): ApiError {
   return new ApiError("payload_too_large", `The request body is larger than ${size}.`);
 }
 
+/** The admission a request of `keyId` on `plan` asks for at `now`. */
+export function admitRequest(keyId: string, plan: Plan, now: number, group: string | null, withUsage: boolean, withdrawable = false): AdmitRequest {
+  const req: AdmitRequest = { keyId, now, perMinute: plan.perMinute, windowMs: WINDOW_MS, period: periodOf(now), group, quota: plan.quota };
+  if (withUsage) req.withUsage = true;
+  if (withdrawable) req.withdrawable = true;
+  return req;
+}
+
 export interface LastUsedTracker {
   touch(keyId: string, now: number): void;
 }
@@ -102,22 +110,16 @@ export async function admit(
   lastUsed: LastUsedTracker,
   logger: Logger,
   answer: () => Promise<Answer>,
+  withUsage = false,
+  /** An admission already asked for (gateway/speculate.ts), made of `admitRequest` with this key's confirmed plan. */
+  early?: { req: AdmitRequest; result: Promise<AdmitResult> },
 ): Promise<Answer> {
   const auth = c.get("auth");
   if (!auth) throw new Error("admit() needs authorize() before it");
-  const now = clock.now();
+  const now = early ? early.req.now : clock.now();
   const period = periodOf(now);
   const { plan, key } = auth;
-  const metered = group !== null;
-  const result = await counters.admit({
-    keyId: key.id,
-    now,
-    perMinute: plan.perMinute,
-    windowMs: WINDOW_MS,
-    period,
-    group,
-    quota: plan.quota,
-  });
+  const result = await (early ? early.result : counters.admit(admitRequest(key.id, plan, now, group, withUsage)));
   const limits = { quota: plan.quota, used: result.used, resetAt: periodResetAt(now) };
   c.set("limits", limits);
   if (!result.ok) {
@@ -131,6 +133,7 @@ export async function admit(
     throw new ApiError("quota_exceeded", `Monthly quota of ${plan.quota} requests exhausted; it resets at ${limits.resetAt}. Upgrade the plan for more.`);
   }
   lastUsed.touch(key.id, now);
+  if (result.usage) c.set("usage", { period, count: result.usage });
   const ticket = result.ticket;
   // A client that closed its connection before its answer was ready is owed nothing, and is
   // charged nothing. Only a reservation asks: reading `signal` makes @hono/node-server build a

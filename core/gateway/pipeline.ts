@@ -20,6 +20,7 @@ import type { AppEnv } from "./context.ts";
 import { admit, authorize, jsonBody, type LastUsedTracker } from "./guard.ts";
 import { checkQuery } from "./query.ts";
 import { type Answer, Reply } from "./reply.ts";
+import { admitBeside } from "./speculate.ts";
 import type { RouteDef } from "./route.ts";
 
 export interface PipelineDeps {
@@ -62,12 +63,19 @@ export function routePipeline(r: RouteDef, deps: PipelineDeps): (c: Context<AppE
     return c.res;
   };
 
+  // The admission asked beside the key's confirmation where the counters can take it back (gateway/speculate.ts).
+  const beside = r.auth && !r.body && counters.withdraw !== undefined;
+
   return async (c) => {
     if (nameRoutes) c.set("route", r.path);
+    if (beside) {
+      const early = await admitBeside(c, r, deps, query, () => answer(c));
+      if (early !== null) return early;
+    }
     if (r.auth) await authorize(c, auth, planOf, r.scope, r.path);
     if (query) checkQuery(c, query, r.path);
     if (r.body) await jsonBody(c, r.body, r.maxBodyBytes);
-    if (r.auth) return admit(c, counters, clock, r.group, lastUsed, logger, () => answer(c));
+    if (r.auth) return admit(c, counters, clock, r.group, lastUsed, logger, () => answer(c), r.readsUsage === true);
     return answer(c);
   };
 }

@@ -28,6 +28,8 @@ export interface RouteDef {
   scope: string | null;
   /** Usage group of a metered operation; null = not metered. */
   group: string | null;
+  /** The handler reads the key's month of use: admission answers it with its decision where the counters can (`withUsage`). */
+  readsUsage?: boolean;
   body?: v.GenericSchema;
   /** The body's cap in bytes when it is not the gateway's 64 KiB (a larger one is a 413 `payload_too_large`). */
   maxBodyBytes?: number;

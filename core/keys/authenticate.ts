@@ -82,6 +82,18 @@ export class Authenticator {
     return { key: found.key, account: found.account, mark };
   }
 
+  /**
+   * The principal this process holds for the header's secret under the last mark it read, without
+   * reading the mark: null when it holds none (or a revoked one). Only a guess until `authenticate`
+   * confirms it (gateway/speculate.ts starts the admission beside that confirmation, never answers on it).
+   */
+  cached(header: string | undefined | null): Principal | null {
+    if (!header || this.mark === null) return null;
+    const secret = BEARER.exec(header)?.[1];
+    const found = secret === undefined ? undefined : this.known.get(secret);
+    return found && !found.key.revoked_at ? found : null;
+  }
+
   private lookup(hash: string): Promise<Principal | null> {
     let p = this.inflight.get(hash);
     if (!p) {

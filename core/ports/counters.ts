@@ -17,15 +17,25 @@ export interface AdmitRequest {
    * admitted long after the request that started the job). Default true.
    */
   window?: boolean;
+  /**
+   * true: the caller will read this key's use of `period` next (GET /v1/usage). A store that can
+   * read it in the admission's own round trip answers it as `usage` (read atomically with the
+   * decision, after the request arrived: as fresh as a read of its own); one that cannot leaves
+   * it out, and the caller reads `usage()` as before.
+   */
+  withUsage?: boolean;
+  /** true: the caller may take the admission back (`withdraw`); counters that can answer its `entry`. */
+  withdrawable?: boolean;
 }
 
 export type AdmitResult =
   /**
    * `ticket`: the reservation a metered admission holds. It counts toward the quota at once,
    * and becomes use only when committed (the answer is ready); released or expired, it is
-   * nothing. Null for unmetered requests.
+   * nothing. Null for unmetered requests. `entry`: the admission's place in the window, for
+   * `withdraw`, when asked `withdrawable` (counters that have it).
    */
-  | { ok: true; used: number; ticket: string | null }
+  | { ok: true; used: number; ticket: string | null; usage?: UsageCount; entry?: string }
   | { ok: false; reason: "rate_limited"; retryAfterMs: number; used: number }
   | { ok: false; reason: "quota_exceeded"; used: number };
 
@@ -74,6 +84,12 @@ export interface Counters {
   admit(req: AdmitRequest): Promise<AdmitResult>;
   /** Turns a reservation into use (the answer is ready); returns the month's use after it. */
   commit(ticket: string): Promise<number>;
+  /**
+   * Optional: takes an admission back whole, its window entry and its reservation, as if it had
+   * not been made (one made beside the key's confirmation, which then refused the key or changed
+   * its limits: gateway/speculate.ts). Counters that have it answer `entry` to a `withdrawable` admission.
+   */
+  withdraw?(req: AdmitRequest, admitted: { ticket: string | null; entry?: string }): Promise<void>;
   /** Drops a reservation: the request counts toward nothing (a 5xx answer). */
   release(ticket: string): Promise<void>;
   /** Gives one committed unit back (a stream failed after its 200), from the month and its admission `day`. Never below zero. */

@@ -98,6 +98,28 @@ describe("Redis counters: one command per key and turn", () => {
     expect(rows.rows[0].n).toBe(30);
   });
 
+  it("50 admissions asking for the month's use (GET /v1/usage) are one Redis command in all: the use comes with the decisions, as usage() reads it", async () => {
+    const c = await instance();
+    const other = await instance();
+    const key = newKey("withuse");
+    await c.admit(req(key, { group: null })); // seeds the key's month from PostgreSQL
+    const first = await other.admit(req(key));
+    await other.commit((first as { ticket: string }).ticket); // one unit, committed by another instance
+    const admitted = await counted(() => Promise.all(Array.from({ length: 50 }, () => c.admit(req(key, { group: null, withUsage: true })))));
+    expect(admitted.commands).toEqual(["evalsha"]);
+    const alone = await c.usage(key, "2026-11");
+    expect(alone).toEqual({ used: 1, groups: { scrape: 1 } });
+    for (const r of admitted.value) expect(r.ok && r.usage).toEqual(alone);
+    const [a, b] = admitted.value as Array<{ usage: { groups: Record<string, number> } }>;
+    a!.usage.groups.scrape = 0; // each caller has its own answer
+    expect(b!.usage.groups.scrape).toBe(1);
+    // A call that does not ask gets no usage, in the same turn as one that does.
+    const mixed = await counted(() => Promise.all([c.admit(req(key, { group: null })), c.admit(req(key, { group: null, withUsage: true }))]));
+    expect(mixed.commands).toEqual(["evalsha"]);
+    expect(mixed.value[0]!.ok && mixed.value[0]!.usage).toBeUndefined();
+    expect(mixed.value[1]!.ok && mixed.value[1]!.usage).toEqual(alone);
+  });
+
   it("a turn mixing keys, repeats of a key, metered and unmetered calls and quota-only calls decides as the same calls one by one", async () => {
     const c = await instance(false);
     const plan = (keys: string[]) =>
