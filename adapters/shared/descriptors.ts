@@ -5,6 +5,7 @@
  * and /health says `unknown` (/metrics still has prom-client's process_open_fds where it can read it).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { statPath } from "./stat.ts";
 
 export type DescriptorProbe = () => { open: number; limit: number | null };
 
@@ -47,7 +48,7 @@ export function descriptorProbe(proc = "/proc/self"): DescriptorProbe | undefine
       return false;
     }
   })();
-  const count = bySize ? () => statSync(`${proc}/fd`).size : () => Math.max(0, readdirSync(`${proc}/fd`).length - 1);
+  const count = bySize ? () => statPath(`${proc}/fd`).size : () => Math.max(0, readdirSync(`${proc}/fd`).length - 1);
   return () => {
     if (thisTurn) return thisTurn;
     try {

@@ -3,13 +3,13 @@
  * (better-sqlite3 on Node, bun:sqlite on Bun, node:sqlite on Deno) and prepares it:
  * WAL for concurrent readers, a busy timeout so the CLI and the server wait for each other.
  */
-import { statSync } from "node:fs";
 import { join } from "node:path";
 import { createDatabase, type Connector, type Database } from "db0";
 import type { Clock } from "../../core/ports.ts";
 import type { SqlDriver } from "../jobs/sql-drivers.ts";
 import type { SyncSqlite } from "../storage/sqlite-counters.ts";
 import { makeDataDir } from "./data-dir.ts";
+import { statPath } from "./stat.ts";
 
 /** `name: ":memory:"` opens a database in memory (db0's connectors read it, not `path`). */
 export type SqliteConnectorFactory = (opts: { path: string; name?: string }) => Connector;
@@ -46,7 +46,7 @@ export async function openSqlite(dataDir: string, connector: SqliteConnectorFact
 /** The file's identity on disk, or null where the system gives none. */
 function inode(path: string): number | null {
   try {
-    return statSync(path).ino || null;
+    return statPath(path).ino || null;
   } catch {
     return -1; // gone
   }

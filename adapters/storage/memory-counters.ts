@@ -90,8 +90,7 @@ export class MemoryCounters implements Counters {
     return { ok: true, used, ticket: makeTicket(req.keyId, req.period, req.group, String(++this.seq), dayOf(req.now)) };
   }
 
-  private unreserve(ticket: string): { keyId: string; period: string; group: string; day: string } {
-    const t = parseTicket(ticket);
+  private unreserve(t: { keyId: string; period: string; group: string; day: string }): { keyId: string; period: string; group: string; day: string } {
     const slot = this.slot(t.keyId, t.period);
     const n = this.pending.get(slot) ?? 0;
     if (n <= 1) this.pending.delete(slot);
@@ -103,8 +102,9 @@ export class MemoryCounters implements Counters {
     return this.commitNow(ticket);
   }
 
-  commitNow(ticket: string): number {
-    const t = this.unreserve(ticket);
+  /** `parsed`: the ticket as parseTicket reads it, when the caller has read it already (SqliteCounters). */
+  commitNow(ticket: string, parsed: { keyId: string; period: string; group: string; day: string } = parseTicket(ticket)): number {
+    const t = this.unreserve(parsed);
     const g = this.groups(t.keyId, t.period);
     g.set(t.group, (g.get(t.group) ?? 0) + 1);
     this.addDay(t.keyId, t.period, t.day, t.group, 1);
@@ -124,7 +124,7 @@ export class MemoryCounters implements Counters {
   }
 
   async release(ticket: string): Promise<void> {
-    this.unreserve(ticket);
+    this.unreserve(parseTicket(ticket));
   }
 
   async refund(keyId: string, period: string, group: string, day: string): Promise<void> {

@@ -92,7 +92,8 @@ export class SqliteCounters implements Counters {
 
   async commit(ticket: string): Promise<number> {
     const t = parseTicket(ticket);
-    const used = this.mem.commitNow(ticket);
+    // Read once for both (a split into five strings, twice, was 1.5 % of a cached POST's CPU on Deno).
+    const used = this.mem.commitNow(ticket, t);
     // A failed transaction makes memory forget the key, so it is read back from SQLite (without
     // this unit) on its next request; the caller answers 503.
     await this.write({ kind: "count", keyId: t.keyId, period: t.period, group: t.group, day: t.day });

@@ -12,6 +12,7 @@ import { IsoTimestamp } from "./schemas.ts";
 import { Count } from "../schema/fields.ts";
 
 import type { BackendHealth } from "../backends/runner.ts";
+import { reportValues, sameValues } from "./health-report.ts";
 
 /** /health is read fresh by every poller: never cached on the way. */
 const NO_STORE = { "Cache-Control": "no-store" };
@@ -172,6 +173,17 @@ export function healthRoutes({ ports, config }: AppDeps, probes: HealthProbes, s
     return reply(c, text, code, "application/json", NO_STORE);
   }
 
+  // The backends' report as JSON, made again only when one of its members changed: it is most of
+  // the body, and between two turns nearly always the same (issue #33).
+  let lastBackends: { values: Array<string | number>; json: string } | null = null;
+  function backendsText(report: Record<string, BackendHealth>): string {
+    if (lastBackends !== null && sameValues(lastBackends.values, report)) return lastBackends.json;
+    const json = JSON.stringify(report);
+    const values = reportValues(report);
+    lastBackends = values ? { values, json } : null;
+    return json;
+  }
+
   async function compute(): Promise<{ text: string; code: 200 | 503 }> {
     const now = ports.clock.now();
     const counters = ports.counters;
@@ -228,7 +240,7 @@ export function healthRoutes({ ports, config }: AppDeps, probes: HealthProbes, s
       // The spec: present in the healthy response, absent in the degraded one.
       ...(status === "ok" ? { backends: BACKENDS } : {}),
     });
-    const backendsJson = JSON.stringify(backends);
+    const backendsJson = backendsText(backends);
     const text = body.replaceAll(`"${BACKENDS}"`, () => backendsJson);
     return { text, code: status === "unavailable" ? 503 : 200 };
   }
