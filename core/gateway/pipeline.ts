@@ -12,24 +12,15 @@
  * handed out as it is: the outer step (headers.ts) makes its one Response.
  */
 import type { Context, ErrorHandler } from "hono";
-import type { Authenticator } from "../keys/authenticate.ts";
-import type { AccountPlans } from "../limits/plans.ts";
-import type { Clock, Counters, Logger } from "../ports.ts";
 import { librariesLoaded, loadLibraries } from "../lazy.ts";
 import type { AppEnv } from "./context.ts";
-import { admit, authorize, jsonBody, type LastUsedTracker } from "./guard.ts";
+import { admit, authorize, jsonBody } from "./guard.ts";
 import { checkQuery } from "./query.ts";
 import { type Answer, Reply } from "./reply.ts";
-import { admitBeside } from "./speculate.ts";
+import { admitBeside, type BesideDeps } from "./speculate.ts";
 import type { RouteDef } from "./route.ts";
 
-export interface PipelineDeps {
-  auth: Authenticator;
-  planOf: AccountPlans;
-  counters: Counters;
-  clock: Clock;
-  lastUsed: LastUsedTracker;
-  logger: Logger;
+export interface PipelineDeps extends BesideDeps {
   /** The app's error handler: an error of the handler is answered with it, as Hono's own would. */
   onError: ErrorHandler<AppEnv>;
   /** Name the route on the context (`route`): only metrics read it. */

@@ -28,7 +28,7 @@ import { checkQuery } from "./query.ts";
 import type { Answer } from "./reply.ts";
 import type { RouteDef } from "./route.ts";
 
-/** What it needs of the pipeline's dependencies (gateway/pipeline.ts's PipelineDeps has them). */
+/** What it needs of the pipeline's dependencies (gateway/pipeline.ts's PipelineDeps extends it). */
 export interface BesideDeps {
   auth: Authenticator;
   planOf: AccountPlans;
