@@ -68,7 +68,7 @@ export interface KeyStore {
   ping(): Promise<void>;
 }
 
-export type { AdmitRequest, AdmitResult, Counters, DailyUsage, UsageCount } from "./ports/counters.ts";
+export type { AdmitRequest, AdmitResult, Counters, DailyUsage, TicketParts, UsageCount } from "./ports/counters.ts";
 export { makeTicket, parseTicket, RESERVATION_TTL_MS } from "./ports/counters.ts";
 import type { Counters } from "./ports/counters.ts";
 

@@ -1,7 +1,7 @@
 /** In-memory Counters: exact within one process (JavaScript runs each admit to completion). */
 import { dayOf } from "../../core/limits/period.ts";
 import { SlidingWindow } from "../../core/limits/sliding-window.ts";
-import { makeTicket, parseTicket, type AdmitRequest, type AdmitResult, type Counters, type DailyUsage, type UsageCount } from "../../core/ports.ts";
+import { makeTicket, parseTicket, type AdmitRequest, type TicketParts, type AdmitResult, type Counters, type DailyUsage, type UsageCount } from "../../core/ports.ts";
 
 export class MemoryCounters implements Counters {
   /**
@@ -90,7 +90,7 @@ export class MemoryCounters implements Counters {
     return { ok: true, used, ticket: makeTicket(req.keyId, req.period, req.group, String(++this.seq), dayOf(req.now)) };
   }
 
-  private unreserve(t: { keyId: string; period: string; group: string; day: string }): { keyId: string; period: string; group: string; day: string } {
+  private unreserve(t: TicketParts): TicketParts {
     const slot = this.slot(t.keyId, t.period);
     const n = this.pending.get(slot) ?? 0;
     if (n <= 1) this.pending.delete(slot);
@@ -103,7 +103,7 @@ export class MemoryCounters implements Counters {
   }
 
   /** `parsed`: the ticket as parseTicket reads it, when the caller has read it already (SqliteCounters). */
-  commitNow(ticket: string, parsed: { keyId: string; period: string; group: string; day: string } = parseTicket(ticket)): number {
+  commitNow(ticket: string, parsed: TicketParts = parseTicket(ticket)): number {
     const t = this.unreserve(parsed);
     const g = this.groups(t.keyId, t.period);
     g.set(t.group, (g.get(t.group) ?? 0) + 1);

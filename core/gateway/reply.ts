@@ -34,9 +34,7 @@ export class Reply {
   /** The Response as it is, with no gateway header (a path other than the gateway's outer step). */
   toResponse(): Response {
     if (SET_AFTER) return this.typed(this.body);
-    const headers: Record<string, string> = { "Content-Type": this.type };
-    if (this.extra) for (const k in this.extra) headers[k] = this.extra[k]!;
-    return new Response(this.body, { status: this.status, headers });
+    return new Response(this.body, { status: this.status, headers: this.ownHeaders() });
   }
 
   /**
@@ -54,18 +52,19 @@ export class Reply {
       h.set("X-RateLimit-Reset", reset);
       return res;
     }
-    let headers: Record<string, string>;
-    if (this.extra === undefined) {
-      headers = { "Content-Type": this.type, "X-Request-Id": id, "X-RateLimit-Limit": limit, "X-RateLimit-Remaining": remaining, "X-RateLimit-Reset": reset };
-    } else {
-      headers = { "Content-Type": this.type };
-      for (const k in this.extra) headers[k] = this.extra[k]!;
-      headers["X-Request-Id"] = id;
-      headers["X-RateLimit-Limit"] = limit;
-      headers["X-RateLimit-Remaining"] = remaining;
-      headers["X-RateLimit-Reset"] = reset;
-    }
+    const headers = this.ownHeaders();
+    headers["X-Request-Id"] = id;
+    headers["X-RateLimit-Limit"] = limit;
+    headers["X-RateLimit-Remaining"] = remaining;
+    headers["X-RateLimit-Reset"] = reset;
     return new Response(body, { status: this.status, headers });
+  }
+
+  /** Its own headers as a fresh object: the Content-Type, then its extra ones. */
+  private ownHeaders(): Record<string, string> {
+    const headers: Record<string, string> = { "Content-Type": this.type };
+    if (this.extra) for (const k in this.extra) headers[k] = this.extra[k]!;
+    return headers;
   }
 
   /** Deno's way: constructed with its Content-Type alone, the other headers set after. */

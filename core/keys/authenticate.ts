@@ -51,17 +51,9 @@ export class Authenticator {
     if (header === undefined || header === null || header === "") {
       throw new ApiError("missing_auth", "Missing Authorization header; send 'Authorization: Bearer <API key>'.");
     }
-    // A client sends the same header request after request: the secret read from the last one
-    // well-formed is kept with it, so the two patterns run once per header text, not per request.
-    let secret: string | undefined;
-    if (header === this.lastHeader) secret = this.lastSecret;
-    else {
-      secret = BEARER.exec(header)?.[1];
-      if (secret === undefined || !isWellFormedSecret(secret)) {
-        throw new ApiError("invalid_auth", "Malformed Authorization header; expected 'Bearer qry_' followed by 64 lowercase hex characters.");
-      }
-      this.lastHeader = header;
-      this.lastSecret = secret;
+    const secret = this.secretOf(header);
+    if (secret === null) {
+      throw new ApiError("invalid_auth", "Malformed Authorization header; expected 'Bearer qry_' followed by 64 lowercase hex characters.");
     }
     // A secret known under the current mark skips the hash; any other is hashed, and refused
     // at once if its hash is known to match nothing.
@@ -99,9 +91,23 @@ export class Authenticator {
    */
   cached(header: string | undefined | null): Principal | null {
     if (!header || this.mark === null) return null;
-    const secret = BEARER.exec(header)?.[1];
-    const found = secret === undefined ? undefined : this.known.get(secret);
+    const secret = this.secretOf(header);
+    const found = secret === null ? undefined : this.known.get(secret);
     return found && !found.key.revoked_at ? found : null;
+  }
+
+  /**
+   * The well-formed secret in `header`, or null. A client sends the same header request after
+   * request: the secret read from the last well-formed one is kept with it, so the two patterns
+   * run once per header text, not per request.
+   */
+  private secretOf(header: string): string | null {
+    if (header === this.lastHeader) return this.lastSecret;
+    const secret = BEARER.exec(header)?.[1];
+    if (secret === undefined || !isWellFormedSecret(secret)) return null;
+    this.lastHeader = header;
+    this.lastSecret = secret;
+    return secret;
   }
 
   private lookup(hash: string): Promise<Principal | null> {

@@ -53,16 +53,10 @@ export function makeTicket(keyId: string, period: string, group: string, id: str
 
 export type TicketParts = Readonly<{ keyId: string; period: string; group: string; id: string; day: string }>;
 
-/** The last ticket read: a commit reads its ticket twice (the durable counters, then the memory ones). */
-let lastTicket: { ticket: string; parts: TicketParts } | null = null;
-
 export function parseTicket(ticket: string): TicketParts {
-  if (lastTicket !== null && ticket === lastTicket.ticket) return lastTicket.parts;
   const [keyId, period, group, id, day] = ticket.split("|");
   // A ticket issued before days were recorded (a lease alive across an upgrade) counts on the month's first day.
-  const parts = { keyId, period, group, id, day: day || `${period}-01` };
-  lastTicket = { ticket, parts };
-  return parts;
+  return { keyId, period, group, id, day: day || `${period}-01` };
 }
 
 export interface UsageCount {
